@@ -1,0 +1,390 @@
+//! What a simulated platform looks like: devices, links, residency model, timing, faults.
+//!
+//! A configuration is a preset (named after the machines in the seed reports) or a TOML file
+//! with the same fields; missing fields take the `b70x2` preset's values.
+
+use serde::{Deserialize, Serialize};
+
+const GIB: u64 = 1 << 30;
+
+/// What peer residency costs on the host (see DESIGN.md, "The problem, in numbers").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MirrorMode {
+    /// compute-runtime 26.09+ on Battlemage: a peer residency grows the peer's GTT and pins the
+    /// same number of host bytes (seed 000, seed 001 on 26.22).
+    Pinned,
+    /// compute-runtime 26.05: the GTT registration exists but host pages stay unpinned (seed 001).
+    Registered,
+    /// A true P2P fabric: peer residency costs neither GTT nor host memory.
+    None,
+}
+
+/// What a device pair's peer-to-peer path does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkKind {
+    /// Peer access and peer atomics.
+    Atomics,
+    /// Peer access without atomics.
+    Access,
+    /// No P2P: the kernel refuses P2PDMA across root ports, `zeDeviceCanAccessPeer` is false and
+    /// a copy that reads or writes peer memory fails with `ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY`
+    /// (0x70000003, the code quoted from GSD-12874 in seed 001).
+    Refused,
+    /// Claims access, but data crossing the link arrives as 0xFF bytes (B70 pair behind a
+    /// switch with ACS redirect, DESIGN.md).
+    Corrupt,
+}
+
+/// One simulated GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceConfig {
+    /// Device name reported by `zeDeviceGetProperties`.
+    pub name: String,
+    /// PCI vendor id.
+    pub vendor_id: u32,
+    /// PCI device id.
+    pub device_id: u32,
+    /// PCI address, `DDDD:BB:DD.F`.
+    pub pci_address: String,
+    /// VRAM size in bytes.
+    pub memory_bytes: u64,
+    /// Largest single allocation (`maxMemAllocSize`); `None` means the VRAM size.
+    #[serde(default)]
+    pub max_mem_alloc_bytes: Option<u64>,
+    /// Queues in command-queue group 0 (compute and copy).
+    pub compute_queues: u32,
+    /// Queues in command-queue group 1 (copy only); 0 leaves the group out.
+    pub copy_queues: u32,
+    /// Core clock in MHz.
+    pub core_clock_mhz: u32,
+}
+
+/// A per-pair override of [`SimConfig::default_link`] (symmetric).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// The two device indices.
+    pub devices: [u32; 2],
+    /// What the pair's link does.
+    pub kind: LinkKind,
+}
+
+/// Modelled bandwidths (GB/s, 1e9 bytes per second) and latency; event timestamps report the
+/// durations these give. Defaults from seed 000 (2x Arc Pro B70 on one PCIe switch).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TimingModel {
+    /// Device-to-device over P2P: 28.6 GB/s measured (seed 000).
+    pub p2p_gbps: f64,
+    /// Copy within one device's memory: 588 GB/s measured (seed 000).
+    pub same_device_gbps: f64,
+    /// A copy staged through pageable host memory: ~3 GB/s measured (seed 000).
+    pub staged_gbps: f64,
+    /// Host USM or registered host memory to or from a device. An assumption, not a
+    /// measurement: a PCIe 5.0 x16 link's practical rate.
+    pub host_link_gbps: f64,
+    /// Fixed cost of every command, in nanoseconds (an assumption).
+    pub latency_ns: u64,
+}
+
+impl Default for TimingModel {
+    fn default() -> Self {
+        Self {
+            p2p_gbps: 28.6,
+            same_device_gbps: 588.0,
+            staged_gbps: 3.0,
+            host_link_gbps: 24.0,
+            latency_ns: 10_000,
+        }
+    }
+}
+
+/// Faults injected on demand.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Faults {
+    /// Device allocations fail with `ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY` once a device's
+    /// allocated bytes would exceed this (lower than the VRAM size).
+    pub device_memory_limit_bytes: Option<u64>,
+    /// Host allocations and pinned peer residency fail with `ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY`
+    /// once host pinned bytes would exceed this (lower than [`SimConfig::host_memory_bytes`]).
+    pub host_memory_limit_bytes: Option<u64>,
+    /// After this many submissions every device is lost: later submissions and allocations
+    /// fail with `ZE_RESULT_ERROR_DEVICE_LOST`.
+    pub device_lost_after_submissions: Option<u64>,
+}
+
+/// A whole simulated platform.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimConfig {
+    /// Preset or platform name, shown in messages.
+    pub name: String,
+    /// Driver version reported by `zeDriverGetProperties`.
+    pub driver_version: u32,
+    /// Host RAM, the ceiling for pinned host memory.
+    pub host_memory_bytes: u64,
+    /// What peer residency costs on the host.
+    pub mirror: MirrorMode,
+    /// A copy that touches device memory not resident on the executing device is refused
+    /// (and always counted as a violation).
+    pub strict_residency: bool,
+    /// Commands run on worker threads and complete later; otherwise a submission returns only
+    /// once it has completed.
+    pub async_execution: bool,
+    /// Whether `zeDriverGetExtensionFunctionAddress` offers Intel's `zex` host-pointer import.
+    pub zex_extension: bool,
+    /// The devices, in enumeration order.
+    pub devices: Vec<DeviceConfig>,
+    /// Link of every pair not listed in `links`.
+    pub default_link: LinkKind,
+    /// Per-pair link overrides.
+    pub links: Vec<LinkConfig>,
+    /// Modelled bandwidths and latency.
+    pub timing: TimingModel,
+    /// Faults to inject.
+    pub faults: Faults,
+}
+
+/// Names accepted by [`SimConfig::preset`].
+pub const PRESET_NAMES: &[&str] = &["b70x2", "b70x2-26.05", "b60x4", "b70x2-acs", "xelink"];
+
+/// Why a configuration could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// Neither a preset name nor a readable file.
+    #[error("`{name}` is neither a preset ({presets}) nor a readable file: {source}", presets = PRESET_NAMES.join(", "))]
+    Unreadable {
+        /// What was given.
+        name: String,
+        /// Why reading it as a file failed.
+        source: std::io::Error,
+    },
+    /// The TOML does not describe a configuration.
+    #[error("invalid simulator configuration: {0}")]
+    Parse(#[from] toml::de::Error),
+    /// The configuration is inconsistent.
+    #[error("invalid simulator configuration: {0}")]
+    Invalid(String),
+}
+
+fn b70(pci_address: &str) -> DeviceConfig {
+    DeviceConfig {
+        name: "Intel(R) Arc(TM) Pro B70 Graphics (simulated)".into(),
+        vendor_id: 0x8086,
+        // 8086:e223, as seed 001 lists the B70.
+        device_id: 0xe223,
+        pci_address: pci_address.into(),
+        memory_bytes: 32 * GIB,
+        max_mem_alloc_bytes: None,
+        compute_queues: 1,
+        copy_queues: 2,
+        core_clock_mhz: 2800,
+    }
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self::preset("b70x2").expect("b70x2 is a preset")
+    }
+}
+
+impl SimConfig {
+    /// A preset by name (see [`PRESET_NAMES`]).
+    ///
+    /// ```
+    /// let config = ze_sim::SimConfig::preset("b60x4").unwrap();
+    /// assert_eq!(config.devices.len(), 4);
+    /// assert!(ze_sim::SimConfig::preset("nonesuch").is_none());
+    /// ```
+    pub fn preset(name: &str) -> Option<Self> {
+        // Two B70s on one PCIe switch, 123 GiB host, compute-runtime 26.09+ (seed 000).
+        let b70x2 = SimConfig {
+            name: "b70x2".into(),
+            driver_version: 26_22_38646,
+            host_memory_bytes: 123 * GIB,
+            mirror: MirrorMode::Pinned,
+            strict_residency: true,
+            async_execution: true,
+            zex_extension: true,
+            devices: vec![b70("0000:0e:00.0"), b70("0000:12:00.0")],
+            default_link: LinkKind::Atomics,
+            links: Vec::new(),
+            timing: TimingModel::default(),
+            faults: Faults::default(),
+        };
+        Some(match name {
+            "b70x2" => b70x2,
+            // The same pair on compute-runtime 26.05, 64 GiB host (seed 001).
+            "b70x2-26.05" => SimConfig {
+                name: name.into(),
+                driver_version: 26_05_37020,
+                host_memory_bytes: 64 * GIB,
+                mirror: MirrorMode::Registered,
+                ..b70x2
+            },
+            // Four B60s on separate root ports, P2P refused, 60 GiB host (seed 003).
+            "b60x4" => SimConfig {
+                name: name.into(),
+                host_memory_bytes: 60 * GIB,
+                devices: ["0000:03:00.0", "0000:23:00.0", "0000:43:00.0", "0000:63:00.0"]
+                    .iter()
+                    .map(|address| DeviceConfig {
+                        name: "Intel(R) Arc(TM) Pro B60 Graphics (simulated)".into(),
+                        device_id: 0xe211,
+                        memory_bytes: 24 * GIB,
+                        ..b70(address)
+                    })
+                    .collect(),
+                default_link: LinkKind::Refused,
+                timing: TimingModel {
+                    p2p_gbps: 0.0,
+                    ..TimingModel::default()
+                },
+                ..b70x2
+            },
+            // A B70 pair whose P2P claims access but corrupts data (ACS redirect, DESIGN.md).
+            "b70x2-acs" => SimConfig {
+                name: name.into(),
+                default_link: LinkKind::Corrupt,
+                timing: TimingModel {
+                    p2p_gbps: 10.9,
+                    ..TimingModel::default()
+                },
+                ..b70x2
+            },
+            // A true P2P fabric: no host mirror at all.
+            "xelink" => SimConfig {
+                name: name.into(),
+                mirror: MirrorMode::None,
+                devices: ["0000:3a:00.0", "0000:9a:00.0"]
+                    .iter()
+                    .map(|address| DeviceConfig {
+                        name: "Intel(R) Xe Link GPU (simulated)".into(),
+                        device_id: 0x0bd5,
+                        memory_bytes: 64 * GIB,
+                        copy_queues: 7,
+                        ..b70(address)
+                    })
+                    .collect(),
+                timing: TimingModel {
+                    p2p_gbps: 100.0,
+                    ..TimingModel::default()
+                },
+                ..b70x2
+            },
+            _ => return None,
+        })
+    }
+
+    /// Parses a TOML configuration; fields it leaves out take the `b70x2` values.
+    ///
+    /// ```
+    /// let config = ze_sim::SimConfig::from_toml("name = \"mine\"\nmirror = \"registered\"\n").unwrap();
+    /// assert_eq!(config.mirror, ze_sim::MirrorMode::Registered);
+    /// assert_eq!(config.devices.len(), 2);
+    /// ```
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        let config: SimConfig = toml::from_str(text)?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// The configuration as TOML (accepted back by [`SimConfig::from_toml`]).
+    ///
+    /// ```
+    /// let config = ze_sim::SimConfig::preset("xelink").unwrap();
+    /// assert_eq!(ze_sim::SimConfig::from_toml(&config.to_toml()).unwrap(), config);
+    /// ```
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+
+    /// A preset name, or else a path to a TOML file (the form `ZE_SIM_CONFIG` takes).
+    pub fn from_name_or_path(value: &str) -> Result<Self, ConfigError> {
+        if let Some(config) = Self::preset(value) {
+            return Ok(config);
+        }
+        let text = std::fs::read_to_string(value)
+            .map_err(|source| ConfigError::Unreadable {
+                name: value.to_string(),
+                source,
+            })?;
+        Self::from_toml(&text)
+    }
+
+    /// Checks what serde cannot: device count, link indices, addresses, positive rates.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let invalid = |message: String| Err(ConfigError::Invalid(message));
+        if self.devices.is_empty() || self.devices.len() > 64 {
+            return invalid(format!("{} devices; 1 to 64 supported", self.devices.len()));
+        }
+        for (index, device) in self.devices.iter().enumerate() {
+            if parse_pci_address(&device.pci_address).is_none() {
+                return invalid(format!(
+                    "device {index}: PCI address `{}` is not DDDD:BB:DD.F",
+                    device.pci_address
+                ));
+            }
+            if device.memory_bytes == 0 || device.compute_queues == 0 {
+                return invalid(format!(
+                    "device {index}: memory_bytes and compute_queues must be positive"
+                ));
+            }
+        }
+        for link in &self.links {
+            let count = self.devices.len() as u32;
+            if link.devices[0] >= count || link.devices[1] >= count {
+                return invalid(format!(
+                    "link {:?} names a device beyond the {count} configured",
+                    link.devices
+                ));
+            }
+        }
+        let timing = &self.timing;
+        for (name, rate) in [
+            ("same_device_gbps", timing.same_device_gbps),
+            ("staged_gbps", timing.staged_gbps),
+            ("host_link_gbps", timing.host_link_gbps),
+        ] {
+            if rate.is_nan() || rate <= 0.0 {
+                return invalid(format!("timing.{name} must be positive, not {rate}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The link between two distinct devices.
+    pub fn link(&self, a: u32, b: u32) -> LinkKind {
+        self.links
+            .iter()
+            .find(|link| link.devices == [a, b] || link.devices == [b, a])
+            .map_or(self.default_link, |link| link.kind)
+    }
+}
+
+/// Parses `DDDD:BB:DD.F` into (domain, bus, device, function).
+///
+/// ```
+/// assert_eq!(ze_sim::parse_pci_address("0000:0e:00.0"), Some((0, 0x0e, 0, 0)));
+/// assert_eq!(ze_sim::parse_pci_address("0e:00.0"), None);
+/// ```
+pub fn parse_pci_address(address: &str) -> Option<(u32, u32, u32, u32)> {
+    let (domain, rest) = address.split_once(':')?;
+    let (bus, rest) = rest.split_once(':')?;
+    let (device, function) = rest.split_once('.')?;
+    let hex = |text: &str, digits: usize| {
+        (text.len() == digits)
+            .then(|| u32::from_str_radix(text, 16).ok())
+            .flatten()
+    };
+    Some((
+        hex(domain, 4)?,
+        hex(bus, 2)?,
+        hex(device, 2)?,
+        hex(function, 1)?,
+    ))
+}

@@ -1,0 +1,326 @@
+//! The `ze*Get*ProcAddrTable` exports through which the system's Level Zero loader drives the
+//! simulator when it is loaded as a driver (`ZE_ENABLE_ALT_DRIVERS=/path/libze_sim.so`).
+//!
+//! The loader asks for each table at some API version and owns the memory: only the fields that
+//! exist at that version may be written (an older loader's tables are smaller), which
+//! [`DDI_FIELD_COUNTS`] says per table. Tables the simulator has no functions for, and the
+//! `zet`/`zes` tables, are acknowledged without writing anything: the loader requires every
+//! getter to exist and succeed.
+
+use crate::ddi_field_counts::DDI_FIELD_COUNTS;
+use crate::entry::{command, context, device, driver, event, memory};
+use crate::exports;
+use level_zero_sys::*;
+use std::ffi::c_void;
+
+/// How many leading fields of `table` exist at `version`, or the error the loader expects.
+fn field_count(table: &str, version: ze_api_version_t) -> Result<usize, ze_result_t> {
+    if ze_major_version(version.0) != 1 {
+        return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_VERSION);
+    }
+    let minor = ze_minor_version(version.0);
+    let (_, counts) = DDI_FIELD_COUNTS
+        .iter()
+        .find(|(name, _)| *name == table)
+        .ok_or(ze_result_t::ZE_RESULT_ERROR_UNKNOWN)?;
+    Ok(counts
+        .iter()
+        .take_while(|(since, _)| *since <= minor)
+        .last()
+        .map_or(0, |&(_, count)| count))
+}
+
+/// Writes the first `field_count(table, version)` function pointers of `full` into `target`.
+///
+/// # Safety
+/// `target` must be null or point to a table of the layout the headers of `version` give.
+unsafe fn write_table<T>(
+    table: &str,
+    version: ze_api_version_t,
+    full: &T,
+    target: *mut T,
+) -> ze_result_t {
+    if target.is_null() {
+        return ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    }
+    let count = match field_count(table, version) {
+        Ok(count) => count,
+        Err(error) => return error,
+    };
+    let bytes = (count * size_of::<usize>()).min(size_of::<T>());
+    // SAFETY: tables are arrays of function pointers; `bytes` covers only the fields that
+    // exist at `version`, all of which the caller's table has.
+    unsafe {
+        std::ptr::copy_nonoverlapping(full as *const T as *const u8, target as *mut u8, bytes)
+    };
+    ze_result_t::ZE_RESULT_SUCCESS
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetGlobalProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_global_dditable_t,
+) -> ze_result_t {
+    let full = ze_global_dditable_t {
+        pfnInit: Some(exports::global_init),
+    };
+    // SAFETY: the loader's table.
+    let result = unsafe { write_table("ze_global_dditable_t", version, &full, table) };
+    // `pfnInitDrivers` follows `pfnInit` from spec 1.10 on; only such a loader has the slot.
+    if result == ze_result_t::ZE_RESULT_SUCCESS && ze_minor_version(version.0) >= 10 {
+        let init_drivers = exports::global_init_drivers as *const c_void;
+        // SAFETY: a 1.10+ global table has a second function-pointer field.
+        unsafe { (table as *mut *const c_void).add(1).write(init_drivers) };
+    }
+    result
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetDriverProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_driver_dditable_t,
+) -> ze_result_t {
+    let full = ze_driver_dditable_t {
+        pfnGet: Some(exports::global_driver_get),
+        pfnGetApiVersion: Some(driver::get_api_version),
+        pfnGetProperties: Some(driver::get_properties),
+        pfnGetIpcProperties: Some(driver::get_ipc_properties),
+        pfnGetExtensionProperties: Some(driver::get_extension_properties),
+        pfnGetExtensionFunctionAddress: Some(driver::get_extension_function_address),
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_driver_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetDeviceProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_device_dditable_t,
+) -> ze_result_t {
+    let full = ze_device_dditable_t {
+        pfnGet: Some(device::get),
+        pfnGetSubDevices: Some(device::get_sub_devices),
+        pfnGetProperties: Some(device::get_properties),
+        pfnGetMemoryProperties: Some(device::get_memory_properties),
+        pfnGetCommandQueueGroupProperties: Some(device::get_command_queue_group_properties),
+        pfnGetP2PProperties: Some(device::get_p2p_properties),
+        pfnCanAccessPeer: Some(device::can_access_peer),
+        pfnGetGlobalTimestamps: Some(device::get_global_timestamps),
+        pfnPciGetPropertiesExt: Some(device::pci_get_properties_ext),
+        ..Default::default()
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_device_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetContextProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_context_dditable_t,
+) -> ze_result_t {
+    let full = ze_context_dditable_t {
+        pfnCreate: Some(context::create),
+        pfnDestroy: Some(context::destroy),
+        pfnMakeMemoryResident: Some(context::make_memory_resident),
+        pfnEvictMemory: Some(context::evict_memory),
+        pfnCreateEx: Some(context::create_ex),
+        ..Default::default()
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_context_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetCommandQueueProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_command_queue_dditable_t,
+) -> ze_result_t {
+    let full = ze_command_queue_dditable_t {
+        pfnCreate: Some(command::queue_create),
+        pfnDestroy: Some(command::queue_destroy),
+        pfnExecuteCommandLists: Some(command::queue_execute_command_lists),
+        pfnSynchronize: Some(command::queue_synchronize),
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_command_queue_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetCommandListProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_command_list_dditable_t,
+) -> ze_result_t {
+    let full = ze_command_list_dditable_t {
+        pfnCreate: Some(command::list_create),
+        pfnCreateImmediate: Some(command::list_create_immediate),
+        pfnDestroy: Some(command::list_destroy),
+        pfnClose: Some(command::list_close),
+        pfnReset: Some(command::list_reset),
+        pfnAppendBarrier: Some(command::append_barrier),
+        pfnAppendMemoryCopy: Some(command::append_memory_copy),
+        pfnAppendMemoryFill: Some(command::append_memory_fill),
+        pfnAppendSignalEvent: Some(command::append_signal_event),
+        pfnAppendWaitOnEvents: Some(command::append_wait_on_events),
+        pfnAppendEventReset: Some(command::append_event_reset),
+        ..Default::default()
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_command_list_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetEventPoolProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_event_pool_dditable_t,
+) -> ze_result_t {
+    let full = ze_event_pool_dditable_t {
+        pfnCreate: Some(event::pool_create),
+        pfnDestroy: Some(event::pool_destroy),
+        ..Default::default()
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_event_pool_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetEventProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_event_dditable_t,
+) -> ze_result_t {
+    let full = ze_event_dditable_t {
+        pfnCreate: Some(event::create),
+        pfnDestroy: Some(event::destroy),
+        pfnHostSignal: Some(event::host_signal),
+        pfnHostSynchronize: Some(event::host_synchronize),
+        pfnQueryStatus: Some(event::query_status),
+        pfnHostReset: Some(event::host_reset),
+        pfnQueryKernelTimestamp: Some(event::query_kernel_timestamp),
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_event_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetFenceProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_fence_dditable_t,
+) -> ze_result_t {
+    let full = ze_fence_dditable_t {
+        pfnCreate: Some(event::fence_create),
+        pfnDestroy: Some(event::fence_destroy),
+        pfnHostSynchronize: Some(event::fence_host_synchronize),
+        pfnQueryStatus: Some(event::fence_query_status),
+        pfnReset: Some(event::fence_reset),
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_fence_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetMemProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_mem_dditable_t,
+) -> ze_result_t {
+    let full = ze_mem_dditable_t {
+        pfnAllocShared: Some(memory::alloc_shared),
+        pfnAllocDevice: Some(memory::alloc_device),
+        pfnAllocHost: Some(memory::alloc_host),
+        pfnFree: Some(memory::free),
+        pfnGetAllocProperties: Some(memory::get_alloc_properties),
+        pfnGetAddressRange: Some(memory::get_address_range),
+        pfnFreeExt: Some(memory::free_ext),
+        ..Default::default()
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_mem_dditable_t", version, &full, table) }
+}
+
+/// Getters for tables the simulator leaves empty: they check the version and succeed, so the
+/// loader accepts the driver; calls through the empty fields are refused by the loader.
+macro_rules! empty_tables {
+    ($($getter:ident,)*) => {
+        $(
+            /// # Safety
+            /// Called by the loader; nothing is written.
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn $getter(
+                version: ze_api_version_t,
+                table: *mut c_void,
+            ) -> ze_result_t {
+                if table.is_null() {
+                    ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER
+                } else if ze_major_version(version.0) != 1 {
+                    ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_VERSION
+                } else {
+                    ze_result_t::ZE_RESULT_SUCCESS
+                }
+            }
+        )*
+    };
+}
+
+empty_tables! {
+    zeGetDeviceExpProcAddrTable,
+    zeGetEventExpProcAddrTable,
+    zeGetFabricEdgeExpProcAddrTable,
+    zeGetFabricVertexExpProcAddrTable,
+    zeGetImageProcAddrTable,
+    zeGetImageExpProcAddrTable,
+    zeGetKernelProcAddrTable,
+    zeGetKernelExpProcAddrTable,
+    zeGetModuleProcAddrTable,
+    zeGetModuleBuildLogProcAddrTable,
+    zeGetPhysicalMemProcAddrTable,
+    zeGetSamplerProcAddrTable,
+    zeGetVirtualMemProcAddrTable,
+    zetGetCommandListProcAddrTable,
+    zetGetContextProcAddrTable,
+    zetGetDebugProcAddrTable,
+    zetGetDeviceProcAddrTable,
+    zetGetKernelProcAddrTable,
+    zetGetMetricGroupExpProcAddrTable,
+    zetGetMetricGroupProcAddrTable,
+    zetGetMetricProcAddrTable,
+    zetGetMetricQueryPoolProcAddrTable,
+    zetGetMetricQueryProcAddrTable,
+    zetGetMetricStreamerProcAddrTable,
+    zetGetModuleProcAddrTable,
+    zetGetTracerExpProcAddrTable,
+    zesGetDeviceProcAddrTable,
+    zesGetDiagnosticsProcAddrTable,
+    zesGetDriverProcAddrTable,
+    zesGetEngineProcAddrTable,
+    zesGetFabricPortProcAddrTable,
+    zesGetFanProcAddrTable,
+    zesGetFirmwareProcAddrTable,
+    zesGetFrequencyProcAddrTable,
+    zesGetLedProcAddrTable,
+    zesGetMemoryProcAddrTable,
+    zesGetPerformanceFactorProcAddrTable,
+    zesGetPowerProcAddrTable,
+    zesGetPsuProcAddrTable,
+    zesGetRasProcAddrTable,
+    zesGetSchedulerProcAddrTable,
+    zesGetStandbyProcAddrTable,
+    zesGetTemperatureProcAddrTable,
+}

@@ -1,0 +1,384 @@
+//! Command queues, command lists and the commands appended to them.
+
+use super::{guard, handles, input, out};
+use crate::exec::{self, Command, CommandList, CommandQueue, Engine, Recording};
+use crate::platform::Inner;
+use crate::registry::{self, Object};
+use level_zero_sys::*;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex};
+
+/// The engine a queue descriptor names on `device`, checked against its queue groups.
+fn engine(platform: &Inner, device: u32, ordinal: u32, index: u32) -> Result<Engine, ze_result_t> {
+    let groups = crate::queue_groups(&platform.config.devices[device as usize]);
+    let group = groups
+        .get(ordinal as usize)
+        .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+    if index >= group.queues {
+        return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
+    Ok(Engine {
+        device,
+        ordinal,
+        index,
+    })
+}
+
+fn adopt(platform: &Arc<Inner>, context: usize, object: Object) -> usize {
+    let mut state = platform.lock();
+    match object {
+        Object::Queue(_) => state.counters.live_command_queues += 1,
+        _ => state.counters.live_command_lists += 1,
+    }
+    *state.context_children.entry(context).or_default() += 1;
+    drop(state);
+    registry::register(platform, object)
+}
+
+fn release(platform: &Inner, context: usize, queue: bool) {
+    let mut state = platform.lock();
+    if queue {
+        state.counters.live_command_queues -= 1;
+    } else {
+        state.counters.live_command_lists -= 1;
+    }
+    if let Some(children) = state.context_children.get_mut(&context) {
+        *children -= 1;
+    }
+}
+
+fn is_synchronous(desc: &ze_command_queue_desc_t) -> bool {
+    desc.mode == ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS
+}
+
+pub(crate) unsafe extern "C" fn queue_create(
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    desc: *const ze_command_queue_desc_t,
+    queue: *mut ze_command_queue_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, index) = super::context::context_device(context, device)?;
+        // SAFETY: the caller's descriptor.
+        let desc = unsafe { input(desc) }?;
+        // SAFETY: the caller's output pointer.
+        let queue = unsafe { out(queue) }?;
+        let engine = engine(&platform, index, desc.ordinal, desc.index)?;
+        let object = CommandQueue::new(&platform, context as usize, engine, is_synchronous(desc));
+        *queue = adopt(&platform, context as usize, Object::Queue(Arc::new(object)))
+            as ze_command_queue_handle_t;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn queue_destroy(queue: ze_command_queue_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::queue(queue as usize)?;
+        registry::unregister(queue as usize);
+        object.worker.stop();
+        release(&platform, object.context, true);
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn queue_execute_command_lists(
+    queue: ze_command_queue_handle_t,
+    count: u32,
+    lists: *mut ze_command_list_handle_t,
+    fence: ze_fence_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::queue(queue as usize)?;
+        if count == 0 {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE);
+        }
+        // SAFETY: the caller's array of `count` handles.
+        let lists = unsafe { handles(count, lists) }?;
+        let mut commands = Vec::new();
+        for list in lists {
+            let (_, list) = registry::list(list as usize)?;
+            if list.immediate.is_some()
+                || list.context != object.context
+                || list.engine.device != object.engine.device
+                || list.engine.ordinal != object.engine.ordinal
+            {
+                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            let recording = list.recording.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if !recording.closed {
+                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            commands.extend(recording.commands.iter().cloned());
+        }
+        let fence = if fence.is_null() {
+            None
+        } else {
+            let (_, found) = registry::fence(fence as usize)?;
+            if found.queue != queue as usize {
+                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            Some(fence as usize)
+        };
+        exec::submit(&platform, &object, &commands, fence)
+    })
+}
+
+pub(crate) unsafe extern "C" fn queue_synchronize(
+    queue: ze_command_queue_handle_t,
+    timeout: u64,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::queue(queue as usize)?;
+        let worker = object.worker.id;
+        let state = platform.lock();
+        let done = platform.wait_until(state, timeout, |state| {
+            state.outstanding.get(&worker).copied().unwrap_or(0) == 0
+        });
+        if done {
+            Ok(())
+        } else {
+            Err(ze_result_t::ZE_RESULT_NOT_READY)
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn list_create(
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    desc: *const ze_command_list_desc_t,
+    list: *mut ze_command_list_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, index) = super::context::context_device(context, device)?;
+        // SAFETY: the caller's descriptor.
+        let desc = unsafe { input(desc) }?;
+        // SAFETY: the caller's output pointer.
+        let list = unsafe { out(list) }?;
+        let engine = engine(&platform, index, desc.commandQueueGroupOrdinal, 0)?;
+        let object = CommandList {
+            context: context as usize,
+            engine,
+            recording: Mutex::new(Recording::default()),
+            immediate: None,
+        };
+        *list = adopt(&platform, context as usize, Object::List(Arc::new(object)))
+            as ze_command_list_handle_t;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn list_create_immediate(
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    desc: *const ze_command_queue_desc_t,
+    list: *mut ze_command_list_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, index) = super::context::context_device(context, device)?;
+        // SAFETY: the caller's descriptor.
+        let desc = unsafe { input(desc) }?;
+        // SAFETY: the caller's output pointer.
+        let list = unsafe { out(list) }?;
+        let engine = engine(&platform, index, desc.ordinal, desc.index)?;
+        let queue = CommandQueue::new(&platform, context as usize, engine, is_synchronous(desc));
+        let object = CommandList {
+            context: context as usize,
+            engine,
+            recording: Mutex::new(Recording::default()),
+            immediate: Some(queue),
+        };
+        *list = adopt(&platform, context as usize, Object::List(Arc::new(object)))
+            as ze_command_list_handle_t;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn list_destroy(list: ze_command_list_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::list(list as usize)?;
+        registry::unregister(list as usize);
+        if let Some(queue) = &object.immediate {
+            queue.worker.stop();
+        }
+        release(&platform, object.context, false);
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn list_close(list: ze_command_list_handle_t) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::list(list as usize)?;
+        if object.immediate.is_some() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        object
+            .recording
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .closed = true;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn list_reset(list: ze_command_list_handle_t) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::list(list as usize)?;
+        let mut recording = object
+            .recording
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        recording.commands.clear();
+        recording.closed = false;
+        Ok(())
+    })
+}
+
+/// Checks event handles and turns a signal event and wait list around `command`.
+///
+/// # Safety
+/// `waits` must be valid for `wait_count` reads when `wait_count > 0`.
+unsafe fn with_events(
+    command: Option<Command>,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> Result<Vec<Command>, ze_result_t> {
+    // SAFETY: the caller's promise.
+    let waits = unsafe { handles(wait_count, waits) }?;
+    let mut commands = Vec::with_capacity(3);
+    if !waits.is_empty() {
+        for &event in &waits {
+            registry::event(event as usize)?;
+        }
+        commands.push(Command::Wait(waits.into_iter().map(|event| event as usize).collect()));
+    }
+    commands.extend(command);
+    if !signal.is_null() {
+        registry::event(signal as usize)?;
+        commands.push(Command::Signal(signal as usize));
+    }
+    Ok(commands)
+}
+
+/// Appends to a regular list, or submits at once on an immediate one.
+fn append(list: ze_command_list_handle_t, commands: Vec<Command>) -> Result<(), ze_result_t> {
+    let (platform, object) = registry::list(list as usize)?;
+    match &object.immediate {
+        Some(queue) => exec::submit(&platform, queue, &commands, None),
+        None => {
+            let mut recording = object
+                .recording
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if recording.closed {
+                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            recording.commands.extend(commands);
+            Ok(())
+        }
+    }
+}
+
+pub(crate) unsafe extern "C" fn append_barrier(
+    list: ze_command_list_handle_t,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        // SAFETY: the caller's wait list.
+        let commands = unsafe { with_events(Some(Command::Barrier), signal, wait_count, waits) }?;
+        append(list, commands)
+    })
+}
+
+pub(crate) unsafe extern "C" fn append_memory_copy(
+    list: ze_command_list_handle_t,
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        if dst.is_null() || src.is_null() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        let (dst, src) = (dst as usize, src as usize);
+        let overlap = dst < src.saturating_add(size) && src < dst.saturating_add(size);
+        if size > 0 && overlap {
+            return Err(ze_result_t::ZE_RESULT_ERROR_OVERLAPPING_REGIONS);
+        }
+        let copy = Command::Copy { dst, src, size };
+        // SAFETY: the caller's wait list.
+        let commands = unsafe { with_events(Some(copy), signal, wait_count, waits) }?;
+        append(list, commands)
+    })
+}
+
+pub(crate) unsafe extern "C" fn append_memory_fill(
+    list: ze_command_list_handle_t,
+    dst: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: usize,
+    size: usize,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        if dst.is_null() || pattern.is_null() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        if !pattern_size.is_power_of_two() || pattern_size > crate::MAX_FILL_PATTERN_SIZE {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE);
+        }
+        // SAFETY: the caller's pattern of `pattern_size` bytes.
+        let pattern = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) };
+        let fill = Command::Fill {
+            dst: dst as usize,
+            pattern: pattern.to_vec(),
+            size,
+        };
+        // SAFETY: the caller's wait list.
+        let commands = unsafe { with_events(Some(fill), signal, wait_count, waits) }?;
+        append(list, commands)
+    })
+}
+
+pub(crate) unsafe extern "C" fn append_signal_event(
+    list: ze_command_list_handle_t,
+    event: ze_event_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        if event.is_null() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+        }
+        // SAFETY: no wait list.
+        let commands = unsafe { with_events(None, event, 0, std::ptr::null_mut()) }?;
+        append(list, commands)
+    })
+}
+
+pub(crate) unsafe extern "C" fn append_wait_on_events(
+    list: ze_command_list_handle_t,
+    count: u32,
+    events: *mut ze_event_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        // SAFETY: the caller's array of `count` events.
+        let commands = unsafe { with_events(None, std::ptr::null_mut(), count, events) }?;
+        append(list, commands)
+    })
+}
+
+pub(crate) unsafe extern "C" fn append_event_reset(
+    list: ze_command_list_handle_t,
+    event: ze_event_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::event(event as usize)?;
+        append(list, vec![Command::Reset(event as usize)])
+    })
+}

@@ -1,0 +1,255 @@
+//! Devices: enumeration, properties, queue groups, P2P.
+
+use super::{fill_array, guard, out, write_c_string};
+use crate::config::LinkKind;
+use crate::registry;
+use level_zero_sys::*;
+use std::ffi::c_void;
+
+pub(crate) unsafe extern "C" fn get(
+    driver: ze_driver_handle_t,
+    count: *mut u32,
+    devices: *mut ze_device_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let platform = registry::driver(driver as usize)?;
+        let handles = platform.devices.iter().map(|&handle| handle as ze_device_handle_t);
+        // SAFETY: the caller's pointers.
+        unsafe { fill_array(count, devices, handles) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_sub_devices(
+    device: ze_device_handle_t,
+    count: *mut u32,
+    sub_devices: *mut ze_device_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::device(device as usize)?;
+        // SAFETY: the caller's pointers.
+        unsafe { fill_array(count, sub_devices, std::iter::empty()) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_properties(
+    device: ze_device_handle_t,
+    properties: *mut ze_device_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, index) = registry::device(device as usize)?;
+        // SAFETY: the caller's output pointer.
+        let properties = unsafe { out(properties) }?;
+        let config = &platform.config.devices[index as usize];
+        properties.type_ = ze_device_type_t::ZE_DEVICE_TYPE_GPU;
+        properties.vendorId = config.vendor_id;
+        properties.deviceId = config.device_id;
+        properties.flags = 0;
+        properties.subdeviceId = 0;
+        properties.coreClockRate = config.core_clock_mhz;
+        properties.maxMemAllocSize = config.max_mem_alloc_bytes.unwrap_or(config.memory_bytes);
+        properties.maxHardwareContexts = 4096;
+        properties.maxCommandQueuePriority = 0;
+        properties.numThreadsPerEU = 8;
+        properties.physicalEUSimdWidth = 16;
+        properties.numEUsPerSubslice = 8;
+        properties.numSubslicesPerSlice = 4;
+        properties.numSlices = 8;
+        // One tick is one nanosecond; the 1.2 struct reports cycles per second instead.
+        properties.timerResolution =
+            if properties.stype == ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 {
+                1_000_000_000
+            } else {
+                1
+            };
+        properties.timestampValidBits = 64;
+        properties.kernelTimestampValidBits = 64;
+        properties.uuid.id = device_uuid(config.vendor_id, config.device_id, &config.pci_address);
+        write_c_string(&mut properties.name, &config.name);
+        Ok(())
+    })
+}
+
+/// A stable UUID: vendor and device id, then the PCI address bytes.
+fn device_uuid(vendor: u32, device: u32, pci_address: &str) -> [u8; 16] {
+    let mut uuid = [0u8; 16];
+    uuid[0..2].copy_from_slice(&(vendor as u16).to_le_bytes());
+    uuid[2..4].copy_from_slice(&(device as u16).to_le_bytes());
+    if let Some((domain, bus, slot, function)) = crate::config::parse_pci_address(pci_address) {
+        uuid[4..6].copy_from_slice(&(domain as u16).to_le_bytes());
+        uuid[6] = bus as u8;
+        uuid[7] = slot as u8;
+        uuid[8] = function as u8;
+    }
+    uuid
+}
+
+pub(crate) unsafe extern "C" fn get_memory_properties(
+    device: ze_device_handle_t,
+    count: *mut u32,
+    properties: *mut ze_device_memory_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, index) = registry::device(device as usize)?;
+        let config = &platform.config.devices[index as usize];
+        // SAFETY: the caller's count pointer.
+        let requested = unsafe { out(count) }?;
+        if *requested == 0 || properties.is_null() {
+            *requested = 1;
+            return Ok(());
+        }
+        // SAFETY: the caller provides at least one element (count > 0 and non-null).
+        let properties = unsafe { out(properties) }?;
+        properties.flags = 0;
+        properties.maxClockRate = 2_400;
+        properties.maxBusWidth = 256;
+        properties.totalSize = config.memory_bytes;
+        write_c_string(&mut properties.name, "GDDR6");
+        *requested = 1;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_command_queue_group_properties(
+    device: ze_device_handle_t,
+    count: *mut u32,
+    properties: *mut ze_command_queue_group_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, index) = registry::device(device as usize)?;
+        let groups = crate::queue_groups(&platform.config.devices[index as usize]);
+        // SAFETY: the caller's count pointer.
+        let requested = unsafe { out(count) }?;
+        if *requested == 0 || properties.is_null() {
+            *requested = groups.len() as u32;
+            return Ok(());
+        }
+        let written = (*requested as usize).min(groups.len());
+        for (slot, group) in groups.iter().take(written).enumerate() {
+            // SAFETY: `slot < *count`; the caller's array keeps its stype/pNext, which this
+            // leaves alone.
+            let property = unsafe { &mut *properties.add(slot) };
+            property.flags = group.flags;
+            property.maxMemoryFillPatternSize = crate::MAX_FILL_PATTERN_SIZE;
+            property.numQueues = group.queues;
+        }
+        *requested = written as u32;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_p2p_properties(
+    device: ze_device_handle_t,
+    peer: ze_device_handle_t,
+    properties: *mut ze_device_p2p_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, index) = registry::device(device as usize)?;
+        let (peer_platform, peer_index) = registry::device(peer as usize)?;
+        if !std::sync::Arc::ptr_eq(&platform, &peer_platform) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        // SAFETY: the caller's output pointer.
+        let properties = unsafe { out(properties) }?;
+        let link = if index == peer_index {
+            LinkKind::Atomics
+        } else {
+            platform.config.link(index, peer_index)
+        };
+        let access = ze_device_p2p_property_flag_t::ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS.0;
+        let atomics = ze_device_p2p_property_flag_t::ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS.0;
+        properties.flags = match link {
+            LinkKind::Atomics => access | atomics,
+            LinkKind::Access | LinkKind::Corrupt => access,
+            LinkKind::Refused => 0,
+        };
+        // Walk the extension chain for the bandwidth properties.
+        let mut next = properties.pNext;
+        while !next.is_null() {
+            // SAFETY: every extension struct starts with stype and pNext (spec).
+            let header = unsafe { &mut *(next as *mut ze_base_properties_t) };
+            if header.stype
+                == ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_P2P_BANDWIDTH_EXP_PROPERTIES
+            {
+                // SAFETY: the stype says which struct this is.
+                let bandwidth =
+                    unsafe { &mut *(next as *mut ze_device_p2p_bandwidth_exp_properties_t) };
+                let timing = &platform.config.timing;
+                let (rate, latency) = match link {
+                    LinkKind::Refused => (0.0, 0),
+                    _ if index == peer_index => (timing.same_device_gbps, timing.latency_ns),
+                    _ => (timing.p2p_gbps, timing.latency_ns),
+                };
+                // GB/s is bytes per nanosecond.
+                bandwidth.logicalBandwidth = rate as u32;
+                bandwidth.physicalBandwidth = rate as u32;
+                bandwidth.bandwidthUnit = ze_bandwidth_unit_t::ZE_BANDWIDTH_UNIT_BYTES_PER_NANOSEC;
+                bandwidth.logicalLatency = latency as u32;
+                bandwidth.physicalLatency = latency as u32;
+                bandwidth.latencyUnit = ze_latency_unit_t::ZE_LATENCY_UNIT_NANOSEC;
+            }
+            next = header.pNext as *mut c_void;
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn can_access_peer(
+    device: ze_device_handle_t,
+    peer: ze_device_handle_t,
+    value: *mut ze_bool_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, index) = registry::device(device as usize)?;
+        let (peer_platform, peer_index) = registry::device(peer as usize)?;
+        if !std::sync::Arc::ptr_eq(&platform, &peer_platform) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        let allowed =
+            index == peer_index || platform.config.link(index, peer_index) != LinkKind::Refused;
+        // SAFETY: the caller's output pointer.
+        *unsafe { out(value) }? = u8::from(allowed);
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_global_timestamps(
+    device: ze_device_handle_t,
+    host_timestamp: *mut u64,
+    device_timestamp: *mut u64,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::device(device as usize)?;
+        let now = platform.now_ns();
+        // SAFETY: the caller's output pointers.
+        *unsafe { out(host_timestamp) }? = now;
+        // SAFETY: as above.
+        *unsafe { out(device_timestamp) }? = now;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn pci_get_properties_ext(
+    device: ze_device_handle_t,
+    properties: *mut ze_pci_ext_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, index) = registry::device(device as usize)?;
+        // SAFETY: the caller's output pointer.
+        let properties = unsafe { out(properties) }?;
+        let config = &platform.config.devices[index as usize];
+        let (domain, bus, slot, function) = crate::config::parse_pci_address(&config.pci_address)
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_UNKNOWN)?;
+        properties.address = ze_pci_address_ext_t {
+            domain,
+            bus,
+            device: slot,
+            function,
+        };
+        properties.maxSpeed = ze_pci_speed_ext_t {
+            genVersion: 5,
+            width: 16,
+            maxBandwidth: 63_000_000_000,
+        };
+        Ok(())
+    })
+}

@@ -1,0 +1,179 @@
+//! `zeInit`, `zeDriverGet` and the driver queries.
+
+use super::{fill_array, guard, out, write_c_string};
+use crate::platform::Inner;
+use crate::registry;
+use level_zero_sys::extensions::{
+    ZE_INIT_DRIVER_TYPE_FLAG_GPU, ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC,
+    ze_init_driver_type_desc_t,
+};
+use level_zero_sys::*;
+use std::ffi::{CStr, c_char, c_void};
+use std::sync::Arc;
+
+/// The API version the simulator implements: that of the headers it is built from.
+pub(crate) const API_VERSION: ze_api_version_t = ze_api_version_t::ZE_API_VERSION_1_4;
+
+/// `zeInit`: idempotent; only GPU drivers are simulated.
+pub(crate) fn init(platform: Option<Arc<Inner>>, flags: ze_init_flags_t) -> ze_result_t {
+    guard(|| {
+        let platform = platform.ok_or(ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED)?;
+        let known = ze_init_flag_t::ZE_INIT_FLAG_GPU_ONLY.0 | ze_init_flag_t::ZE_INIT_FLAG_VPU_ONLY.0;
+        if flags & !known != 0 {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION);
+        }
+        platform.lock().initialized = true;
+        Ok(())
+    })
+}
+
+/// `zeDriverGet`: this platform's one driver, after `zeInit`.
+///
+/// # Safety
+/// Pointers as `zeDriverGet` takes them.
+pub(crate) unsafe fn driver_get(
+    platform: Option<Arc<Inner>>,
+    count: *mut u32,
+    drivers: *mut ze_driver_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let platform = platform.ok_or(ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED)?;
+        if !platform.lock().initialized {
+            return Err(ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED);
+        }
+        let handle = platform.driver as ze_driver_handle_t;
+        // SAFETY: the caller's pointers.
+        unsafe { fill_array(count, drivers, std::iter::once(handle)) }
+    })
+}
+
+/// `zeInitDrivers` (spec 1.10): `zeInit` and `zeDriverGet` in one, for GPU drivers.
+///
+/// # Safety
+/// Pointers as `zeInitDrivers` takes them.
+pub(crate) unsafe fn init_drivers(
+    platform: Option<Arc<Inner>>,
+    count: *mut u32,
+    drivers: *mut ze_driver_handle_t,
+    desc: *mut ze_init_driver_type_desc_t,
+) -> ze_result_t {
+    guard(|| {
+        let platform = platform.ok_or(ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED)?;
+        // SAFETY: the caller's descriptor.
+        let desc = unsafe { super::input(desc) }?;
+        if desc.stype != ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        platform.lock().initialized = true;
+        let gpu = desc.flags & ZE_INIT_DRIVER_TYPE_FLAG_GPU != 0;
+        let handles = gpu.then_some(platform.driver as ze_driver_handle_t);
+        // SAFETY: the caller's pointers.
+        unsafe { fill_array(count, drivers, handles.into_iter()) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_api_version(
+    driver: ze_driver_handle_t,
+    version: *mut ze_api_version_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::driver(driver as usize)?;
+        // SAFETY: the caller's output pointer.
+        *unsafe { out(version) }? = API_VERSION;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_properties(
+    driver: ze_driver_handle_t,
+    properties: *mut ze_driver_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        let platform = registry::driver(driver as usize)?;
+        // SAFETY: the caller's output pointer.
+        let properties = unsafe { out(properties) }?;
+        let mut uuid = [0u8; 16];
+        uuid[..8].copy_from_slice(b"ze-sim\0\0");
+        uuid[8..12].copy_from_slice(&platform.config.driver_version.to_le_bytes());
+        properties.uuid.id = uuid;
+        properties.driverVersion = platform.config.driver_version;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_ipc_properties(
+    driver: ze_driver_handle_t,
+    properties: *mut ze_driver_ipc_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::driver(driver as usize)?;
+        // SAFETY: the caller's output pointer.
+        unsafe { out(properties) }?.flags = 0;
+        Ok(())
+    })
+}
+
+/// The extensions the simulator implements, with their versions (names from the headers).
+fn extensions() -> [(&'static [u8], u32); 3] {
+    [
+        (
+            ZE_PCI_PROPERTIES_EXT_NAME,
+            ze_pci_properties_ext_version_t::ZE_PCI_PROPERTIES_EXT_VERSION_CURRENT.0,
+        ),
+        (
+            ZE_BANDWIDTH_PROPERTIES_EXP_NAME,
+            // The headers give this experimental extension no version enum: it is 1.0.
+            ze_api_version_t::ZE_API_VERSION_1_0.0,
+        ),
+        (
+            ZE_MEMORY_FREE_POLICIES_EXT_NAME,
+            ze_memory_free_policies_ext_version_t::ZE_MEMORY_FREE_POLICIES_EXT_VERSION_CURRENT.0,
+        ),
+    ]
+}
+
+pub(crate) unsafe extern "C" fn get_extension_properties(
+    driver: ze_driver_handle_t,
+    count: *mut u32,
+    properties: *mut ze_driver_extension_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::driver(driver as usize)?;
+        let items = extensions().into_iter().map(|(name, version)| {
+            let mut property = ze_driver_extension_properties_t::default();
+            let name = CStr::from_bytes_with_nul(name)
+                .map(|name| name.to_string_lossy())
+                .unwrap_or_default();
+            write_c_string(&mut property.name, &name);
+            property.version = version;
+            property
+        });
+        // SAFETY: the caller's pointers.
+        unsafe { fill_array(count, properties, items) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_extension_function_address(
+    driver: ze_driver_handle_t,
+    name: *const c_char,
+    function: *mut *mut c_void,
+) -> ze_result_t {
+    guard(|| {
+        let platform = registry::driver(driver as usize)?;
+        if name.is_null() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        // SAFETY: a NUL-terminated name, as the spec requires.
+        let name = unsafe { CStr::from_ptr(name) }.to_string_lossy();
+        // SAFETY: the caller's output pointer.
+        let function = unsafe { out(function) }?;
+        let address = platform
+            .config
+            .zex_extension
+            .then(|| super::zex::resolve(&name))
+            .flatten()
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+        *function = address as *mut c_void;
+        Ok(())
+    })
+}

@@ -1,0 +1,268 @@
+//! Event pools, events and fences.
+
+use super::{guard, input, out};
+use crate::platform::EventState;
+use crate::registry::{self, Event, EventPool, Fence, Object};
+use level_zero_sys::*;
+use std::sync::Arc;
+
+pub(crate) unsafe extern "C" fn pool_create(
+    context: ze_context_handle_t,
+    desc: *const ze_event_pool_desc_t,
+    _device_count: u32,
+    _devices: *mut ze_device_handle_t,
+    pool: *mut ze_event_pool_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::context(context as usize)?;
+        // SAFETY: the caller's descriptor.
+        let desc = unsafe { input(desc) }?;
+        // SAFETY: the caller's output pointer.
+        let pool = unsafe { out(pool) }?;
+        if desc.count == 0 {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE);
+        }
+        let object = EventPool {
+            context: context as usize,
+            count: desc.count,
+        };
+        {
+            let mut state = platform.lock();
+            state.counters.live_event_pools += 1;
+            *state.context_children.entry(context as usize).or_default() += 1;
+        }
+        *pool = registry::register(&platform, Object::EventPool(Arc::new(object)))
+            as ze_event_pool_handle_t;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn pool_destroy(pool: ze_event_pool_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::event_pool(pool as usize)?;
+        let mut state = platform.lock();
+        if state.used_event_slots.iter().any(|&(owner, _)| owner == pool as usize) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        }
+        state.counters.live_event_pools -= 1;
+        if let Some(children) = state.context_children.get_mut(&object.context) {
+            *children -= 1;
+        }
+        drop(state);
+        registry::unregister(pool as usize);
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn create(
+    pool: ze_event_pool_handle_t,
+    desc: *const ze_event_desc_t,
+    event: *mut ze_event_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::event_pool(pool as usize)?;
+        // SAFETY: the caller's descriptor.
+        let desc = unsafe { input(desc) }?;
+        // SAFETY: the caller's output pointer.
+        let event = unsafe { out(event) }?;
+        if desc.index >= object.count {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        let slot = (pool as usize, desc.index);
+        if !platform.lock().used_event_slots.insert(slot) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        let handle = registry::register(
+            &platform,
+            Object::Event(Arc::new(Event {
+                pool: pool as usize,
+                index: desc.index,
+            })),
+        );
+        let mut state = platform.lock();
+        state.events.insert(handle, EventState::default());
+        state.counters.live_events += 1;
+        *event = handle as ze_event_handle_t;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn destroy(event: ze_event_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::event(event as usize)?;
+        registry::unregister(event as usize);
+        let mut state = platform.lock();
+        state.events.remove(&(event as usize));
+        state.used_event_slots.remove(&(object.pool, object.index));
+        state.counters.live_events -= 1;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn host_signal(event: ze_event_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::event(event as usize)?;
+        let now = platform.now_ns();
+        let mut state = platform.lock();
+        if let Some(event) = state.events.get_mut(&(event as usize)) {
+            event.signaled = true;
+            event.timestamp.get_or_insert((now, now));
+        }
+        platform.changed.notify_all();
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn host_synchronize(
+    event: ze_event_handle_t,
+    timeout: u64,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::event(event as usize)?;
+        let key = event as usize;
+        let state = platform.lock();
+        let signaled = platform.wait_until(state, timeout, |state| {
+            state.events.get(&key).is_none_or(|event| event.signaled)
+        });
+        if signaled {
+            Ok(())
+        } else {
+            Err(ze_result_t::ZE_RESULT_NOT_READY)
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn query_status(event: ze_event_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::event(event as usize)?;
+        let signaled = platform
+            .lock()
+            .events
+            .get(&(event as usize))
+            .is_some_and(|event| event.signaled);
+        if signaled {
+            Ok(())
+        } else {
+            Err(ze_result_t::ZE_RESULT_NOT_READY)
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn host_reset(event: ze_event_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::event(event as usize)?;
+        if let Some(event) = platform.lock().events.get_mut(&(event as usize)) {
+            *event = EventState::default();
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn query_kernel_timestamp(
+    event: ze_event_handle_t,
+    result: *mut ze_kernel_timestamp_result_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::event(event as usize)?;
+        // SAFETY: the caller's output pointer.
+        let result = unsafe { out(result) }?;
+        let state = platform.lock();
+        let event = state
+            .events
+            .get(&(event as usize))
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+        let (start, end) = match (event.signaled, event.timestamp) {
+            (true, Some(interval)) => interval,
+            _ => return Err(ze_result_t::ZE_RESULT_NOT_READY),
+        };
+        let data = ze_kernel_timestamp_data_t {
+            kernelStart: start,
+            kernelEnd: end,
+        };
+        result.global = data;
+        result.context = data;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn fence_create(
+    queue: ze_command_queue_handle_t,
+    desc: *const ze_fence_desc_t,
+    fence: *mut ze_fence_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::queue(queue as usize)?;
+        // SAFETY: the caller's descriptor.
+        let desc = unsafe { input(desc) }?;
+        // SAFETY: the caller's output pointer.
+        let fence = unsafe { out(fence) }?;
+        let signaled = desc.flags & ze_fence_flag_t::ZE_FENCE_FLAG_SIGNALED.0 != 0;
+        let handle = registry::register(
+            &platform,
+            Object::Fence(Arc::new(Fence {
+                queue: queue as usize,
+            })),
+        );
+        let mut state = platform.lock();
+        state.fences.insert(handle, signaled);
+        state.counters.live_fences += 1;
+        *state.context_children.entry(object.context).or_default() += 1;
+        *fence = handle as ze_fence_handle_t;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn fence_destroy(fence: ze_fence_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::fence(fence as usize)?;
+        let context = registry::queue(object.queue).map(|(_, queue)| queue.context);
+        registry::unregister(fence as usize);
+        let mut state = platform.lock();
+        state.fences.remove(&(fence as usize));
+        state.counters.live_fences -= 1;
+        if let Ok(context) = context
+            && let Some(children) = state.context_children.get_mut(&context)
+        {
+            *children -= 1;
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn fence_host_synchronize(
+    fence: ze_fence_handle_t,
+    timeout: u64,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::fence(fence as usize)?;
+        let key = fence as usize;
+        let state = platform.lock();
+        let signaled = platform.wait_until(state, timeout, |state| {
+            state.fences.get(&key).copied().unwrap_or(true)
+        });
+        if signaled {
+            Ok(())
+        } else {
+            Err(ze_result_t::ZE_RESULT_NOT_READY)
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn fence_query_status(fence: ze_fence_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::fence(fence as usize)?;
+        if platform.lock().fences.get(&(fence as usize)).copied().unwrap_or(false) {
+            Ok(())
+        } else {
+            Err(ze_result_t::ZE_RESULT_NOT_READY)
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn fence_reset(fence: ze_fence_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::fence(fence as usize)?;
+        platform.lock().fences.insert(fence as usize, false);
+        Ok(())
+    })
+}

@@ -1,0 +1,182 @@
+//! USM allocation, free and queries.
+
+use super::{guard, input, out};
+use crate::platform::{Inner, MemKind};
+use crate::registry;
+use level_zero_sys::*;
+use std::ffi::c_void;
+
+pub(crate) unsafe extern "C" fn alloc_device(
+    context: ze_context_handle_t,
+    desc: *const ze_device_mem_alloc_desc_t,
+    size: usize,
+    alignment: usize,
+    device: ze_device_handle_t,
+    pointer: *mut *mut c_void,
+) -> ze_result_t {
+    guard(|| {
+        // SAFETY: the caller's descriptor.
+        let desc = unsafe { input(desc) }?;
+        if desc.stype != ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        // SAFETY: the caller's output pointer.
+        let pointer = unsafe { out(pointer) }?;
+        let (platform, owner) = super::context::context_device(context, device)?;
+        let kind = MemKind::Device { owner };
+        *pointer = platform.allocate(context as usize, kind, size, alignment)? as *mut c_void;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn alloc_host(
+    context: ze_context_handle_t,
+    desc: *const ze_host_mem_alloc_desc_t,
+    size: usize,
+    alignment: usize,
+    pointer: *mut *mut c_void,
+) -> ze_result_t {
+    guard(|| {
+        // SAFETY: the caller's descriptor.
+        let desc = unsafe { input(desc) }?;
+        if desc.stype != ze_structure_type_t::ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        // SAFETY: the caller's output pointer.
+        let pointer = unsafe { out(pointer) }?;
+        let (platform, _) = registry::context(context as usize)?;
+        let address = platform.allocate(context as usize, MemKind::Host, size, alignment)?;
+        *pointer = address as *mut c_void;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn alloc_shared(
+    context: ze_context_handle_t,
+    device_desc: *const ze_device_mem_alloc_desc_t,
+    host_desc: *const ze_host_mem_alloc_desc_t,
+    size: usize,
+    alignment: usize,
+    device: ze_device_handle_t,
+    pointer: *mut *mut c_void,
+) -> ze_result_t {
+    guard(|| {
+        // SAFETY: the caller's descriptors.
+        unsafe { input(device_desc) }?;
+        // SAFETY: as above.
+        unsafe { input(host_desc) }?;
+        // SAFETY: the caller's output pointer.
+        let pointer = unsafe { out(pointer) }?;
+        let (platform, associated) = if device.is_null() {
+            (registry::context(context as usize)?.0, None)
+        } else {
+            let (platform, index) = super::context::context_device(context, device)?;
+            (platform, Some(index))
+        };
+        let kind = MemKind::Shared { device: associated };
+        *pointer = platform.allocate(context as usize, kind, size, alignment)? as *mut c_void;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn free(context: ze_context_handle_t, pointer: *mut c_void) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::context(context as usize)?;
+        if pointer.is_null() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        platform.free(context as usize, pointer as usize, false, false)
+    })
+}
+
+pub(crate) unsafe extern "C" fn free_ext(
+    context: ze_context_handle_t,
+    desc: *const ze_memory_free_ext_desc_t,
+    pointer: *mut c_void,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::context(context as usize)?;
+        // SAFETY: the caller's descriptor.
+        let desc = unsafe { input(desc) }?;
+        if pointer.is_null() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        let blocking =
+            ze_driver_memory_free_policy_ext_flag_t::ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE.0;
+        let defer =
+            ze_driver_memory_free_policy_ext_flag_t::ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE.0;
+        if desc.freePolicy & !(blocking | defer) != 0 {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION);
+        }
+        platform.free(
+            context as usize,
+            pointer as usize,
+            desc.freePolicy & blocking != 0,
+            desc.freePolicy & defer != 0,
+        )
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_alloc_properties(
+    context: ze_context_handle_t,
+    pointer: *const c_void,
+    properties: *mut ze_memory_allocation_properties_t,
+    device: *mut ze_device_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::context(context as usize)?;
+        // SAFETY: the caller's output pointer.
+        let properties = unsafe { out(properties) }?;
+        let state = platform.lock();
+        let found = Inner::find_allocation(&state, pointer as usize, 1)
+            .ok()
+            .flatten()
+            .map(|base| &state.allocations[&base])
+            .filter(|allocation| allocation.context == context as usize);
+        let (memory_type, id, owner) = match found {
+            None => (ze_memory_type_t::ZE_MEMORY_TYPE_UNKNOWN, 0, None),
+            Some(allocation) => match allocation.kind {
+                MemKind::Device { owner } => {
+                    (ze_memory_type_t::ZE_MEMORY_TYPE_DEVICE, allocation.id, Some(owner))
+                }
+                MemKind::Host => (ze_memory_type_t::ZE_MEMORY_TYPE_HOST, allocation.id, None),
+                MemKind::Shared { device } => {
+                    (ze_memory_type_t::ZE_MEMORY_TYPE_SHARED, allocation.id, device)
+                }
+            },
+        };
+        properties.type_ = memory_type;
+        properties.id = id;
+        properties.pageSize = if found.is_some() { 64 * 1024 } else { 0 };
+        if !device.is_null() {
+            let handle = owner.map_or(0, |index| platform.devices[index as usize]);
+            // SAFETY: the caller's optional output pointer, checked non-null.
+            unsafe { *device = handle as ze_device_handle_t };
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_address_range(
+    context: ze_context_handle_t,
+    pointer: *const c_void,
+    base: *mut *mut c_void,
+    size: *mut usize,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::context(context as usize)?;
+        let state = platform.lock();
+        let found = Inner::find_allocation(&state, pointer as usize, 1)?
+            .filter(|found| state.allocations[found].context == context as usize)
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+        if !base.is_null() {
+            // SAFETY: the caller's optional output pointer, checked non-null.
+            unsafe { *base = found as *mut c_void };
+        }
+        if !size.is_null() {
+            // SAFETY: as above.
+            unsafe { *size = state.allocations[&found].size };
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,456 @@
+//! Command queues and lists, and the worker threads that execute them.
+//!
+//! A submission is checked and costed under the platform lock (residency, P2P, bounds), then
+//! handed to the engine's worker thread, which waits on events, moves the bytes and signals
+//! completion later: work really is asynchronous, as on hardware.
+
+use crate::config::LinkKind;
+use crate::platform::{Inner, MemKind, State};
+use level_zero_sys::ze_result_t;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+/// Which hardware queue a queue or list runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Engine {
+    pub device: u32,
+    pub ordinal: u32,
+    pub index: u32,
+}
+
+/// A command as recorded, before it is checked against the platform's memory.
+#[derive(Debug, Clone)]
+pub(crate) enum Command {
+    Copy {
+        dst: usize,
+        src: usize,
+        size: usize,
+    },
+    Fill {
+        dst: usize,
+        pattern: Vec<u8>,
+        size: usize,
+    },
+    Barrier,
+    Signal(usize),
+    Wait(Vec<usize>),
+    Reset(usize),
+}
+
+/// A command after checking: what the worker does.
+#[derive(Debug)]
+enum Op {
+    Copy {
+        dst: usize,
+        src: usize,
+        size: usize,
+        corrupt: bool,
+        nanos: u64,
+        touched: Vec<usize>,
+    },
+    Fill {
+        dst: usize,
+        pattern: Vec<u8>,
+        size: usize,
+        nanos: u64,
+        touched: Vec<usize>,
+    },
+    Signal(usize),
+    Wait(Vec<usize>),
+    Reset(usize),
+}
+
+struct Job {
+    ops: Vec<Op>,
+    worker: usize,
+    engine: Engine,
+    fence: Option<usize>,
+}
+
+static NEXT_WORKER: AtomicUsize = AtomicUsize::new(1);
+
+/// The thread that executes one queue's (or immediate list's) submissions in order.
+pub(crate) struct Worker {
+    pub id: usize,
+    sender: Mutex<Option<Sender<Job>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Worker {
+    fn start(platform: &Arc<Inner>) -> Self {
+        let (sender, receiver) = mpsc::channel::<Job>();
+        let platform = Arc::clone(platform);
+        let thread = std::thread::Builder::new()
+            .name("ze-sim-engine".into())
+            .spawn(move || {
+                for job in receiver {
+                    run(&platform, job);
+                }
+            })
+            .ok();
+        Self {
+            id: NEXT_WORKER.fetch_add(1, Ordering::Relaxed),
+            sender: Mutex::new(Some(sender)),
+            thread: Mutex::new(thread),
+        }
+    }
+
+    /// Ends the thread once queued work has run.
+    pub(crate) fn stop(&self) {
+        self.sender
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        if let Some(thread) = self
+            .thread
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()
+        {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A command queue.
+pub(crate) struct CommandQueue {
+    pub context: usize,
+    pub engine: Engine,
+    pub synchronous: bool,
+    pub worker: Worker,
+}
+
+impl CommandQueue {
+    pub(crate) fn new(
+        platform: &Arc<Inner>,
+        context: usize,
+        engine: Engine,
+        synchronous: bool,
+    ) -> Self {
+        Self {
+            context,
+            engine,
+            synchronous,
+            worker: Worker::start(platform),
+        }
+    }
+}
+
+/// What a regular list has recorded.
+#[derive(Default)]
+pub(crate) struct Recording {
+    pub commands: Vec<Command>,
+    pub closed: bool,
+}
+
+/// A command list: regular (recorded, executed on a queue) or immediate (runs as appended).
+pub(crate) struct CommandList {
+    pub context: usize,
+    pub engine: Engine,
+    pub recording: Mutex<Recording>,
+    /// Present for immediate lists.
+    pub immediate: Option<CommandQueue>,
+}
+
+/// Device-memory access of one command on the executing device.
+enum Access {
+    Local,
+    Peer(LinkKind),
+}
+
+/// Where a byte range lives, for costing and counting.
+#[derive(PartialEq)]
+enum Place {
+    DeviceLocal,
+    DevicePeer,
+    HostDirect,
+    HostPageable,
+}
+
+/// Checks one range for a command on `engine` in `context`: bounds, context, residency and P2P.
+fn check_range(
+    platform: &Inner,
+    state: &mut State,
+    context: usize,
+    engine: Engine,
+    address: usize,
+    size: usize,
+    touched: &mut Vec<usize>,
+) -> Result<(Place, Option<Access>), ze_result_t> {
+    let Some(base) = Inner::find_allocation(state, address, size)? else {
+        let registered = state
+            .imports
+            .range(..=address)
+            .next_back()
+            .is_some_and(|(&base, &length)| address + size <= base + length);
+        return Ok((
+            if registered {
+                Place::HostDirect
+            } else {
+                Place::HostPageable
+            },
+            None,
+        ));
+    };
+    let allocation = &state.allocations[&base];
+    if allocation.context != context {
+        return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
+    touched.push(base);
+    match allocation.kind {
+        MemKind::Host | MemKind::Shared { .. } => Ok((Place::HostDirect, None)),
+        MemKind::Device { owner } if owner == engine.device => {
+            // Device memory is committed lazily; first use on its owner commits it.
+            platform.make_resident(state, base, owner)?;
+            Ok((Place::DeviceLocal, Some(Access::Local)))
+        }
+        MemKind::Device { owner } => {
+            if allocation.resident & (1 << engine.device) == 0 {
+                state.counters.residency_violations += 1;
+                if platform.config.strict_residency {
+                    return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+                }
+            }
+            let link = platform.config.link(engine.device, owner);
+            if link == LinkKind::Refused {
+                state.counters.refused_copies += 1;
+                return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+            }
+            Ok((Place::DevicePeer, Some(Access::Peer(link))))
+        }
+    }
+}
+
+fn nanos(platform: &Inner, places: &[&Place], size: usize) -> u64 {
+    let timing = &platform.config.timing;
+    let rate = places
+        .iter()
+        .map(|place| match place {
+            Place::DeviceLocal => timing.same_device_gbps,
+            Place::DevicePeer if timing.p2p_gbps > 0.0 => timing.p2p_gbps,
+            Place::DevicePeer | Place::HostPageable => timing.staged_gbps,
+            Place::HostDirect => timing.host_link_gbps,
+        })
+        .fold(f64::INFINITY, f64::min);
+    // 1 GB/s moves one byte per nanosecond.
+    timing.latency_ns + (size as f64 / rate) as u64
+}
+
+fn prepare(
+    platform: &Inner,
+    state: &mut State,
+    context: usize,
+    engine: Engine,
+    commands: &[Command],
+) -> Result<Vec<Op>, ze_result_t> {
+    let mut ops = Vec::with_capacity(commands.len());
+    for command in commands {
+        ops.push(match command {
+            Command::Copy { dst, src, size } => {
+                let mut touched = Vec::new();
+                let (to, to_access) =
+                    check_range(platform, state, context, engine, *dst, *size, &mut touched)?;
+                let (from, from_access) =
+                    check_range(platform, state, context, engine, *src, *size, &mut touched)?;
+                let corrupt = [&to_access, &from_access]
+                    .iter()
+                    .any(|access| matches!(access, Some(Access::Peer(LinkKind::Corrupt))));
+                let counters = &mut state.counters;
+                if to == Place::DevicePeer || from == Place::DevicePeer {
+                    counters.p2p_copies += 1;
+                    counters.corrupt_copies += u64::from(corrupt);
+                } else if to == Place::HostPageable || from == Place::HostPageable {
+                    counters.host_staged_copies += 1;
+                } else if to == Place::HostDirect || from == Place::HostDirect {
+                    counters.host_direct_copies += 1;
+                } else {
+                    counters.device_copies += 1;
+                }
+                Op::Copy {
+                    dst: *dst,
+                    src: *src,
+                    size: *size,
+                    corrupt,
+                    nanos: nanos(platform, &[&to, &from], *size),
+                    touched,
+                }
+            }
+            Command::Fill { dst, pattern, size } => {
+                let mut touched = Vec::new();
+                let (to, _) =
+                    check_range(platform, state, context, engine, *dst, *size, &mut touched)?;
+                state.counters.fills += 1;
+                Op::Fill {
+                    dst: *dst,
+                    pattern: pattern.clone(),
+                    size: *size,
+                    nanos: nanos(platform, &[&to], *size),
+                    touched,
+                }
+            }
+            Command::Barrier => continue,
+            Command::Signal(event) => Op::Signal(*event),
+            Command::Wait(events) => Op::Wait(events.clone()),
+            Command::Reset(event) => Op::Reset(*event),
+        });
+    }
+    Ok(ops)
+}
+
+/// Checks, costs and queues `commands` on `queue`, signalling `fence` when they complete.
+pub(crate) fn submit(
+    platform: &Arc<Inner>,
+    queue: &CommandQueue,
+    commands: &[Command],
+    fence: Option<usize>,
+) -> Result<(), ze_result_t> {
+    let mut state = platform.lock();
+    if state.lost {
+        return Err(ze_result_t::ZE_RESULT_ERROR_DEVICE_LOST);
+    }
+    state.counters.submissions += 1;
+    if let Some(limit) = platform.config.faults.device_lost_after_submissions
+        && state.counters.submissions > limit
+    {
+        state.lost = true;
+        return Err(ze_result_t::ZE_RESULT_ERROR_DEVICE_LOST);
+    }
+    // Roll back the implicit commits and counters of a refused submission? Counters record what
+    // was attempted; commits are real (the driver would have committed too).
+    let ops = prepare(platform, &mut state, queue.context, queue.engine, commands)?;
+    for op in &ops {
+        if let Op::Copy { touched, .. } | Op::Fill { touched, .. } = op {
+            for base in touched {
+                if let Some(allocation) = state.allocations.get_mut(base) {
+                    allocation.pending += 1;
+                }
+            }
+        }
+    }
+    *state.outstanding.entry(queue.worker.id).or_default() += 1;
+    if let Some(fence) = fence {
+        state.fences.insert(fence, false);
+    }
+    let job = Job {
+        ops,
+        worker: queue.worker.id,
+        engine: queue.engine,
+        fence,
+    };
+    let sent = queue
+        .worker
+        .sender
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .as_ref()
+        .map(|sender| sender.send(job));
+    if !matches!(sent, Some(Ok(()))) {
+        return Err(ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED);
+    }
+    if queue.synchronous || !platform.config.async_execution {
+        let worker = queue.worker.id;
+        platform.wait_until(state, u64::MAX, |state| {
+            state.outstanding.get(&worker).copied().unwrap_or(0) == 0
+        });
+    }
+    Ok(())
+}
+
+fn run(platform: &Inner, job: Job) {
+    let mut last_interval = None;
+    for op in job.ops {
+        match op {
+            Op::Wait(events) => {
+                let state = platform.lock();
+                platform.wait_until(state, u64::MAX, |state| {
+                    events
+                        .iter()
+                        .all(|event| state.events.get(event).is_none_or(|event| event.signaled))
+                });
+            }
+            Op::Signal(event) => {
+                let now = platform.now_ns();
+                let mut state = platform.lock();
+                if let Some(event) = state.events.get_mut(&event) {
+                    event.signaled = true;
+                    event.timestamp = Some(last_interval.unwrap_or((now, now)));
+                }
+                platform.changed.notify_all();
+            }
+            Op::Reset(event) => {
+                if let Some(event) = platform.lock().events.get_mut(&event) {
+                    event.signaled = false;
+                    event.timestamp = None;
+                }
+            }
+            Op::Copy {
+                dst,
+                src,
+                size,
+                corrupt,
+                nanos,
+                touched,
+            } => {
+                last_interval = Some(schedule(platform, job.engine, nanos));
+                // SAFETY: both ranges were checked at submission to lie inside live simulator
+                // allocations (kept alive while pending) or caller-owned host memory that the
+                // Level Zero contract keeps valid until the command completes; overlapping
+                // ranges were refused at append.
+                unsafe {
+                    if corrupt {
+                        std::ptr::write_bytes(dst as *mut u8, 0xff, size);
+                    } else {
+                        std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, size);
+                    }
+                }
+                finish(platform, &touched);
+            }
+            Op::Fill {
+                dst,
+                pattern,
+                size,
+                nanos,
+                touched,
+            } => {
+                last_interval = Some(schedule(platform, job.engine, nanos));
+                // SAFETY: `dst..dst + size` was checked at submission as for copies.
+                let target = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, size) };
+                for (byte, value) in target.iter_mut().zip(pattern.iter().cycle()) {
+                    *byte = *value;
+                }
+                finish(platform, &touched);
+            }
+        }
+    }
+    let mut state = platform.lock();
+    if let Some(jobs) = state.outstanding.get_mut(&job.worker) {
+        *jobs = jobs.saturating_sub(1);
+    }
+    if let Some(fence) = job.fence {
+        state.fences.insert(fence, true);
+    }
+    platform.changed.notify_all();
+}
+
+/// Modelled start and end of a command of `nanos` on `engine`.
+fn schedule(platform: &Inner, engine: Engine, nanos: u64) -> (u64, u64) {
+    let now = platform.now_ns();
+    let mut state = platform.lock();
+    let clock = state
+        .engine_clock
+        .entry((engine.device, engine.ordinal, engine.index))
+        .or_default();
+    let start = (*clock).max(now);
+    *clock = start + nanos;
+    (start, start + nanos)
+}
+
+fn finish(platform: &Inner, touched: &[usize]) {
+    let mut state = platform.lock();
+    for &base in touched {
+        Inner::complete_use(&mut state, base);
+    }
+    platform.changed.notify_all();
+}

@@ -1,0 +1,112 @@
+//! The platform the system loader drives, and the C exports that read its accounting.
+//!
+//! When `libze_sim.so` is loaded as a driver there is one platform per process, configured by
+//! `ZE_SIM_CONFIG` (a preset name or a TOML file; `b70x2` when unset).
+
+use crate::entry::driver;
+use crate::platform::{Counters, Platform};
+use crate::{SimConfig, SimError};
+use level_zero_sys::extensions::ze_init_driver_type_desc_t;
+use level_zero_sys::{ze_driver_handle_t, ze_init_flags_t, ze_result_t};
+use std::ffi::{CStr, c_char};
+use std::sync::OnceLock;
+
+/// Environment variable that configures the loader-driven platform.
+pub const CONFIG_ENV: &str = "ZE_SIM_CONFIG";
+
+static GLOBAL: OnceLock<Result<Platform, String>> = OnceLock::new();
+
+/// The process-wide platform the loader path uses, built on first use from [`CONFIG_ENV`].
+pub fn global_platform() -> Result<Platform, SimError> {
+    GLOBAL
+        .get_or_init(|| {
+            let config = match std::env::var(CONFIG_ENV) {
+                Ok(value) => SimConfig::from_name_or_path(&value),
+                Err(_) => Ok(SimConfig::default()),
+            };
+            config
+                .map_err(SimError::from)
+                .and_then(|config| Platform::build(config, false))
+                .map_err(|error| error.to_string())
+        })
+        .clone()
+        .map_err(SimError::Global)
+}
+
+fn global_inner() -> Option<std::sync::Arc<crate::platform::Inner>> {
+    match global_platform() {
+        Ok(platform) => Some(platform.inner),
+        Err(error) => {
+            eprintln!("ze-sim: {error}");
+            None
+        }
+    }
+}
+
+pub(crate) unsafe extern "C" fn global_init(flags: ze_init_flags_t) -> ze_result_t {
+    driver::init(global_inner(), flags)
+}
+
+pub(crate) unsafe extern "C" fn global_driver_get(
+    count: *mut u32,
+    drivers: *mut ze_driver_handle_t,
+) -> ze_result_t {
+    // SAFETY: the loader passes `zeDriverGet`'s pointers.
+    unsafe { driver::driver_get(global_inner(), count, drivers) }
+}
+
+pub(crate) unsafe extern "C" fn global_init_drivers(
+    count: *mut u32,
+    drivers: *mut ze_driver_handle_t,
+    desc: *mut ze_init_driver_type_desc_t,
+) -> ze_result_t {
+    // SAFETY: the loader passes `zeInitDrivers`'s pointers.
+    unsafe { driver::init_drivers(global_inner(), count, drivers, desc) }
+}
+
+/// Writes device `device_index`'s usage in DRM fdinfo format into `buf` (NUL-terminated when it
+/// fits in `len` bytes) and returns the text's length without the NUL; 0 for no such device.
+///
+/// # Safety
+/// `buf` must be null or valid for `len` bytes of writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zesim_fdinfo(device_index: u32, buf: *mut c_char, len: usize) -> usize {
+    let Some(text) = global_platform().ok().and_then(|p| p.fdinfo(device_index)) else {
+        return 0;
+    };
+    if !buf.is_null() && len > text.len() {
+        // SAFETY: `buf` holds `len > text.len()` bytes, room for the text and its NUL.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr(), buf as *mut u8, text.len());
+            buf.add(text.len()).write(0);
+        }
+    }
+    text.len()
+}
+
+/// Host memory pinned by the simulated driver (the `nr_gpu_active` analogue), in bytes.
+#[unsafe(no_mangle)]
+pub extern "C" fn zesim_host_pinned_bytes() -> u64 {
+    global_platform().map_or(0, |platform| platform.host_pinned_bytes())
+}
+
+/// A counter of the loader-driven platform by name (see `Counters::NAMES`); `UINT64_MAX` for an
+/// unknown name.
+///
+/// # Safety
+/// `name` must be null or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zesim_counter(name: *const c_char) -> u64 {
+    if name.is_null() {
+        return u64::MAX;
+    }
+    // SAFETY: the caller's NUL-terminated string.
+    let name = unsafe { CStr::from_ptr(name) }.to_string_lossy();
+    if !Counters::NAMES.contains(&name.as_ref()) {
+        return u64::MAX;
+    }
+    global_platform()
+        .ok()
+        .and_then(|platform| platform.counter(&name))
+        .unwrap_or(u64::MAX)
+}

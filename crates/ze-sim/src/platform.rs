@@ -1,0 +1,645 @@
+//! One simulated platform: its devices, memory, residency accounting and counters.
+
+use crate::config::{MirrorMode, SimConfig};
+use crate::registry::{self, Object};
+use crate::{SimError, slots};
+use level_zero_sys::ze_result_t;
+use std::alloc::Layout;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ffi::c_void;
+use std::ptr::NonNull;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Memory use of one simulated device, as the DRM fdinfo of a real one would report it.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceUsage {
+    /// VRAM committed: device allocations resident on this device, their owner.
+    pub vram_bytes: u64,
+    /// GTT: other devices' allocations made resident on this device (the peer mirror).
+    pub gtt_bytes: u64,
+    /// Bytes of device allocations owned by this device, committed or not.
+    pub allocated_bytes: u64,
+}
+
+macro_rules! counters {
+    ($($(#[doc = $doc:literal])* $name:ident,)*) => {
+        /// Event counts and live-object counts of one platform.
+        #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+        pub struct Counters {
+            $($(#[doc = $doc])* pub $name: u64,)*
+        }
+
+        impl Counters {
+            /// Every counter's name, as `zesim_counter` and [`Platform::counter`] accept it.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
+
+            /// A counter by name.
+            pub fn get(&self, name: &str) -> Option<u64> {
+                match name {
+                    $(stringify!($name) => Some(self.$name),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+counters! {
+    /// `zeContextMakeMemoryResident` calls.
+    make_resident_calls,
+    /// `zeContextEvictMemory` calls.
+    evict_calls,
+    /// Commands that touched device memory not resident on the executing device.
+    residency_violations,
+    /// Allocations freed while submitted work still used them.
+    free_hazards,
+    /// Live device, host and shared allocations.
+    live_allocations,
+    /// Live contexts.
+    live_contexts,
+    /// Live command queues.
+    live_command_queues,
+    /// Live command lists, regular and immediate.
+    live_command_lists,
+    /// Live event pools.
+    live_event_pools,
+    /// Live events.
+    live_events,
+    /// Live fences.
+    live_fences,
+    /// Live `zex` host-pointer imports.
+    live_imports,
+    /// Command-list executions and immediate appends.
+    submissions,
+    /// Copies that crossed a device pair's P2P link.
+    p2p_copies,
+    /// P2P copies that went over a corrupting link.
+    corrupt_copies,
+    /// Copies refused because the pair has no P2P.
+    refused_copies,
+    /// Copies within one device's memory.
+    device_copies,
+    /// Copies to or from host USM or registered host memory (direct DMA).
+    host_direct_copies,
+    /// Copies to or from pageable host memory (staged by the driver).
+    host_staged_copies,
+    /// Memory fills.
+    fills,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MemKind {
+    Device { owner: u32 },
+    Host,
+    Shared { device: Option<u32> },
+}
+
+/// Host memory backing one simulated allocation, so copies move real bytes.
+pub(crate) struct Backing {
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+// SAFETY: the backing is plain heap memory owned by this value; access is synchronised by the
+// platform lock and by the Level Zero contract on concurrent use.
+unsafe impl Send for Backing {}
+
+impl Backing {
+    fn new(size: usize, alignment: usize) -> Option<Self> {
+        let layout = Layout::from_size_align(size, alignment.max(64)).ok()?;
+        // SAFETY: `layout` has a non-zero size (callers reject zero-size allocations).
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        NonNull::new(ptr).map(|ptr| Self { ptr, layout })
+    }
+
+    pub(crate) fn address(&self) -> usize {
+        self.ptr.as_ptr() as usize
+    }
+}
+
+impl Drop for Backing {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout, freed once.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+pub(crate) struct Allocation {
+    pub size: usize,
+    pub kind: MemKind,
+    pub context: usize,
+    /// Devices this allocation is resident on (bit per device index).
+    pub resident: u64,
+    /// Submitted commands that use it and have not completed.
+    pub pending: u32,
+    pub id: u64,
+    /// Owns the bytes at the allocation's address.
+    _backing: Backing,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct EventState {
+    pub signaled: bool,
+    pub timestamp: Option<(u64, u64)>,
+}
+
+pub(crate) struct State {
+    pub initialized: bool,
+    pub lost: bool,
+    pub usage: Vec<DeviceUsage>,
+    pub host_pinned: u64,
+    pub allocations: BTreeMap<usize, Allocation>,
+    /// Freed while work was pending: kept alive until that work completes.
+    pub zombies: HashMap<usize, Allocation>,
+    /// `zex` imported host ranges: base -> size.
+    pub imports: BTreeMap<usize, usize>,
+    pub counters: Counters,
+    pub events: HashMap<usize, EventState>,
+    pub used_event_slots: HashSet<(usize, u32)>,
+    pub fences: HashMap<usize, bool>,
+    /// Jobs submitted to a queue or immediate list (by worker id) and not yet completed.
+    pub outstanding: HashMap<usize, u64>,
+    /// Modelled time (ns) at which each engine is next free.
+    pub engine_clock: HashMap<(u32, u32, u32), u64>,
+    /// Objects created in each context that must go before it.
+    pub context_children: HashMap<usize, u64>,
+    pub next_allocation_id: u64,
+}
+
+pub(crate) struct Inner {
+    pub config: SimConfig,
+    pub state: Mutex<State>,
+    pub changed: Condvar,
+    pub driver: usize,
+    pub devices: Vec<usize>,
+    pub epoch: Instant,
+    slot: Option<usize>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        registry::unregister(self.driver);
+        for &device in &self.devices {
+            registry::unregister(device);
+        }
+        if let Some(slot) = self.slot {
+            slots::release(slot);
+        }
+    }
+}
+
+const FDINFO_KIB: u64 = 1024;
+
+impl Inner {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Waits on the platform's condition variable until `done` holds or `timeout_ns` passes
+    /// (`u64::MAX` waits forever). Returns whether `done` held.
+    pub(crate) fn wait_until(
+        &self,
+        mut state: MutexGuard<'_, State>,
+        timeout_ns: u64,
+        mut done: impl FnMut(&mut State) -> bool,
+    ) -> bool {
+        let deadline = (timeout_ns != u64::MAX)
+            .then(|| Instant::now().checked_add(Duration::from_nanos(timeout_ns)))
+            .flatten();
+        loop {
+            if done(&mut state) {
+                return true;
+            }
+            match deadline {
+                None => {
+                    state = self
+                        .changed
+                        .wait(state)
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                }
+                Some(deadline) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return false;
+                    }
+                    state = self
+                        .changed
+                        .wait_timeout(state, deadline - now)
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                        .0;
+                }
+            }
+        }
+    }
+
+    pub(crate) fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    pub(crate) fn device_count(&self) -> u32 {
+        self.config.devices.len() as u32
+    }
+
+    fn host_limit(&self) -> u64 {
+        let limit = self.config.host_memory_bytes;
+        self.config
+            .faults
+            .host_memory_limit_bytes
+            .map_or(limit, |fault| fault.min(limit))
+    }
+
+    fn device_limit(&self, device: u32) -> u64 {
+        let limit = self.config.devices[device as usize].memory_bytes;
+        self.config
+            .faults
+            .device_memory_limit_bytes
+            .map_or(limit, |fault| fault.min(limit))
+    }
+
+    /// Creates an allocation and returns its address.
+    pub(crate) fn allocate(
+        &self,
+        context: usize,
+        kind: MemKind,
+        size: usize,
+        alignment: usize,
+    ) -> Result<usize, ze_result_t> {
+        if size == 0 {
+            return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+        }
+        if alignment != 0 && !alignment.is_power_of_two() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT);
+        }
+        let mut state = self.lock();
+        if state.lost {
+            return Err(ze_result_t::ZE_RESULT_ERROR_DEVICE_LOST);
+        }
+        let size64 = size as u64;
+        match kind {
+            MemKind::Device { owner } => {
+                let device = &self.config.devices[owner as usize];
+                let max = device.max_mem_alloc_bytes.unwrap_or(device.memory_bytes);
+                if size64 > max {
+                    return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+                }
+                let allocated = state.usage[owner as usize].allocated_bytes;
+                if allocated + size64 > self.device_limit(owner) {
+                    return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+                }
+            }
+            MemKind::Host => {
+                if state.host_pinned + size64 > self.host_limit() {
+                    return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
+                }
+            }
+            MemKind::Shared { .. } => {}
+        }
+        let backing = Backing::new(size, alignment)
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
+        let address = backing.address();
+        match kind {
+            MemKind::Device { owner } => state.usage[owner as usize].allocated_bytes += size64,
+            // Host USM is pinned system memory the driver owns.
+            MemKind::Host => state.host_pinned += size64,
+            MemKind::Shared { .. } => {}
+        }
+        state.next_allocation_id += 1;
+        let id = state.next_allocation_id;
+        state.allocations.insert(
+            address,
+            Allocation {
+                size,
+                kind,
+                context,
+                resident: 0,
+                pending: 0,
+                id,
+                _backing: backing,
+            },
+        );
+        state.counters.live_allocations += 1;
+        *state.context_children.entry(context).or_default() += 1;
+        Ok(address)
+    }
+
+    /// Frees an allocation by its base address. `wait` blocks until pending work completes
+    /// (`ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE`); `defer` frees after it
+    /// completes without counting a hazard (`..._DEFER_FREE`).
+    pub(crate) fn free(
+        &self,
+        context: usize,
+        address: usize,
+        wait: bool,
+        defer: bool,
+    ) -> Result<(), ze_result_t> {
+        let mut state = self.lock();
+        match state.allocations.get(&address) {
+            Some(allocation) if allocation.context == context => {}
+            _ => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        }
+        if wait {
+            let ready = self.wait_until(state, u64::MAX, |state| {
+                state
+                    .allocations
+                    .get(&address)
+                    .is_none_or(|allocation| allocation.pending == 0)
+            });
+            debug_assert!(ready);
+            state = self.lock();
+        }
+        let Some(allocation) = state.allocations.remove(&address) else {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        };
+        let resident = allocation.resident;
+        for device in 0..self.device_count() {
+            if resident & (1 << device) != 0 {
+                self.release_residency(&mut state, &allocation, device);
+            }
+        }
+        let size64 = allocation.size as u64;
+        match allocation.kind {
+            MemKind::Device { owner } => state.usage[owner as usize].allocated_bytes -= size64,
+            MemKind::Host => state.host_pinned -= size64,
+            MemKind::Shared { .. } => {}
+        }
+        state.counters.live_allocations -= 1;
+        if let Some(children) = state.context_children.get_mut(&context) {
+            *children -= 1;
+        }
+        if allocation.pending > 0 {
+            if !defer {
+                state.counters.free_hazards += 1;
+            }
+            state.zombies.insert(address, allocation);
+        }
+        Ok(())
+    }
+
+    fn release_residency(&self, state: &mut State, allocation: &Allocation, device: u32) {
+        let size = allocation.size as u64;
+        match allocation.kind {
+            MemKind::Device { owner } if owner == device => {
+                state.usage[device as usize].vram_bytes -= size;
+            }
+            MemKind::Device { .. } => {
+                if self.config.mirror != MirrorMode::None {
+                    state.usage[device as usize].gtt_bytes -= size;
+                }
+                if self.config.mirror == MirrorMode::Pinned {
+                    state.host_pinned -= size;
+                }
+            }
+            MemKind::Host | MemKind::Shared { .. } => {}
+        }
+    }
+
+    /// Makes the allocation at `base` resident on `device` (no-op when it already is).
+    pub(crate) fn make_resident(
+        &self,
+        state: &mut State,
+        base: usize,
+        device: u32,
+    ) -> Result<(), ze_result_t> {
+        let host_limit = self.host_limit();
+        let mirror = self.config.mirror;
+        let Some(allocation) = state.allocations.get(&base) else {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        };
+        let bit = 1u64 << device;
+        if allocation.resident & bit != 0 {
+            return Ok(());
+        }
+        let size = allocation.size as u64;
+        match allocation.kind {
+            MemKind::Device { owner } if owner == device => {
+                state.usage[device as usize].vram_bytes += size;
+            }
+            MemKind::Device { .. } => {
+                if mirror == MirrorMode::Pinned {
+                    if state.host_pinned + size > host_limit {
+                        return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
+                    }
+                    state.host_pinned += size;
+                }
+                if mirror != MirrorMode::None {
+                    state.usage[device as usize].gtt_bytes += size;
+                }
+            }
+            MemKind::Host | MemKind::Shared { .. } => {}
+        }
+        if let Some(allocation) = state.allocations.get_mut(&base) {
+            allocation.resident |= bit;
+        }
+        Ok(())
+    }
+
+    /// Evicts the allocation at `base` from `device` (no-op when it is not resident there).
+    pub(crate) fn evict(
+        &self,
+        state: &mut State,
+        base: usize,
+        device: u32,
+    ) -> Result<(), ze_result_t> {
+        let Some(allocation) = state.allocations.get(&base) else {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        };
+        let bit = 1u64 << device;
+        if allocation.resident & bit == 0 {
+            return Ok(());
+        }
+        let allocation = state.allocations.remove(&base).expect("looked up above");
+        self.release_residency(state, &allocation, device);
+        let mut allocation = allocation;
+        allocation.resident &= !bit;
+        state.allocations.insert(base, allocation);
+        Ok(())
+    }
+
+    /// The allocation containing `[address, address + size)`: its base, or
+    /// `Err(INVALID_ARGUMENT)` when the range starts inside one but runs past its end.
+    pub(crate) fn find_allocation(
+        state: &State,
+        address: usize,
+        size: usize,
+    ) -> Result<Option<usize>, ze_result_t> {
+        let Some((&base, allocation)) = state.allocations.range(..=address).next_back() else {
+            return Ok(None);
+        };
+        if address >= base + allocation.size {
+            return Ok(None);
+        }
+        if address.checked_add(size).is_none_or(|end| end > base + allocation.size) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        Ok(Some(base))
+    }
+
+    /// Undoes one pending use of an allocation; frees a zombie whose work has all completed.
+    pub(crate) fn complete_use(state: &mut State, base: usize) {
+        if let Some(allocation) = state.allocations.get_mut(&base) {
+            allocation.pending = allocation.pending.saturating_sub(1);
+        } else if let Some(zombie) = state.zombies.get_mut(&base) {
+            zombie.pending = zombie.pending.saturating_sub(1);
+            if zombie.pending == 0 {
+                state.zombies.remove(&base);
+            }
+        }
+    }
+
+    pub(crate) fn fdinfo(&self, device: u32) -> Option<String> {
+        let config = self.config.devices.get(device as usize)?;
+        let usage = self.lock().usage[device as usize];
+        let vram = usage.vram_bytes / FDINFO_KIB;
+        let gtt = usage.gtt_bytes / FDINFO_KIB;
+        Some(format!(
+            "drm-driver:\txe\ndrm-pdev:\t{}\ndrm-client-id:\t{}\n\
+             drm-total-vram0:\t{vram} KiB\ndrm-resident-vram0:\t{vram} KiB\n\
+             drm-total-gtt:\t{gtt} KiB\ndrm-resident-gtt:\t{gtt} KiB\n",
+            config.pci_address,
+            device + 1
+        ))
+    }
+}
+
+/// A simulated multi-GPU Level Zero platform.
+///
+/// Each instance is independent: its own devices, memory and counters. [`Platform::resolve`]
+/// hands out the Level Zero entry points that drive it, for `level_zero_sys::ZeApi`.
+///
+/// ```
+/// let platform = ze_sim::Platform::preset("b70x2").unwrap();
+/// assert_eq!(platform.config().devices.len(), 2);
+/// assert_eq!(platform.host_pinned_bytes(), 0);
+/// assert_eq!(platform.counter("live_allocations"), Some(0));
+/// assert!(platform.resolve("zeMemAllocDevice").is_some());
+/// ```
+#[derive(Clone)]
+pub struct Platform {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Platform {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Platform")
+            .field("name", &self.inner.config.name)
+            .field("devices", &self.inner.config.devices.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Platform {
+    /// A new, independent platform.
+    pub fn new(config: SimConfig) -> Result<Self, SimError> {
+        Self::build(config, true)
+    }
+
+    /// A new platform from a preset name (see [`crate::PRESET_NAMES`]).
+    pub fn preset(name: &str) -> Result<Self, SimError> {
+        let config = SimConfig::preset(name).ok_or_else(|| SimError::UnknownPreset(name.into()))?;
+        Self::new(config)
+    }
+
+    pub(crate) fn build(config: SimConfig, in_process: bool) -> Result<Self, SimError> {
+        config.validate()?;
+        let device_count = config.devices.len();
+        let slot = if in_process {
+            Some(slots::acquire().ok_or(SimError::TooManyPlatforms(slots::SLOT_COUNT))?)
+        } else {
+            None
+        };
+        let state = State {
+            initialized: false,
+            lost: false,
+            usage: vec![DeviceUsage::default(); device_count],
+            host_pinned: 0,
+            allocations: BTreeMap::new(),
+            zombies: HashMap::new(),
+            imports: BTreeMap::new(),
+            counters: Counters::default(),
+            events: HashMap::new(),
+            used_event_slots: HashSet::new(),
+            fences: HashMap::new(),
+            outstanding: HashMap::new(),
+            engine_clock: HashMap::new(),
+            context_children: HashMap::new(),
+            next_allocation_id: 0,
+        };
+        let inner = Arc::new(Inner {
+            config,
+            state: Mutex::new(state),
+            changed: Condvar::new(),
+            driver: 0,
+            devices: Vec::new(),
+            epoch: Instant::now(),
+            slot,
+        });
+        // Handles need the Arc, so they are registered after construction.
+        let driver = registry::register(&inner, Object::Driver);
+        let devices = (0..device_count as u32)
+            .map(|index| registry::register(&inner, Object::Device(index)))
+            .collect();
+        let mut inner = inner;
+        let fields = Arc::get_mut(&mut inner).expect("no other reference yet");
+        fields.driver = driver;
+        fields.devices = devices;
+        if let Some(slot) = slot {
+            slots::bind(slot, &inner);
+        }
+        Ok(Self { inner })
+    }
+
+    /// The configuration this platform was built from.
+    pub fn config(&self) -> &SimConfig {
+        &self.inner.config
+    }
+
+    /// The address of the Level Zero entry point `name` driving this platform, or `None` for a
+    /// function the simulator does not provide. Pass it to `ZeApi::from_resolver`.
+    pub fn resolve(&self, name: &str) -> Option<*const c_void> {
+        let slot = self.inner.slot?;
+        slots::resolve(slot, name).or_else(|| crate::entry::resolve(name))
+    }
+
+    /// Memory use of device `index`.
+    pub fn device_usage(&self, index: u32) -> Option<DeviceUsage> {
+        self.inner.lock().usage.get(index as usize).copied()
+    }
+
+    /// Host memory pinned by the driver (the `nr_gpu_active` analogue), in bytes.
+    pub fn host_pinned_bytes(&self) -> u64 {
+        self.inner.lock().host_pinned
+    }
+
+    /// Device `index`'s usage in Linux DRM fdinfo format (`drm-total-vram0: N KiB`, ...).
+    ///
+    /// ```
+    /// let platform = ze_sim::Platform::preset("b70x2").unwrap();
+    /// let text = platform.fdinfo(1).unwrap();
+    /// assert!(text.contains("drm-pdev:\t0000:12:00.0"));
+    /// assert!(text.contains("drm-resident-gtt:\t0 KiB"));
+    /// ```
+    pub fn fdinfo(&self, index: u32) -> Option<String> {
+        self.inner.fdinfo(index)
+    }
+
+    /// A counter by name (see [`Counters::NAMES`]).
+    pub fn counter(&self, name: &str) -> Option<u64> {
+        self.inner.lock().counters.get(name)
+    }
+
+    /// All counters at once.
+    pub fn counters(&self) -> Counters {
+        self.inner.lock().counters
+    }
+
+    /// The driver handle of this platform, as `zeDriverGet` returns it.
+    pub fn driver_handle(&self) -> usize {
+        self.inner.driver
+    }
+
+    /// Whether no submitted work is still pending.
+    pub fn is_idle(&self) -> bool {
+        self.inner.lock().outstanding.values().all(|&jobs| jobs == 0)
+    }
+}

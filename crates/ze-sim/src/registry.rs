@@ -1,0 +1,123 @@
+//! Handle values and what they stand for.
+//!
+//! Every Level Zero handle the simulator hands out is a unique, never-reused integer (aligned
+//! like a pointer, never dereferenced) registered here with its platform, so that one set of
+//! `extern "C"` functions serves any number of independent platform instances.
+
+use crate::exec::{CommandList, CommandQueue};
+use crate::platform::Inner;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, RwLock, Weak};
+use level_zero_sys::ze_result_t;
+
+/// A context: the devices it spans, as a bit set of device indices.
+#[derive(Debug)]
+pub(crate) struct Context {
+    pub devices: u64,
+}
+
+/// An event pool: its size and whether its events record timestamps.
+#[derive(Debug)]
+pub(crate) struct EventPool {
+    pub context: usize,
+    pub count: u32,
+}
+
+/// An event: its pool and index (state lives in the platform).
+#[derive(Debug)]
+pub(crate) struct Event {
+    pub pool: usize,
+    pub index: u32,
+}
+
+/// A fence on a command queue.
+#[derive(Debug)]
+pub(crate) struct Fence {
+    pub queue: usize,
+}
+
+#[derive(Clone)]
+pub(crate) enum Object {
+    Driver,
+    Device(u32),
+    Context(Arc<Context>),
+    Queue(Arc<CommandQueue>),
+    List(Arc<CommandList>),
+    EventPool(Arc<EventPool>),
+    Event(Arc<Event>),
+    Fence(Arc<Fence>),
+}
+
+struct Entry {
+    platform: Weak<Inner>,
+    object: Object,
+}
+
+static NEXT_HANDLE: AtomicUsize = AtomicUsize::new(0x5a5a_0000);
+static OBJECTS: LazyLock<RwLock<HashMap<usize, Entry>>> = LazyLock::new(Default::default);
+
+/// Registers an object and returns its new handle value.
+pub(crate) fn register(platform: &Arc<Inner>, object: Object) -> usize {
+    let handle = NEXT_HANDLE.fetch_add(16, Ordering::Relaxed);
+    let entry = Entry {
+        platform: Arc::downgrade(platform),
+        object,
+    };
+    OBJECTS
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .insert(handle, entry);
+    handle
+}
+
+/// Forgets a handle; later lookups of it fail.
+pub(crate) fn unregister(handle: usize) {
+    OBJECTS
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .remove(&handle);
+}
+
+/// The platform and object behind a handle, or `ZE_RESULT_ERROR_INVALID_NULL_HANDLE` for null
+/// and `ZE_RESULT_ERROR_INVALID_ARGUMENT` for a value that is not (or no longer) a handle.
+pub(crate) fn lookup(handle: usize) -> Result<(Arc<Inner>, Object), ze_result_t> {
+    if handle == 0 {
+        return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    }
+    let objects = OBJECTS.read().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let entry = objects
+        .get(&handle)
+        .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+    let platform = entry
+        .platform
+        .upgrade()
+        .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+    Ok((platform, entry.object.clone()))
+}
+
+macro_rules! typed_lookup {
+    ($name:ident, $variant:ident, $ty:ty) => {
+        pub(crate) fn $name(handle: usize) -> Result<(Arc<Inner>, $ty), ze_result_t> {
+            match lookup(handle)? {
+                (platform, Object::$variant(object)) => Ok((platform, object)),
+                _ => Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT),
+            }
+        }
+    };
+}
+
+typed_lookup!(device, Device, u32);
+typed_lookup!(context, Context, Arc<Context>);
+typed_lookup!(queue, Queue, Arc<CommandQueue>);
+typed_lookup!(list, List, Arc<CommandList>);
+typed_lookup!(event_pool, EventPool, Arc<EventPool>);
+typed_lookup!(event, Event, Arc<Event>);
+typed_lookup!(fence, Fence, Arc<Fence>);
+
+pub(crate) fn driver(handle: usize) -> Result<Arc<Inner>, ze_result_t> {
+    match lookup(handle)? {
+        (platform, Object::Driver) => Ok(platform),
+        _ => Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT),
+    }
+}
