@@ -569,20 +569,15 @@ impl Platform {
             config,
             state: Mutex::new(state),
             changed: Condvar::new(),
-            driver: 0,
-            devices: Vec::new(),
+            driver: registry::reserve(),
+            devices: (0..device_count).map(|_| registry::reserve()).collect(),
             epoch: Instant::now(),
             slot,
         });
-        // Handles need the Arc, so they are registered after construction.
-        let driver = registry::register(&inner, Object::Driver);
-        let devices = (0..device_count as u32)
-            .map(|index| registry::register(&inner, Object::Device(index)))
-            .collect();
-        let mut inner = inner;
-        let fields = Arc::get_mut(&mut inner).expect("no other reference yet");
-        fields.driver = driver;
-        fields.devices = devices;
+        registry::insert(inner.driver, &inner, Object::Driver);
+        for (index, &device) in inner.devices.iter().enumerate() {
+            registry::insert(device, &inner, Object::Device(index as u32));
+        }
         if let Some(slot) = slot {
             slots::bind(slot, &inner);
         }

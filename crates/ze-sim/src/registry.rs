@@ -57,9 +57,20 @@ struct Entry {
 static NEXT_HANDLE: AtomicUsize = AtomicUsize::new(0x5a5a_0000);
 static OBJECTS: LazyLock<RwLock<HashMap<usize, Entry>>> = LazyLock::new(Default::default);
 
+/// A fresh handle value, for [`insert`].
+pub(crate) fn reserve() -> usize {
+    NEXT_HANDLE.fetch_add(16, Ordering::Relaxed)
+}
+
 /// Registers an object and returns its new handle value.
 pub(crate) fn register(platform: &Arc<Inner>, object: Object) -> usize {
-    let handle = NEXT_HANDLE.fetch_add(16, Ordering::Relaxed);
+    let handle = reserve();
+    insert(handle, platform, object);
+    handle
+}
+
+/// Registers an object under a handle from [`reserve`].
+pub(crate) fn insert(handle: usize, platform: &Arc<Inner>, object: Object) {
     let entry = Entry {
         platform: Arc::downgrade(platform),
         object,
@@ -68,7 +79,6 @@ pub(crate) fn register(platform: &Arc<Inner>, object: Object) -> usize {
         .write()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .insert(handle, entry);
-    handle
 }
 
 /// Forgets a handle; later lookups of it fail.

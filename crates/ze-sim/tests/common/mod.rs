@@ -1,0 +1,412 @@
+//! A thin driver for the simulator's Level Zero entry points, shared by the tests, so that the
+//! same test bodies run in-process and behind the system loader.
+
+#![allow(dead_code)]
+
+use level_zero_sys::*;
+use std::collections::HashMap;
+use std::ffi::{CString, c_void};
+use std::ptr::null_mut;
+use std::sync::Arc;
+use ze_sim::{Platform, SimConfig};
+
+pub const GIB: usize = 1 << 30;
+pub const MIB: usize = 1 << 20;
+
+/// Where the accounting comes from: the in-process platform, or `libze_sim.so`'s exports.
+pub enum Accounting {
+    InProcess(Platform),
+    Loader(libloading::Library),
+}
+
+pub struct Sim {
+    pub api: ZeApi,
+    pub accounting: Accounting,
+    pub driver: ze_driver_handle_t,
+    pub devices: Vec<ze_device_handle_t>,
+}
+
+/// Asserts a Level Zero call succeeded, naming the result otherwise.
+#[track_caller]
+pub fn ok(result: ze_result_t) {
+    assert_eq!(
+        result,
+        ze_result_t::ZE_RESULT_SUCCESS,
+        "{}",
+        ze_result_name(result).unwrap_or("unknown result")
+    );
+}
+
+/// Environment variable that marks a child process started by [`run_in_loader_child`].
+pub const CHILD_ENV: &str = "ZE_SIM_TEST_CHILD";
+
+impl Sim {
+    pub fn in_process(config: SimConfig) -> Self {
+        let platform = Platform::new(config).expect("platform");
+        let resolver = platform.clone();
+        // SAFETY: the simulator's entry points have the signatures the headers declare.
+        let api = unsafe {
+            ZeApi::from_resolver("ze-sim", Some(Arc::new(platform.clone())), move |name| {
+                resolver.resolve(name)
+            })
+        }
+        .expect("api");
+        Self::start(api, Accounting::InProcess(platform))
+    }
+
+    pub fn preset(name: &str) -> Self {
+        Self::in_process(SimConfig::preset(name).expect("preset"))
+    }
+
+    /// Inside a child started by [`run_in_loader_child`]: the system loader driving
+    /// `libze_sim.so`.
+    pub fn loader_child() -> Self {
+        assert!(
+            std::env::var_os(CHILD_ENV).is_some(),
+            "this test runs only in a child process started by a loader_* test"
+        );
+        let api = ZeApi::load_system().expect("system loader");
+        let path = std::env::var("ZE_ENABLE_ALT_DRIVERS").expect("ZE_ENABLE_ALT_DRIVERS");
+        // SAFETY: the same library the loader already loaded; its initialisers are trivial.
+        let library = unsafe { libloading::Library::new(path) }.expect("libze_sim.so");
+        Self::start(api, Accounting::Loader(library))
+    }
+
+    fn start(api: ZeApi, accounting: Accounting) -> Self {
+        let mut count = 0;
+        let mut driver = null_mut();
+        // SAFETY: valid pointers for the two-call pattern.
+        unsafe {
+            ok((api.init)(ze_init_flag_t::ZE_INIT_FLAG_GPU_ONLY.0));
+            ok((api.driver_get)(&mut count, null_mut()));
+            assert_eq!(count, 1, "one simulated driver");
+            ok((api.driver_get)(&mut count, &mut driver));
+        }
+        let mut sim = Self {
+            api,
+            accounting,
+            driver,
+            devices: Vec::new(),
+        };
+        sim.devices = sim.enumerate_devices();
+        sim
+    }
+
+    fn enumerate_devices(&self) -> Vec<ze_device_handle_t> {
+        let mut count = 0;
+        // SAFETY: valid pointers for the two-call pattern.
+        unsafe {
+            ok((self.api.device_get)(self.driver, &mut count, null_mut()));
+            let mut devices = vec![null_mut(); count as usize];
+            ok((self.api.device_get)(self.driver, &mut count, devices.as_mut_ptr()));
+            devices
+        }
+    }
+
+    pub fn fdinfo(&self, device: u32) -> HashMap<String, String> {
+        let text = match &self.accounting {
+            Accounting::InProcess(platform) => platform.fdinfo(device).expect("device"),
+            Accounting::Loader(library) => {
+                // SAFETY: the export's documented signature.
+                let fdinfo = unsafe {
+                    library.get::<unsafe extern "C" fn(u32, *mut i8, usize) -> usize>(b"zesim_fdinfo")
+                }
+                .expect("zesim_fdinfo");
+                // SAFETY: a null buffer asks for the length only; then a buffer of that size + 1.
+                let length = unsafe { fdinfo(device, null_mut(), 0) };
+                let mut buffer = vec![0u8; length + 1];
+                // SAFETY: as above.
+                let written = unsafe { fdinfo(device, buffer.as_mut_ptr() as *mut i8, buffer.len()) };
+                assert_eq!(written, length);
+                assert_eq!(buffer[length], 0, "NUL-terminated");
+                String::from_utf8(buffer[..length].to_vec()).expect("utf-8")
+            }
+        };
+        parse_fdinfo(&text)
+    }
+
+    /// `(vram, gtt)` of a device in bytes, read from its fdinfo text.
+    pub fn vram_gtt(&self, device: u32) -> (u64, u64) {
+        let fields = self.fdinfo(device);
+        let kib = |key: &str| -> u64 {
+            let value = &fields[key];
+            value.strip_suffix(" KiB").expect("KiB").parse::<u64>().expect("number") * 1024
+        };
+        assert_eq!(kib("drm-total-vram0"), kib("drm-resident-vram0"));
+        (kib("drm-resident-vram0"), kib("drm-resident-gtt"))
+    }
+
+    pub fn host_pinned(&self) -> u64 {
+        match &self.accounting {
+            Accounting::InProcess(platform) => platform.host_pinned_bytes(),
+            Accounting::Loader(library) => {
+                // SAFETY: the export's documented signature.
+                unsafe {
+                    let pinned = library
+                        .get::<unsafe extern "C" fn() -> u64>(b"zesim_host_pinned_bytes")
+                        .expect("zesim_host_pinned_bytes");
+                    pinned()
+                }
+            }
+        }
+    }
+
+    pub fn counter(&self, name: &str) -> u64 {
+        match &self.accounting {
+            Accounting::InProcess(platform) => platform.counter(name).unwrap_or(u64::MAX),
+            Accounting::Loader(library) => {
+                let name = CString::new(name).expect("name");
+                // SAFETY: the export's documented signature and a NUL-terminated name.
+                unsafe {
+                    let counter = library
+                        .get::<unsafe extern "C" fn(*const i8) -> u64>(b"zesim_counter")
+                        .expect("zesim_counter");
+                    counter(name.as_ptr())
+                }
+            }
+        }
+    }
+
+    /// Every live-object counter is back to zero and nothing is pinned.
+    #[track_caller]
+    pub fn assert_clean(&self) {
+        for name in [
+            "live_allocations",
+            "live_contexts",
+            "live_command_queues",
+            "live_command_lists",
+            "live_event_pools",
+            "live_events",
+            "live_fences",
+            "live_imports",
+        ] {
+            assert_eq!(self.counter(name), 0, "{name} after the test");
+        }
+        assert_eq!(self.host_pinned(), 0, "host pinned bytes after the test");
+        for device in 0..self.devices.len() as u32 {
+            assert_eq!(self.vram_gtt(device), (0, 0), "device {device} usage after the test");
+        }
+    }
+
+    pub fn context(&self, devices: &[u32]) -> ze_context_handle_t {
+        let desc = ze_context_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_CONTEXT_DESC,
+            ..Default::default()
+        };
+        let mut handles: Vec<_> = devices.iter().map(|&d| self.devices[d as usize]).collect();
+        let mut context = null_mut();
+        let create = self.api.context_create_ex.expect("zeContextCreateEx");
+        // SAFETY: valid descriptor, device array and output pointer.
+        ok(unsafe {
+            create(self.driver, &desc, handles.len() as u32, handles.as_mut_ptr(), &mut context)
+        });
+        context
+    }
+
+    pub fn destroy_context(&self, context: ze_context_handle_t) {
+        // SAFETY: a context this test created.
+        ok(unsafe { (self.api.context_destroy)(context) });
+    }
+
+    pub fn try_alloc_device(
+        &self,
+        context: ze_context_handle_t,
+        device: u32,
+        size: usize,
+    ) -> Result<*mut c_void, ze_result_t> {
+        let desc = ze_device_mem_alloc_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
+            ..Default::default()
+        };
+        let mut pointer = null_mut();
+        // SAFETY: valid descriptor and output pointer.
+        let result = unsafe {
+            (self.api.mem_alloc_device)(context, &desc, size, 64, self.devices[device as usize], &mut pointer)
+        };
+        if result == ze_result_t::ZE_RESULT_SUCCESS {
+            Ok(pointer)
+        } else {
+            Err(result)
+        }
+    }
+
+    pub fn alloc_device(&self, context: ze_context_handle_t, device: u32, size: usize) -> *mut c_void {
+        self.try_alloc_device(context, device, size).expect("zeMemAllocDevice")
+    }
+
+    pub fn alloc_host(&self, context: ze_context_handle_t, size: usize) -> *mut c_void {
+        let desc = ze_host_mem_alloc_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,
+            ..Default::default()
+        };
+        let mut pointer = null_mut();
+        // SAFETY: valid descriptor and output pointer.
+        ok(unsafe { (self.api.mem_alloc_host)(context, &desc, size, 64, &mut pointer) });
+        pointer
+    }
+
+    pub fn free(&self, context: ze_context_handle_t, pointer: *mut c_void) {
+        // SAFETY: an allocation this test made.
+        ok(unsafe { (self.api.mem_free)(context, pointer) });
+    }
+
+    pub fn make_resident(
+        &self,
+        context: ze_context_handle_t,
+        device: u32,
+        pointer: *mut c_void,
+        size: usize,
+    ) -> ze_result_t {
+        // SAFETY: plain call; the simulator checks the range.
+        unsafe {
+            (self.api.context_make_memory_resident)(context, self.devices[device as usize], pointer, size)
+        }
+    }
+
+    pub fn evict(&self, context: ze_context_handle_t, device: u32, pointer: *mut c_void, size: usize) -> ze_result_t {
+        // SAFETY: plain call; the simulator checks the range.
+        unsafe { (self.api.context_evict_memory)(context, self.devices[device as usize], pointer, size) }
+    }
+
+    /// An immediate list on `device`'s engine `(ordinal, index)`, asynchronous.
+    pub fn immediate_list(
+        &self,
+        context: ze_context_handle_t,
+        device: u32,
+        ordinal: u32,
+    ) -> ze_command_list_handle_t {
+        let desc = ze_command_queue_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+            ordinal,
+            index: 0,
+            mode: ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+            ..Default::default()
+        };
+        let mut list = null_mut();
+        // SAFETY: valid descriptor and output pointer.
+        ok(unsafe {
+            (self.api.command_list_create_immediate)(context, self.devices[device as usize], &desc, &mut list)
+        });
+        list
+    }
+
+    pub fn destroy_list(&self, list: ze_command_list_handle_t) {
+        // SAFETY: a list this test created.
+        ok(unsafe { (self.api.command_list_destroy)(list) });
+    }
+
+    pub fn copy(
+        &self,
+        list: ze_command_list_handle_t,
+        dst: *mut c_void,
+        src: *const c_void,
+        size: usize,
+        signal: ze_event_handle_t,
+        waits: &mut [ze_event_handle_t],
+    ) -> ze_result_t {
+        // SAFETY: the simulator checks the ranges; `waits` is a valid array.
+        unsafe {
+            (self.api.command_list_append_memory_copy)(
+                list,
+                dst,
+                src,
+                size,
+                signal,
+                waits.len() as u32,
+                if waits.is_empty() { null_mut() } else { waits.as_mut_ptr() },
+            )
+        }
+    }
+
+    pub fn event_pool(&self, context: ze_context_handle_t, count: u32) -> ze_event_pool_handle_t {
+        let desc = ze_event_pool_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+            flags: ze_event_pool_flag_t::ZE_EVENT_POOL_FLAG_HOST_VISIBLE.0
+                | ze_event_pool_flag_t::ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP.0,
+            count,
+            ..Default::default()
+        };
+        let mut pool = null_mut();
+        // SAFETY: valid descriptor and output pointer.
+        ok(unsafe { (self.api.event_pool_create)(context, &desc, 0, null_mut(), &mut pool) });
+        pool
+    }
+
+    pub fn event(&self, pool: ze_event_pool_handle_t, index: u32) -> ze_event_handle_t {
+        let desc = ze_event_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_EVENT_DESC,
+            index,
+            signal: ze_event_scope_flag_t::ZE_EVENT_SCOPE_FLAG_HOST.0,
+            wait: ze_event_scope_flag_t::ZE_EVENT_SCOPE_FLAG_HOST.0,
+            ..Default::default()
+        };
+        let mut event = null_mut();
+        // SAFETY: valid descriptor and output pointer.
+        ok(unsafe { (self.api.event_create)(pool, &desc, &mut event) });
+        event
+    }
+
+    pub fn wait(&self, event: ze_event_handle_t) {
+        // SAFETY: an event this test created.
+        ok(unsafe { (self.api.event_host_synchronize)(event, u64::MAX) });
+    }
+
+    pub fn destroy_events(&self, pool: ze_event_pool_handle_t, events: &[ze_event_handle_t]) {
+        for &event in events {
+            // SAFETY: events this test created.
+            ok(unsafe { (self.api.event_destroy)(event) });
+        }
+        // SAFETY: a pool this test created.
+        ok(unsafe { (self.api.event_pool_destroy)(pool) });
+    }
+}
+
+/// `key: value` lines of DRM fdinfo text.
+pub fn parse_fdinfo(text: &str) -> HashMap<String, String> {
+    text.lines()
+        .filter_map(|line| line.split_once(':'))
+        .map(|(key, value)| (key.trim().to_string(), value.trim().to_string()))
+        .collect()
+}
+
+/// Runs the `#[ignore]`d test `name` of this test binary in a child process whose Level Zero is
+/// the system loader with `libze_sim.so` as its only driver, configured by `preset`, optionally
+/// with the loader's validation layer on. Skips (saying why) where the loader or the driver
+/// library is absent, except under CI, where that is a failure.
+pub fn run_in_loader_child(name: &str, preset: &str, validation: bool) {
+    let ci = std::env::var_os("CI").is_some();
+    let skip = |why: String| {
+        assert!(!ci, "loader-path test cannot run under CI: {why}");
+        eprintln!("SKIPPED {name}: {why}");
+    };
+    // SAFETY: probing for the loader; its initialisers only set up its own state.
+    if let Err(error) = unsafe { libloading::Library::new("libze_loader.so.1") } {
+        return skip(format!("no Level Zero loader (apt-get install -y libze1): {error}"));
+    }
+    let executable = std::env::current_exe().expect("test executable");
+    let target_dir = executable.parent().and_then(|deps| deps.parent()).expect("target dir");
+    let driver = target_dir.join("libze_sim.so");
+    if !driver.exists() {
+        return skip(format!("{} not built (cargo build -p ze-sim)", driver.display()));
+    }
+    let mut command = std::process::Command::new(&executable);
+    command
+        .args([name, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, "1")
+        .env("ZE_ENABLE_ALT_DRIVERS", &driver)
+        .env("ZE_SIM_CONFIG", preset)
+        .env_remove("ZE_ENABLE_VALIDATION_LAYER")
+        .env_remove("ZE_ENABLE_PARAMETER_VALIDATION");
+    if validation {
+        command
+            .env("ZE_ENABLE_VALIDATION_LAYER", "1")
+            .env("ZE_ENABLE_PARAMETER_VALIDATION", "1");
+    }
+    let output = command.output().expect("child test process");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "child {name} (preset {preset}, validation {validation}) failed:\n{stdout}\n{stderr}"
+    );
+}
