@@ -60,8 +60,7 @@ pub type ze_pfnInitDrivers_t = Option<
 /// `zeDriverGetExtensionFunctionAddress`.
 pub const ZEX_DRIVER_IMPORT_EXTERNAL_POINTER: &std::ffi::CStr = c"zexDriverImportExternalPointer";
 /// See [`ZEX_DRIVER_IMPORT_EXTERNAL_POINTER`].
-pub const ZEX_DRIVER_RELEASE_IMPORTED_POINTER: &std::ffi::CStr =
-    c"zexDriverReleaseImportedPointer";
+pub const ZEX_DRIVER_RELEASE_IMPORTED_POINTER: &std::ffi::CStr = c"zexDriverReleaseImportedPointer";
 /// See [`ZEX_DRIVER_IMPORT_EXTERNAL_POINTER`].
 pub const ZEX_DRIVER_GET_HOST_POINTER_BASE_ADDRESS: &std::ffi::CStr =
     c"zexDriverGetHostPointerBaseAddress";

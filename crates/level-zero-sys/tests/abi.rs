@@ -16,9 +16,15 @@ fn structure_types_match_the_headers() {
     assert_eq!(S::ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES.0, 0x10008);
     assert_eq!(S::ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC.0, 0x1000a);
     assert_eq!(S::ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2.0, 0x0002_0006);
-    assert_eq!(S::ZE_STRUCTURE_TYPE_DEVICE_P2P_BANDWIDTH_EXP_PROPERTIES.0, 0x0002_000a);
+    assert_eq!(
+        S::ZE_STRUCTURE_TYPE_DEVICE_P2P_BANDWIDTH_EXP_PROPERTIES.0,
+        0x0002_000a
+    );
     // Hand-declared (spec 1.10).
-    assert_eq!(extensions::ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC.0, 0x0002_0021);
+    assert_eq!(
+        extensions::ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC.0,
+        0x0002_0021
+    );
 }
 
 #[test]
@@ -38,8 +44,14 @@ fn result_codes_match_the_headers() {
 
 #[test]
 fn every_result_code_has_its_name() {
-    assert_eq!(ze_result_name(ze_result_t(0x7000_0003)), Some("ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"));
-    assert_eq!(ze_result_name(ze_result_t::ZE_RESULT_ERROR_OVERLAPPING_REGIONS), Some("ZE_RESULT_ERROR_OVERLAPPING_REGIONS"));
+    assert_eq!(
+        ze_result_name(ze_result_t(0x7000_0003)),
+        Some("ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY")
+    );
+    assert_eq!(
+        ze_result_name(ze_result_t::ZE_RESULT_ERROR_OVERLAPPING_REGIONS),
+        Some("ZE_RESULT_ERROR_OVERLAPPING_REGIONS")
+    );
     assert_eq!(ze_result_name(ze_result_t(0x7000_00ff)), None);
 }
 
@@ -65,7 +77,13 @@ fn struct_sizes_match_the_headers() {
 
 #[test]
 fn versions_compose_like_the_macro() {
-    assert_eq!(ze_api_version_t::ZE_API_VERSION_1_4.0, ze_make_version(1, 4));
-    assert_eq!(ze_api_version_t::ZE_API_VERSION_CURRENT, ze_api_version_t::ZE_API_VERSION_1_4);
+    assert_eq!(
+        ze_api_version_t::ZE_API_VERSION_1_4.0,
+        ze_make_version(1, 4)
+    );
+    assert_eq!(
+        ze_api_version_t::ZE_API_VERSION_CURRENT,
+        ze_api_version_t::ZE_API_VERSION_1_4
+    );
     assert_eq!(ze_minor_version(ze_make_version(1, 10)), 10);
 }

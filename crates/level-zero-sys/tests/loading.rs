@@ -9,7 +9,10 @@ fn a_missing_library_is_a_typed_error_naming_what_was_tried() {
     match &error {
         LoadError::LibraryNotFound { tried } => {
             assert_eq!(tried.len(), 1);
-            assert!(tried[0].starts_with("/nonexistent/libze_loader.so.1: "), "{tried:?}");
+            assert!(
+                tried[0].starts_with("/nonexistent/libze_loader.so.1: "),
+                "{tried:?}"
+            );
         }
         other => panic!("expected LibraryNotFound, got {other:?}"),
     }
@@ -48,7 +51,9 @@ fn optional_symbols_may_be_absent_and_core_ones_may_not() {
     let without_free = |name: &str| (name != "zeMemFree").then(|| all_core(name)).flatten();
     // SAFETY: as above.
     let error = unsafe { ZeApi::from_resolver("stand-in", None, without_free) }.unwrap_err();
-    assert!(matches!(error, LoadError::MissingSymbols { ref missing, .. } if missing == &["zeMemFree"]));
+    assert!(
+        matches!(error, LoadError::MissingSymbols { ref missing, .. } if missing == &["zeMemFree"])
+    );
 }
 
 #[test]
@@ -56,11 +61,18 @@ fn the_loader_path_override_is_honoured() {
     // A child process keeps the environment change away from the other tests.
     if std::env::var_os("LOADING_TEST_CHILD").is_some() {
         let error = ZeApi::load_system().unwrap_err();
-        assert!(error.to_string().contains("/nonexistent/override.so"), "{error}");
+        assert!(
+            error.to_string().contains("/nonexistent/override.so"),
+            "{error}"
+        );
         return;
     }
     let status = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["the_loader_path_override_is_honoured", "--exact", "--nocapture"])
+        .args([
+            "the_loader_path_override_is_honoured",
+            "--exact",
+            "--nocapture",
+        ])
         .env("LOADING_TEST_CHILD", "1")
         .env(level_zero_sys::LOADER_PATH_ENV, "/nonexistent/override.so")
         .status()

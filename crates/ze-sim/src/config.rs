@@ -171,6 +171,12 @@ pub enum ConfigError {
     Invalid(String),
 }
 
+/// A compute-runtime release (`26.22.38646`) packed into `driverVersion` as
+/// `major << 24 | minor << 16 | build` (the simulator's choice; readers should not decode it).
+pub const fn compute_runtime_version(major: u32, minor: u32, build: u32) -> u32 {
+    (major << 24) | (minor << 16) | (build & 0xffff)
+}
+
 fn b70(pci_address: &str) -> DeviceConfig {
     DeviceConfig {
         name: "Intel(R) Arc(TM) Pro B70 Graphics (simulated)".into(),
@@ -204,7 +210,7 @@ impl SimConfig {
         // Two B70s on one PCIe switch, 123 GiB host, compute-runtime 26.09+ (seed 000).
         let b70x2 = SimConfig {
             name: "b70x2".into(),
-            driver_version: 26_22_38646,
+            driver_version: compute_runtime_version(26, 22, 38646),
             host_memory_bytes: 123 * GIB,
             mirror: MirrorMode::Pinned,
             strict_residency: true,
@@ -221,7 +227,7 @@ impl SimConfig {
             // The same pair on compute-runtime 26.05, 64 GiB host (seed 001).
             "b70x2-26.05" => SimConfig {
                 name: name.into(),
-                driver_version: 26_05_37020,
+                driver_version: compute_runtime_version(26, 5, 37020),
                 host_memory_bytes: 64 * GIB,
                 mirror: MirrorMode::Registered,
                 ..b70x2
@@ -230,15 +236,20 @@ impl SimConfig {
             "b60x4" => SimConfig {
                 name: name.into(),
                 host_memory_bytes: 60 * GIB,
-                devices: ["0000:03:00.0", "0000:23:00.0", "0000:43:00.0", "0000:63:00.0"]
-                    .iter()
-                    .map(|address| DeviceConfig {
-                        name: "Intel(R) Arc(TM) Pro B60 Graphics (simulated)".into(),
-                        device_id: 0xe211,
-                        memory_bytes: 24 * GIB,
-                        ..b70(address)
-                    })
-                    .collect(),
+                devices: [
+                    "0000:03:00.0",
+                    "0000:23:00.0",
+                    "0000:43:00.0",
+                    "0000:63:00.0",
+                ]
+                .iter()
+                .map(|address| DeviceConfig {
+                    name: "Intel(R) Arc(TM) Pro B60 Graphics (simulated)".into(),
+                    device_id: 0xe211,
+                    memory_bytes: 24 * GIB,
+                    ..b70(address)
+                })
+                .collect(),
                 default_link: LinkKind::Refused,
                 timing: TimingModel {
                     p2p_gbps: 0.0,
@@ -308,11 +319,10 @@ impl SimConfig {
         if let Some(config) = Self::preset(value) {
             return Ok(config);
         }
-        let text = std::fs::read_to_string(value)
-            .map_err(|source| ConfigError::Unreadable {
-                name: value.to_string(),
-                source,
-            })?;
+        let text = std::fs::read_to_string(value).map_err(|source| ConfigError::Unreadable {
+            name: value.to_string(),
+            source,
+        })?;
         Self::from_toml(&text)
     }
 

@@ -35,7 +35,7 @@
 #![warn(missing_docs)]
 
 mod config;
-mod ddi;
+pub mod ddi;
 #[rustfmt::skip]
 mod ddi_field_counts;
 mod entry;
@@ -47,9 +47,11 @@ mod slots;
 
 pub use config::{
     ConfigError, DeviceConfig, Faults, LinkConfig, LinkKind, MirrorMode, PRESET_NAMES, SimConfig,
-    TimingModel, parse_pci_address,
+    TimingModel, compute_runtime_version, parse_pci_address,
 };
-pub use exports::{CONFIG_ENV, global_platform, zesim_counter, zesim_fdinfo, zesim_host_pinned_bytes};
+pub use exports::{
+    CONFIG_ENV, global_platform, zesim_counter, zesim_fdinfo, zesim_host_pinned_bytes,
+};
 pub use platform::{Counters, DeviceUsage, Platform};
 pub use slots::SLOT_COUNT;
 

@@ -96,9 +96,14 @@ pub(crate) enum MemKind {
 }
 
 /// Host memory backing one simulated allocation, so copies move real bytes.
+///
+/// Allocated zeroed with the allocator's natural alignment and aligned by hand: for large sizes
+/// that is `calloc` over fresh pages, which the OS commits only when touched, so a 4 GiB
+/// simulated allocation costs no host memory until bytes are written to it.
 pub(crate) struct Backing {
-    ptr: NonNull<u8>,
+    raw: NonNull<u8>,
     layout: Layout,
+    address: usize,
 }
 
 // SAFETY: the backing is plain heap memory owned by this value; access is synchronised by the
@@ -107,21 +112,27 @@ unsafe impl Send for Backing {}
 
 impl Backing {
     fn new(size: usize, alignment: usize) -> Option<Self> {
-        let layout = Layout::from_size_align(size, alignment.max(64)).ok()?;
-        // SAFETY: `layout` has a non-zero size (callers reject zero-size allocations).
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        NonNull::new(ptr).map(|ptr| Self { ptr, layout })
+        let alignment = alignment.max(64);
+        let layout = Layout::from_size_align(size.checked_add(alignment)?, 16).ok()?;
+        // SAFETY: `layout` has a non-zero size.
+        let raw = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
+        let address = (raw.as_ptr() as usize).next_multiple_of(alignment);
+        Some(Self {
+            raw,
+            layout,
+            address,
+        })
     }
 
     pub(crate) fn address(&self) -> usize {
-        self.ptr.as_ptr() as usize
+        self.address
     }
 }
 
 impl Drop for Backing {
     fn drop(&mut self) {
         // SAFETY: allocated in `new` with this layout, freed once.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+        unsafe { std::alloc::dealloc(self.raw.as_ptr(), self.layout) }
     }
 }
 
@@ -193,7 +204,9 @@ const FDINFO_KIB: u64 = 1024;
 
 impl Inner {
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Waits on the platform's condition variable until `done` holds or `timeout_ns` passes
@@ -295,8 +308,8 @@ impl Inner {
             }
             MemKind::Shared { .. } => {}
         }
-        let backing = Backing::new(size, alignment)
-            .ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
+        let backing =
+            Backing::new(size, alignment).ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
         let address = backing.address();
         match kind {
             MemKind::Device { owner } => state.usage[owner as usize].allocated_bytes += size64,
@@ -469,7 +482,10 @@ impl Inner {
         if address >= base + allocation.size {
             return Ok(None);
         }
-        if address.checked_add(size).is_none_or(|end| end > base + allocation.size) {
+        if address
+            .checked_add(size)
+            .is_none_or(|end| end > base + allocation.size)
+        {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         Ok(Some(base))
@@ -635,6 +651,10 @@ impl Platform {
 
     /// Whether no submitted work is still pending.
     pub fn is_idle(&self) -> bool {
-        self.inner.lock().outstanding.values().all(|&jobs| jobs == 0)
+        self.inner
+            .lock()
+            .outstanding
+            .values()
+            .all(|&jobs| jobs == 0)
     }
 }

@@ -6,10 +6,10 @@
 
 use crate::exec::{CommandList, CommandQueue};
 use crate::platform::Inner;
+use level_zero_sys::ze_result_t;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, RwLock, Weak};
-use level_zero_sys::ze_result_t;
 
 /// A context: the devices it spans, as a bit set of device indices.
 #[derive(Debug)]
@@ -95,7 +95,9 @@ pub(crate) fn lookup(handle: usize) -> Result<(Arc<Inner>, Object), ze_result_t>
     if handle == 0 {
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
     }
-    let objects = OBJECTS.read().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let objects = OBJECTS
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let entry = objects
         .get(&handle)
         .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;

@@ -4,8 +4,8 @@
 //! meant for, so each platform gets a slot and these three functions are instantiated once per
 //! slot; every other entry point finds its platform through the handle it is given.
 
-use crate::platform::Inner;
 use crate::entry::driver;
+use crate::platform::Inner;
 use level_zero_sys::extensions::ze_init_driver_type_desc_t;
 use level_zero_sys::{ze_driver_handle_t, ze_init_flags_t, ze_result_t};
 use std::ffi::c_void;
@@ -17,7 +17,9 @@ pub const SLOT_COUNT: usize = 128;
 static SLOTS: Mutex<Vec<Option<Weak<Inner>>>> = Mutex::new(Vec::new());
 
 pub(crate) fn acquire() -> Option<usize> {
-    let mut slots = SLOTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut slots = SLOTS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if slots.is_empty() {
         slots.resize(SLOT_COUNT, None);
     }
@@ -27,19 +29,25 @@ pub(crate) fn acquire() -> Option<usize> {
 }
 
 pub(crate) fn bind(slot: usize, platform: &Arc<Inner>) {
-    let mut slots = SLOTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut slots = SLOTS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     slots[slot] = Some(Arc::downgrade(platform));
 }
 
 pub(crate) fn release(slot: usize) {
-    let mut slots = SLOTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut slots = SLOTS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(entry) = slots.get_mut(slot) {
         *entry = None;
     }
 }
 
 fn platform(slot: usize) -> Option<Arc<Inner>> {
-    let slots = SLOTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let slots = SLOTS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     slots.get(slot)?.as_ref()?.upgrade()
 }
 

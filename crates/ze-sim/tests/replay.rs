@@ -57,8 +57,16 @@ fn seed000_two_device_context(sim: &Sim) {
 
     ok(sim.make_resident(context, 1, pointer, GIB));
     assert_eq!(sim.vram_gtt(0), (G, 0));
-    assert_eq!(sim.vram_gtt(1), (0, G), "the peer mirrors the allocation in GTT");
-    assert_eq!(sim.host_pinned(), G, "and pins as much host memory (26.09+)");
+    assert_eq!(
+        sim.vram_gtt(1),
+        (0, G),
+        "the peer mirrors the allocation in GTT"
+    );
+    assert_eq!(
+        sim.host_pinned(),
+        G,
+        "and pins as much host memory (26.09+)"
+    );
     assert_eq!(sim.counter("make_resident_calls"), 2);
 
     sim.free(context, pointer);
@@ -121,22 +129,48 @@ fn fabric_peer_residency_is_free(sim: &Sim) {
 on_both_paths!(fabric_peer_residency_is_free, "xelink");
 
 /// Copies `bytes` into `pointer` through an engine of `device` and waits.
-fn upload(sim: &Sim, context: ze_context_handle_t, device: u32, pointer: *mut c_void, bytes: &[u8]) {
+fn upload(
+    sim: &Sim,
+    context: ze_context_handle_t,
+    device: u32,
+    pointer: *mut c_void,
+    bytes: &[u8],
+) {
     let list = sim.immediate_list(context, device, 1);
     let pool = sim.event_pool(context, 1);
     let done = sim.event(pool, 0);
-    ok(sim.copy(list, pointer, bytes.as_ptr() as *const c_void, bytes.len(), done, &mut []));
+    ok(sim.copy(
+        list,
+        pointer,
+        bytes.as_ptr() as *const c_void,
+        bytes.len(),
+        done,
+        &mut [],
+    ));
     sim.wait(done);
     sim.destroy_events(pool, &[done]);
     sim.destroy_list(list);
 }
 
-fn download(sim: &Sim, context: ze_context_handle_t, device: u32, pointer: *const c_void, size: usize) -> Vec<u8> {
+fn download(
+    sim: &Sim,
+    context: ze_context_handle_t,
+    device: u32,
+    pointer: *const c_void,
+    size: usize,
+) -> Vec<u8> {
     let mut bytes = vec![0u8; size];
     let list = sim.immediate_list(context, device, 1);
     let pool = sim.event_pool(context, 1);
     let done = sim.event(pool, 0);
-    ok(sim.copy(list, bytes.as_mut_ptr() as *mut c_void, pointer, size, done, &mut []));
+    ok(sim.copy(
+        list,
+        bytes.as_mut_ptr() as *mut c_void,
+        pointer,
+        size,
+        done,
+        &mut [],
+    ));
     sim.wait(done);
     sim.destroy_events(pool, &[done]);
     sim.destroy_list(list);
@@ -170,7 +204,11 @@ fn strict_residency_refuses_then_allows(sim: &Sim) {
     sim.wait(done);
     assert_eq!(sim.counter("residency_violations"), 1);
     assert_eq!(sim.counter("p2p_copies"), 1);
-    assert_eq!(download(sim, context, 1, target, size), bytes, "the bytes arrived");
+    assert_eq!(
+        download(sim, context, 1, target, size),
+        bytes,
+        "the bytes arrived"
+    );
 
     sim.destroy_events(pool, &[done]);
     sim.destroy_list(list);
@@ -196,7 +234,10 @@ fn freeing_under_pending_work_counts_a_hazard(sim: &Sim) {
     ok(sim.copy(list, target, source, size, first, &mut [gate]));
     ok(sim.copy(list, deferred, source, size, second, &mut [gate]));
     // SAFETY: a plain query of an event this test created.
-    assert_eq!(unsafe { (sim.api.event_query_status)(first) }, ze_result_t::ZE_RESULT_NOT_READY);
+    assert_eq!(
+        unsafe { (sim.api.event_query_status)(first) },
+        ze_result_t::ZE_RESULT_NOT_READY
+    );
 
     sim.free(context, target);
     assert_eq!(sim.counter("free_hazards"), 1);
@@ -208,7 +249,11 @@ fn freeing_under_pending_work_counts_a_hazard(sim: &Sim) {
     let free_ext = sim.api.mem_free_ext.expect("zeMemFreeExt");
     // SAFETY: an allocation this test made, freed once.
     ok(unsafe { free_ext(context, &defer, deferred) });
-    assert_eq!(sim.counter("free_hazards"), 1, "a deferred free is no hazard");
+    assert_eq!(
+        sim.counter("free_hazards"),
+        1,
+        "a deferred free is no hazard"
+    );
     assert_eq!(sim.counter("live_allocations"), 0);
 
     // SAFETY: an event this test created.
@@ -234,7 +279,9 @@ fn refused_pairs_cannot_copy(sim: &Sim) {
         ..Default::default()
     };
     // SAFETY: as above.
-    ok(unsafe { (sim.api.device_get_p2p_properties)(sim.devices[1], sim.devices[0], &mut properties) });
+    ok(unsafe {
+        (sim.api.device_get_p2p_properties)(sim.devices[1], sim.devices[0], &mut properties)
+    });
     assert_eq!(properties.flags, 0);
 
     let size = 4096;

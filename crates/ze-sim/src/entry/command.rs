@@ -104,7 +104,10 @@ pub(crate) unsafe extern "C" fn queue_execute_command_lists(
             {
                 return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
             }
-            let recording = list.recording.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let recording = list
+                .recording
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
             if !recording.closed {
                 return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
             }
@@ -250,7 +253,9 @@ unsafe fn with_events(
         for &event in &waits {
             registry::event(event as usize)?;
         }
-        commands.push(Command::Wait(waits.into_iter().map(|event| event as usize).collect()));
+        commands.push(Command::Wait(
+            waits.into_iter().map(|event| event as usize).collect(),
+        ));
     }
     commands.extend(command);
     if !signal.is_null() {

@@ -66,7 +66,13 @@ pub(crate) unsafe extern "C" fn destroy(context: ze_context_handle_t) -> ze_resu
         let (platform, _) = registry::context(context as usize)?;
         let mut state = platform.lock();
         // Objects made in the context must go first; refusing keeps leaks visible.
-        if state.context_children.get(&(context as usize)).copied().unwrap_or(0) > 0 {
+        if state
+            .context_children
+            .get(&(context as usize))
+            .copied()
+            .unwrap_or(0)
+            > 0
+        {
             return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
         state.context_children.remove(&(context as usize));

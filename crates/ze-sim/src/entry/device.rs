@@ -4,7 +4,6 @@ use super::{fill_array, guard, out, write_c_string};
 use crate::config::LinkKind;
 use crate::registry;
 use level_zero_sys::*;
-use std::ffi::c_void;
 
 pub(crate) unsafe extern "C" fn get(
     driver: ze_driver_handle_t,
@@ -13,7 +12,10 @@ pub(crate) unsafe extern "C" fn get(
 ) -> ze_result_t {
     guard(|| {
         let platform = registry::driver(driver as usize)?;
-        let handles = platform.devices.iter().map(|&handle| handle as ze_device_handle_t);
+        let handles = platform
+            .devices
+            .iter()
+            .map(|&handle| handle as ze_device_handle_t);
         // SAFETY: the caller's pointers.
         unsafe { fill_array(count, devices, handles) }
     })
@@ -187,7 +189,7 @@ pub(crate) unsafe extern "C" fn get_p2p_properties(
                 bandwidth.physicalLatency = latency as u32;
                 bandwidth.latencyUnit = ze_latency_unit_t::ZE_LATENCY_UNIT_NANOSEC;
             }
-            next = header.pNext as *mut c_void;
+            next = header.pNext;
         }
         Ok(())
     })

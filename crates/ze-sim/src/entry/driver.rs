@@ -18,7 +18,8 @@ pub(crate) const API_VERSION: ze_api_version_t = ze_api_version_t::ZE_API_VERSIO
 pub(crate) fn init(platform: Option<Arc<Inner>>, flags: ze_init_flags_t) -> ze_result_t {
     guard(|| {
         let platform = platform.ok_or(ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED)?;
-        let known = ze_init_flag_t::ZE_INIT_FLAG_GPU_ONLY.0 | ze_init_flag_t::ZE_INIT_FLAG_VPU_ONLY.0;
+        let known =
+            ze_init_flag_t::ZE_INIT_FLAG_GPU_ONLY.0 | ze_init_flag_t::ZE_INIT_FLAG_VPU_ONLY.0;
         if flags & !known != 0 {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION);
         }

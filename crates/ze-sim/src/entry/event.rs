@@ -41,7 +41,11 @@ pub(crate) unsafe extern "C" fn pool_destroy(pool: ze_event_pool_handle_t) -> ze
     guard(|| {
         let (platform, object) = registry::event_pool(pool as usize)?;
         let mut state = platform.lock();
-        if state.used_event_slots.iter().any(|&(owner, _)| owner == pool as usize) {
+        if state
+            .used_event_slots
+            .iter()
+            .any(|&(owner, _)| owner == pool as usize)
+        {
             return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
         state.counters.live_event_pools -= 1;
@@ -251,7 +255,13 @@ pub(crate) unsafe extern "C" fn fence_host_synchronize(
 pub(crate) unsafe extern "C" fn fence_query_status(fence: ze_fence_handle_t) -> ze_result_t {
     guard(|| {
         let (platform, _) = registry::fence(fence as usize)?;
-        if platform.lock().fences.get(&(fence as usize)).copied().unwrap_or(false) {
+        if platform
+            .lock()
+            .fences
+            .get(&(fence as usize))
+            .copied()
+            .unwrap_or(false)
+        {
             Ok(())
         } else {
             Err(ze_result_t::ZE_RESULT_NOT_READY)

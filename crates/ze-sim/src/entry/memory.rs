@@ -79,7 +79,10 @@ pub(crate) unsafe extern "C" fn alloc_shared(
     })
 }
 
-pub(crate) unsafe extern "C" fn free(context: ze_context_handle_t, pointer: *mut c_void) -> ze_result_t {
+pub(crate) unsafe extern "C" fn free(
+    context: ze_context_handle_t,
+    pointer: *mut c_void,
+) -> ze_result_t {
     guard(|| {
         let (platform, _) = registry::context(context as usize)?;
         if pointer.is_null() {
@@ -136,13 +139,17 @@ pub(crate) unsafe extern "C" fn get_alloc_properties(
         let (memory_type, id, owner) = match found {
             None => (ze_memory_type_t::ZE_MEMORY_TYPE_UNKNOWN, 0, None),
             Some(allocation) => match allocation.kind {
-                MemKind::Device { owner } => {
-                    (ze_memory_type_t::ZE_MEMORY_TYPE_DEVICE, allocation.id, Some(owner))
-                }
+                MemKind::Device { owner } => (
+                    ze_memory_type_t::ZE_MEMORY_TYPE_DEVICE,
+                    allocation.id,
+                    Some(owner),
+                ),
                 MemKind::Host => (ze_memory_type_t::ZE_MEMORY_TYPE_HOST, allocation.id, None),
-                MemKind::Shared { device } => {
-                    (ze_memory_type_t::ZE_MEMORY_TYPE_SHARED, allocation.id, device)
-                }
+                MemKind::Shared { device } => (
+                    ze_memory_type_t::ZE_MEMORY_TYPE_SHARED,
+                    allocation.id,
+                    device,
+                ),
             },
         };
         properties.type_ = memory_type;

@@ -71,7 +71,10 @@ pub(crate) unsafe fn fill_array<T>(
 ///
 /// # Safety
 /// `pointer` must be valid for `count` reads when `count > 0`.
-pub(crate) unsafe fn handles<T: Copy>(count: u32, pointer: *const T) -> Result<Vec<T>, ze_result_t> {
+pub(crate) unsafe fn handles<T: Copy>(
+    count: u32,
+    pointer: *const T,
+) -> Result<Vec<T>, ze_result_t> {
     if count == 0 {
         return Ok(Vec::new());
     }

@@ -98,7 +98,11 @@ impl Sim {
         unsafe {
             ok((self.api.device_get)(self.driver, &mut count, null_mut()));
             let mut devices = vec![null_mut(); count as usize];
-            ok((self.api.device_get)(self.driver, &mut count, devices.as_mut_ptr()));
+            ok((self.api.device_get)(
+                self.driver,
+                &mut count,
+                devices.as_mut_ptr(),
+            ));
             devices
         }
     }
@@ -109,14 +113,16 @@ impl Sim {
             Accounting::Loader(library) => {
                 // SAFETY: the export's documented signature.
                 let fdinfo = unsafe {
-                    library.get::<unsafe extern "C" fn(u32, *mut i8, usize) -> usize>(b"zesim_fdinfo")
+                    library
+                        .get::<unsafe extern "C" fn(u32, *mut i8, usize) -> usize>(b"zesim_fdinfo")
                 }
                 .expect("zesim_fdinfo");
                 // SAFETY: a null buffer asks for the length only; then a buffer of that size + 1.
                 let length = unsafe { fdinfo(device, null_mut(), 0) };
                 let mut buffer = vec![0u8; length + 1];
                 // SAFETY: as above.
-                let written = unsafe { fdinfo(device, buffer.as_mut_ptr() as *mut i8, buffer.len()) };
+                let written =
+                    unsafe { fdinfo(device, buffer.as_mut_ptr() as *mut i8, buffer.len()) };
                 assert_eq!(written, length);
                 assert_eq!(buffer[length], 0, "NUL-terminated");
                 String::from_utf8(buffer[..length].to_vec()).expect("utf-8")
@@ -130,7 +136,12 @@ impl Sim {
         let fields = self.fdinfo(device);
         let kib = |key: &str| -> u64 {
             let value = &fields[key];
-            value.strip_suffix(" KiB").expect("KiB").parse::<u64>().expect("number") * 1024
+            value
+                .strip_suffix(" KiB")
+                .expect("KiB")
+                .parse::<u64>()
+                .expect("number")
+                * 1024
         };
         assert_eq!(kib("drm-total-vram0"), kib("drm-resident-vram0"));
         (kib("drm-resident-vram0"), kib("drm-resident-gtt"))
@@ -184,7 +195,11 @@ impl Sim {
         }
         assert_eq!(self.host_pinned(), 0, "host pinned bytes after the test");
         for device in 0..self.devices.len() as u32 {
-            assert_eq!(self.vram_gtt(device), (0, 0), "device {device} usage after the test");
+            assert_eq!(
+                self.vram_gtt(device),
+                (0, 0),
+                "device {device} usage after the test"
+            );
         }
     }
 
@@ -198,7 +213,13 @@ impl Sim {
         let create = self.api.context_create_ex.expect("zeContextCreateEx");
         // SAFETY: valid descriptor, device array and output pointer.
         ok(unsafe {
-            create(self.driver, &desc, handles.len() as u32, handles.as_mut_ptr(), &mut context)
+            create(
+                self.driver,
+                &desc,
+                handles.len() as u32,
+                handles.as_mut_ptr(),
+                &mut context,
+            )
         });
         context
     }
@@ -221,7 +242,14 @@ impl Sim {
         let mut pointer = null_mut();
         // SAFETY: valid descriptor and output pointer.
         let result = unsafe {
-            (self.api.mem_alloc_device)(context, &desc, size, 64, self.devices[device as usize], &mut pointer)
+            (self.api.mem_alloc_device)(
+                context,
+                &desc,
+                size,
+                64,
+                self.devices[device as usize],
+                &mut pointer,
+            )
         };
         if result == ze_result_t::ZE_RESULT_SUCCESS {
             Ok(pointer)
@@ -230,8 +258,14 @@ impl Sim {
         }
     }
 
-    pub fn alloc_device(&self, context: ze_context_handle_t, device: u32, size: usize) -> *mut c_void {
-        self.try_alloc_device(context, device, size).expect("zeMemAllocDevice")
+    pub fn alloc_device(
+        &self,
+        context: ze_context_handle_t,
+        device: u32,
+        size: usize,
+    ) -> *mut c_void {
+        self.try_alloc_device(context, device, size)
+            .expect("zeMemAllocDevice")
     }
 
     pub fn alloc_host(&self, context: ze_context_handle_t, size: usize) -> *mut c_void {
@@ -259,13 +293,26 @@ impl Sim {
     ) -> ze_result_t {
         // SAFETY: plain call; the simulator checks the range.
         unsafe {
-            (self.api.context_make_memory_resident)(context, self.devices[device as usize], pointer, size)
+            (self.api.context_make_memory_resident)(
+                context,
+                self.devices[device as usize],
+                pointer,
+                size,
+            )
         }
     }
 
-    pub fn evict(&self, context: ze_context_handle_t, device: u32, pointer: *mut c_void, size: usize) -> ze_result_t {
+    pub fn evict(
+        &self,
+        context: ze_context_handle_t,
+        device: u32,
+        pointer: *mut c_void,
+        size: usize,
+    ) -> ze_result_t {
         // SAFETY: plain call; the simulator checks the range.
-        unsafe { (self.api.context_evict_memory)(context, self.devices[device as usize], pointer, size) }
+        unsafe {
+            (self.api.context_evict_memory)(context, self.devices[device as usize], pointer, size)
+        }
     }
 
     /// An immediate list on `device`'s engine `(ordinal, index)`, asynchronous.
@@ -285,7 +332,12 @@ impl Sim {
         let mut list = null_mut();
         // SAFETY: valid descriptor and output pointer.
         ok(unsafe {
-            (self.api.command_list_create_immediate)(context, self.devices[device as usize], &desc, &mut list)
+            (self.api.command_list_create_immediate)(
+                context,
+                self.devices[device as usize],
+                &desc,
+                &mut list,
+            )
         });
         list
     }
@@ -313,7 +365,11 @@ impl Sim {
                 size,
                 signal,
                 waits.len() as u32,
-                if waits.is_empty() { null_mut() } else { waits.as_mut_ptr() },
+                if waits.is_empty() {
+                    null_mut()
+                } else {
+                    waits.as_mut_ptr()
+                },
             )
         }
     }
@@ -381,17 +437,31 @@ pub fn run_in_loader_child(name: &str, preset: &str, validation: bool) {
     };
     // SAFETY: probing for the loader; its initialisers only set up its own state.
     if let Err(error) = unsafe { libloading::Library::new("libze_loader.so.1") } {
-        return skip(format!("no Level Zero loader (apt-get install -y libze1): {error}"));
+        return skip(format!(
+            "no Level Zero loader (apt-get install -y libze1): {error}"
+        ));
     }
     let executable = std::env::current_exe().expect("test executable");
-    let target_dir = executable.parent().and_then(|deps| deps.parent()).expect("target dir");
+    let target_dir = executable
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target dir");
     let driver = target_dir.join("libze_sim.so");
     if !driver.exists() {
-        return skip(format!("{} not built (cargo build -p ze-sim)", driver.display()));
+        return skip(format!(
+            "{} not built (cargo build -p ze-sim)",
+            driver.display()
+        ));
     }
     let mut command = std::process::Command::new(&executable);
     command
-        .args([name, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            name,
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD_ENV, "1")
         .env("ZE_ENABLE_ALT_DRIVERS", &driver)
         .env("ZE_SIM_CONFIG", preset)
@@ -410,3 +480,9 @@ pub fn run_in_loader_child(name: &str, preset: &str, validation: bool) {
         "child {name} (preset {preset}, validation {validation}) failed:\n{stdout}\n{stderr}"
     );
 }
+
+// SAFETY: driver, device and context handles may be used from any thread (the spec makes those
+// calls thread-safe); tests give each thread its own command lists and events.
+unsafe impl Sync for Sim {}
+// SAFETY: as above.
+unsafe impl Send for Sim {}

@@ -1,0 +1,96 @@
+//! The loader-facing DDI getters write only the fields that exist at the requested version.
+
+use level_zero_sys::*;
+use std::ffi::c_void;
+use ze_sim::ddi;
+
+const SENTINEL: usize = 0xdead_beef;
+
+#[test]
+fn a_1_0_driver_table_gets_its_five_fields_and_no_more() {
+    // The 1.4 table has six fields; 1.0 had five (pfnGetExtensionFunctionAddress came in 1.1).
+    let mut table = [SENTINEL; 6];
+    // SAFETY: a buffer at least as large as the 1.0 table.
+    let result = unsafe {
+        ddi::zeGetDriverProcAddrTable(
+            ze_api_version_t::ZE_API_VERSION_1_0,
+            table.as_mut_ptr() as *mut ze_driver_dditable_t,
+        )
+    };
+    assert_eq!(result, ze_result_t::ZE_RESULT_SUCCESS);
+    assert!(
+        table[..5]
+            .iter()
+            .all(|&field| field != SENTINEL && field != 0)
+    );
+    assert_eq!(
+        table[5], SENTINEL,
+        "a 1.0 loader's table has no sixth field"
+    );
+}
+
+#[test]
+fn global_table_gains_init_drivers_only_from_1_10() {
+    let mut table = [SENTINEL; 2];
+    // SAFETY: a buffer as large as the 1.10 global table.
+    unsafe {
+        ddi::zeGetGlobalProcAddrTable(
+            ze_api_version_t::ZE_API_VERSION_1_4,
+            table.as_mut_ptr() as *mut ze_global_dditable_t,
+        );
+    }
+    assert_ne!(table[0], SENTINEL);
+    assert_eq!(table[1], SENTINEL);
+    let version_1_10 = ze_api_version_t(ze_make_version(1, 10));
+    // SAFETY: as above.
+    unsafe {
+        ddi::zeGetGlobalProcAddrTable(
+            version_1_10,
+            table.as_mut_ptr() as *mut ze_global_dditable_t,
+        );
+    }
+    assert_ne!(table[1], SENTINEL);
+}
+
+#[test]
+fn unknown_major_versions_and_null_tables_are_refused() {
+    let mut table = ze_mem_dditable_t::default();
+    // SAFETY: a valid table, or null.
+    unsafe {
+        assert_eq!(
+            ddi::zeGetMemProcAddrTable(ze_api_version_t(ze_make_version(2, 0)), &mut table),
+            ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_VERSION
+        );
+        assert_eq!(
+            ddi::zeGetMemProcAddrTable(ze_api_version_t::ZE_API_VERSION_1_4, std::ptr::null_mut()),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER
+        );
+        assert_eq!(
+            ddi::zetGetDeviceProcAddrTable(
+                ze_api_version_t::ZE_API_VERSION_1_4,
+                std::ptr::null_mut::<c_void>()
+            ),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER
+        );
+    }
+    assert!(
+        table.pfnAllocDevice.is_none(),
+        "a refused request writes nothing"
+    );
+}
+
+#[test]
+fn newer_loaders_get_every_field_the_simulator_knows() {
+    // A 1.12 loader's memory table is larger; the simulator fills the 1.4 part.
+    let mut table = [SENTINEL; 16];
+    // SAFETY: a buffer larger than any memory table the simulator writes.
+    let result = unsafe {
+        ddi::zeGetMemProcAddrTable(
+            ze_api_version_t(ze_make_version(1, 12)),
+            table.as_mut_ptr() as *mut ze_mem_dditable_t,
+        )
+    };
+    assert_eq!(result, ze_result_t::ZE_RESULT_SUCCESS);
+    assert_eq!(table[10], SENTINEL, "the 1.4 memory table has ten fields");
+    assert_ne!(table[9], SENTINEL);
+}

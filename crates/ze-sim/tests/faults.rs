@@ -1,0 +1,256 @@
+//! Fault injection: each fault gives the error the spec names for it.
+
+mod common;
+
+use common::{GIB, MIB, Sim, ok};
+use level_zero_sys::*;
+use std::ffi::c_void;
+use std::ptr::null_mut;
+use ze_sim::SimConfig;
+
+fn b70x2() -> SimConfig {
+    SimConfig::preset("b70x2").unwrap()
+}
+
+#[test]
+fn device_memory_exhausted_at_the_threshold() {
+    let mut config = b70x2();
+    config.faults.device_memory_limit_bytes = Some(GIB as u64);
+    let sim = Sim::in_process(config);
+    let context = sim.context(&[0, 1]);
+    let first = sim.alloc_device(context, 0, 512 * MIB);
+    assert_eq!(
+        sim.try_alloc_device(context, 0, 768 * MIB),
+        Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)
+    );
+    // The other device has its own budget.
+    let other = sim.alloc_device(context, 1, 768 * MIB);
+    assert_eq!(
+        sim.counter("live_allocations"),
+        2,
+        "the failed allocation left nothing behind"
+    );
+    sim.free(context, first);
+    sim.free(context, other);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+#[test]
+fn larger_than_vram_is_an_unsupported_size_and_zero_is_refused() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    assert_eq!(
+        sim.try_alloc_device(context, 0, 33 * GIB),
+        Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_SIZE)
+    );
+    assert_eq!(
+        sim.try_alloc_device(context, 0, 0),
+        Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_SIZE)
+    );
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+#[test]
+fn host_memory_exhausted_by_pinned_peer_residency() {
+    let mut config = b70x2();
+    config.faults.host_memory_limit_bytes = Some(GIB as u64);
+    let sim = Sim::in_process(config);
+    let context = sim.context(&[0, 1]);
+    let pointer = sim.alloc_device(context, 0, 2 * GIB);
+    assert_eq!(
+        sim.make_resident(context, 1, pointer, 2 * GIB),
+        ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
+    );
+    assert_eq!(
+        sim.vram_gtt(1),
+        (0, 0),
+        "a refused residency leaves no GTT behind"
+    );
+    assert_eq!(sim.host_pinned(), 0);
+    sim.free(context, pointer);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+#[test]
+fn device_lost_after_n_submissions() {
+    let mut config = b70x2();
+    config.faults.device_lost_after_submissions = Some(2);
+    let sim = Sim::in_process(config);
+    let context = sim.context(&[0]);
+    let pointer = sim.alloc_device(context, 0, 4096);
+    let bytes = vec![1u8; 4096];
+    let list = sim.immediate_list(context, 0, 1);
+    let source = bytes.as_ptr() as *const c_void;
+    ok(sim.copy(list, pointer, source, 4096, null_mut(), &mut []));
+    ok(sim.copy(list, pointer, source, 4096, null_mut(), &mut []));
+    assert_eq!(
+        sim.copy(list, pointer, source, 4096, null_mut(), &mut []),
+        ze_result_t::ZE_RESULT_ERROR_DEVICE_LOST
+    );
+    assert_eq!(
+        sim.try_alloc_device(context, 0, 4096),
+        Err(ze_result_t::ZE_RESULT_ERROR_DEVICE_LOST)
+    );
+    // SAFETY: a list this test created.
+    ok(unsafe { (sim.api.command_list_destroy)(list) });
+    sim.free(context, pointer);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+fn extension_function(sim: &Sim, name: &std::ffi::CStr) -> Result<*mut c_void, ze_result_t> {
+    let mut function = null_mut();
+    // SAFETY: a NUL-terminated name and a valid output pointer.
+    let result = unsafe {
+        (sim.api.driver_get_extension_function_address)(sim.driver, name.as_ptr(), &mut function)
+    };
+    if result == ze_result_t::ZE_RESULT_SUCCESS {
+        Ok(function)
+    } else {
+        Err(result)
+    }
+}
+
+#[test]
+fn hidden_zex_extension_is_not_found() {
+    let mut config = b70x2();
+    config.zex_extension = false;
+    let sim = Sim::in_process(config);
+    assert_eq!(
+        extension_function(&sim, extensions::ZEX_DRIVER_IMPORT_EXTERNAL_POINTER),
+        Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)
+    );
+    sim.assert_clean();
+}
+
+#[test]
+fn zex_import_round_trip_overlap_and_direct_copies() {
+    let sim = Sim::preset("b70x2");
+    let import = extension_function(&sim, extensions::ZEX_DRIVER_IMPORT_EXTERNAL_POINTER).unwrap();
+    let release =
+        extension_function(&sim, extensions::ZEX_DRIVER_RELEASE_IMPORTED_POINTER).unwrap();
+    let base_of =
+        extension_function(&sim, extensions::ZEX_DRIVER_GET_HOST_POINTER_BASE_ADDRESS).unwrap();
+    // SAFETY: the addresses of functions with these documented signatures.
+    let (import, release, base_of) = unsafe {
+        (
+            std::mem::transmute::<*mut c_void, extensions::zex_pfnDriverImportExternalPointer_t>(
+                import,
+            ),
+            std::mem::transmute::<*mut c_void, extensions::zex_pfnDriverReleaseImportedPointer_t>(
+                release,
+            ),
+            std::mem::transmute::<*mut c_void, extensions::zex_pfnDriverGetHostPointerBaseAddress_t>(
+                base_of,
+            ),
+        )
+    };
+    let mut host = vec![9u8; 2 * 4096];
+    let start = host.as_mut_ptr() as *mut c_void;
+    // SAFETY: a live host range of the given size.
+    unsafe {
+        ok(import(sim.driver, start, 4096));
+        assert_eq!(
+            import(sim.driver, start.byte_add(100), 10),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            import(sim.driver, start, 0),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE
+        );
+        let mut base = null_mut();
+        ok(base_of(sim.driver, start.byte_add(100), &mut base));
+        assert_eq!(base, start);
+    }
+    assert_eq!(sim.counter("live_imports"), 1);
+
+    let context = sim.context(&[0]);
+    let device = sim.alloc_device(context, 0, 4096);
+    let list = sim.immediate_list(context, 0, 1);
+    let pool = sim.event_pool(context, 2);
+    let (first, second) = (sim.event(pool, 0), sim.event(pool, 1));
+    ok(sim.copy(list, device, start, 4096, first, &mut []));
+    // SAFETY: the second page is inside `host` but not imported.
+    ok(sim.copy(
+        list,
+        device,
+        unsafe { start.byte_add(4096) },
+        4096,
+        second,
+        &mut [],
+    ));
+    sim.wait(first);
+    sim.wait(second);
+    assert_eq!(
+        sim.counter("host_direct_copies"),
+        1,
+        "registered memory is copied directly"
+    );
+    assert_eq!(
+        sim.counter("host_staged_copies"),
+        1,
+        "pageable memory is staged"
+    );
+
+    // SAFETY: the imported base, released once.
+    unsafe {
+        ok(release(sim.driver, start));
+        assert_eq!(
+            release(sim.driver, start),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+    }
+    sim.destroy_events(pool, &[first, second]);
+    sim.destroy_list(list);
+    sim.free(context, device);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+#[test]
+fn a_context_with_live_objects_cannot_be_destroyed() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let pointer = sim.alloc_device(context, 0, 4096);
+    // SAFETY: a context this test created.
+    assert_eq!(
+        unsafe { (sim.api.context_destroy)(context) },
+        ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE
+    );
+    sim.free(context, pointer);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+#[test]
+fn overlapping_copies_are_refused() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let pointer = sim.alloc_device(context, 0, 8192);
+    let list = sim.immediate_list(context, 0, 1);
+    // SAFETY: both ranges lie inside the allocation.
+    let shifted = unsafe { pointer.byte_add(100) };
+    assert_eq!(
+        sim.copy(list, shifted, pointer, 4096, null_mut(), &mut []),
+        ze_result_t::ZE_RESULT_ERROR_OVERLAPPING_REGIONS
+    );
+    // Out of bounds of the allocation.
+    assert_eq!(
+        sim.copy(
+            list,
+            shifted,
+            vec![0u8; 8192].as_ptr() as *const c_void,
+            8192,
+            null_mut(),
+            &mut []
+        ),
+        ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    sim.destroy_list(list);
+    sim.free(context, pointer);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}

@@ -1,0 +1,279 @@
+//! What the simulated driver reports equals its configuration, field by field.
+
+mod common;
+
+use common::{Sim, ok};
+use level_zero_sys::*;
+use std::ffi::CStr;
+use std::ptr::null_mut;
+use ze_sim::{DeviceConfig, LinkConfig, LinkKind, MirrorMode, SimConfig, TimingModel};
+
+fn custom() -> SimConfig {
+    let device = |name: &str, id: u32, address: &str, gib: u64, copy_queues: u32| DeviceConfig {
+        name: name.into(),
+        vendor_id: 0x8086,
+        device_id: id,
+        pci_address: address.into(),
+        memory_bytes: gib << 30,
+        max_mem_alloc_bytes: Some(4 << 30),
+        compute_queues: 2,
+        copy_queues,
+        core_clock_mhz: 2100 + id,
+    };
+    SimConfig {
+        name: "custom".into(),
+        driver_version: 12345,
+        host_memory_bytes: 16 << 30,
+        mirror: MirrorMode::Registered,
+        strict_residency: true,
+        async_execution: false,
+        zex_extension: true,
+        devices: vec![
+            device("first", 0x1111, "0001:0a:00.0", 8, 3),
+            device("second", 0x2222, "0001:0b:01.1", 12, 0),
+            device("third", 0x3333, "0002:c0:1f.7", 16, 1),
+        ],
+        default_link: LinkKind::Access,
+        links: vec![
+            LinkConfig {
+                devices: [0, 2],
+                kind: LinkKind::Refused,
+            },
+            LinkConfig {
+                devices: [1, 2],
+                kind: LinkKind::Atomics,
+            },
+        ],
+        timing: TimingModel {
+            p2p_gbps: 40.0,
+            ..TimingModel::default()
+        },
+        faults: Default::default(),
+    }
+}
+
+fn name(chars: &[std::ffi::c_char]) -> String {
+    // SAFETY: the simulator NUL-terminates names within the array.
+    unsafe { CStr::from_ptr(chars.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn every_configured_field_reads_back() {
+    let config = custom();
+    let sim = Sim::in_process(config.clone());
+    assert_eq!(sim.devices.len(), 3);
+
+    let mut driver = ze_driver_properties_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES,
+        ..Default::default()
+    };
+    let mut version = ze_api_version_t(0);
+    // SAFETY: valid handles and output pointers throughout this test.
+    unsafe {
+        ok((sim.api.driver_get_properties)(sim.driver, &mut driver));
+        ok((sim.api.driver_get_api_version)(sim.driver, &mut version));
+    }
+    assert_eq!(driver.driverVersion, 12345);
+    assert_eq!(version, ze_api_version_t::ZE_API_VERSION_1_4);
+
+    for (index, (&handle, expected)) in sim.devices.iter().zip(&config.devices).enumerate() {
+        let mut properties = ze_device_properties_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES,
+            ..Default::default()
+        };
+        let mut pci = ze_pci_ext_properties_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES,
+            ..Default::default()
+        };
+        let mut memory_count = 0;
+        let mut memory = ze_device_memory_properties_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES,
+            ..Default::default()
+        };
+        let mut group_count = 0;
+        // SAFETY: as above.
+        unsafe {
+            ok((sim.api.device_get_properties)(handle, &mut properties));
+            ok((sim.api.device_pci_get_properties_ext.unwrap())(
+                handle, &mut pci,
+            ));
+            ok((sim.api.device_get_memory_properties)(
+                handle,
+                &mut memory_count,
+                null_mut(),
+            ));
+            ok((sim.api.device_get_memory_properties)(
+                handle,
+                &mut memory_count,
+                &mut memory,
+            ));
+            ok((sim.api.device_get_command_queue_group_properties)(
+                handle,
+                &mut group_count,
+                null_mut(),
+            ));
+        }
+        assert_eq!(name(&properties.name), expected.name);
+        assert_eq!(properties.type_, ze_device_type_t::ZE_DEVICE_TYPE_GPU);
+        assert_eq!(properties.vendorId, expected.vendor_id);
+        assert_eq!(properties.deviceId, expected.device_id);
+        assert_eq!(properties.coreClockRate, expected.core_clock_mhz);
+        assert_eq!(properties.maxMemAllocSize, 4 << 30);
+        assert_eq!(
+            properties.timerResolution, 1,
+            "nanoseconds per tick in the 1.0 struct"
+        );
+        let (domain, bus, slot, function) =
+            ze_sim::parse_pci_address(&expected.pci_address).unwrap();
+        assert_eq!(
+            (
+                pci.address.domain,
+                pci.address.bus,
+                pci.address.device,
+                pci.address.function
+            ),
+            (domain, bus, slot, function)
+        );
+        assert_eq!(
+            properties.uuid.id[6], bus as u8,
+            "the UUID carries the PCI address"
+        );
+        assert_eq!(memory_count, 1);
+        assert_eq!(memory.totalSize, expected.memory_bytes);
+
+        let expected_groups = if expected.copy_queues > 0 { 2 } else { 1 };
+        assert_eq!(group_count, expected_groups);
+        let mut groups = vec![
+            ze_command_queue_group_properties_t {
+                stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES,
+                ..Default::default()
+            };
+            group_count as usize
+        ];
+        // SAFETY: as above.
+        ok(unsafe {
+            (sim.api.device_get_command_queue_group_properties)(
+                handle,
+                &mut group_count,
+                groups.as_mut_ptr(),
+            )
+        });
+        let compute =
+            ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE.0;
+        let copy =
+            ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY.0;
+        assert_eq!((groups[0].flags, groups[0].numQueues), (compute | copy, 2));
+        if expected.copy_queues > 0 {
+            assert_eq!(
+                (groups[1].flags, groups[1].numQueues),
+                (copy, expected.copy_queues)
+            );
+        }
+
+        for (peer_index, &peer) in sim.devices.iter().enumerate() {
+            let mut bandwidth = ze_device_p2p_bandwidth_exp_properties_t {
+                stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_P2P_BANDWIDTH_EXP_PROPERTIES,
+                ..Default::default()
+            };
+            let mut p2p = ze_device_p2p_properties_t {
+                stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_P2P_PROPERTIES,
+                pNext: &mut bandwidth as *mut _ as *mut std::ffi::c_void,
+                ..Default::default()
+            };
+            let mut access = 0;
+            // SAFETY: as above.
+            unsafe {
+                ok((sim.api.device_get_p2p_properties)(handle, peer, &mut p2p));
+                ok((sim.api.device_can_access_peer)(handle, peer, &mut access));
+            }
+            let link = if index == peer_index {
+                LinkKind::Atomics
+            } else {
+                config.link(index as u32, peer_index as u32)
+            };
+            let access_flag = ze_device_p2p_property_flag_t::ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS.0;
+            let atomics_flag = ze_device_p2p_property_flag_t::ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS.0;
+            let (flags, can, rate) = match link {
+                LinkKind::Refused => (0, 0, 0),
+                LinkKind::Atomics if index == peer_index => (access_flag | atomics_flag, 1, 588),
+                LinkKind::Atomics => (access_flag | atomics_flag, 1, 40),
+                LinkKind::Access | LinkKind::Corrupt => (access_flag, 1, 40),
+            };
+            assert_eq!((p2p.flags, access), (flags, can), "{index} -> {peer_index}");
+            assert_eq!(bandwidth.logicalBandwidth, rate, "{index} -> {peer_index}");
+            assert_eq!(
+                bandwidth.bandwidthUnit,
+                ze_bandwidth_unit_t::ZE_BANDWIDTH_UNIT_BYTES_PER_NANOSEC
+            );
+        }
+    }
+    sim.assert_clean();
+}
+
+#[test]
+fn extensions_are_listed_with_the_two_call_pattern() {
+    let sim = Sim::preset("b70x2");
+    let mut count = 0;
+    // SAFETY: valid handles and output pointers.
+    ok(unsafe { (sim.api.driver_get_extension_properties)(sim.driver, &mut count, null_mut()) });
+    assert_eq!(count, 3);
+    let mut properties = vec![ze_driver_extension_properties_t::default(); 2];
+    let mut asked = 2;
+    // SAFETY: an array of `asked` elements.
+    ok(unsafe {
+        (sim.api.driver_get_extension_properties)(sim.driver, &mut asked, properties.as_mut_ptr())
+    });
+    assert_eq!(asked, 2, "no more than asked for");
+    assert_eq!(name(&properties[0].name), "ZE_extension_pci_properties");
+}
+
+#[test]
+fn presets_round_trip_through_toml_and_bad_files_are_typed_errors() {
+    for preset in ze_sim::PRESET_NAMES {
+        let config = SimConfig::preset(preset).unwrap();
+        assert_eq!(
+            SimConfig::from_toml(&config.to_toml()).unwrap(),
+            config,
+            "{preset}"
+        );
+    }
+    let custom = custom();
+    assert_eq!(SimConfig::from_toml(&custom.to_toml()).unwrap(), custom);
+    let error = SimConfig::from_toml("devices = []").unwrap_err();
+    assert!(error.to_string().contains("0 devices"), "{error}");
+    let error = SimConfig::from_toml("mirror = \"sometimes\"").unwrap_err();
+    assert!(error.to_string().contains("sometimes"), "{error}");
+    let error = SimConfig::from_name_or_path("/nonexistent/sim.toml").unwrap_err();
+    assert!(
+        error.to_string().contains("b70x2"),
+        "lists the presets: {error}"
+    );
+    let mut bad_link = SimConfig::default();
+    bad_link.links.push(LinkConfig {
+        devices: [0, 5],
+        kind: LinkKind::Refused,
+    });
+    assert!(ze_sim::Platform::new(bad_link).is_err());
+}
+
+#[test]
+fn a_toml_file_configures_the_platform() {
+    let path = std::env::temp_dir().join(format!("ze-sim-{}.toml", std::process::id()));
+    std::fs::write(
+        &path,
+        "name = \"file\"\nmirror = \"none\"\nhost_memory_bytes = 1024\n",
+    )
+    .unwrap();
+    let config = SimConfig::from_name_or_path(path.to_str().unwrap()).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(
+        (
+            config.name.as_str(),
+            config.mirror,
+            config.host_memory_bytes
+        ),
+        ("file", MirrorMode::None, 1024)
+    );
+}
