@@ -237,12 +237,14 @@ fn overlapping_copies_are_refused() {
         sim.copy(list, shifted, pointer, 4096, null_mut(), &mut []),
         ze_result_t::ZE_RESULT_ERROR_OVERLAPPING_REGIONS
     );
-    // Out of bounds of the allocation.
+    // Out of bounds of the allocation (the source is on the stack, so it cannot sit right
+    // after the allocation on the heap and overlap instead).
+    let host = [0u8; 8192];
     assert_eq!(
         sim.copy(
             list,
             shifted,
-            vec![0u8; 8192].as_ptr() as *const c_void,
+            host.as_ptr() as *const c_void,
             8192,
             null_mut(),
             &mut []

@@ -128,7 +128,24 @@ fn fabric_peer_residency_is_free(sim: &Sim) {
 }
 on_both_paths!(fabric_peer_residency_is_free, "xelink");
 
-/// Copies `bytes` into `pointer` through an engine of `device` and waits.
+/// Copies `size` bytes through a copy engine of `device` and waits for completion.
+fn copy_and_wait(
+    sim: &Sim,
+    context: ze_context_handle_t,
+    device: u32,
+    target: *mut c_void,
+    source: *const c_void,
+    size: usize,
+) {
+    let list = sim.immediate_list(context, device, 1);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    ok(sim.copy(list, target, source, size, done, &mut []));
+    sim.wait(done);
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_list(list);
+}
+
 fn upload(
     sim: &Sim,
     context: ze_context_handle_t,
@@ -136,20 +153,14 @@ fn upload(
     pointer: *mut c_void,
     bytes: &[u8],
 ) {
-    let list = sim.immediate_list(context, device, 1);
-    let pool = sim.event_pool(context, 1);
-    let done = sim.event(pool, 0);
-    ok(sim.copy(
-        list,
+    copy_and_wait(
+        sim,
+        context,
+        device,
         pointer,
         bytes.as_ptr() as *const c_void,
         bytes.len(),
-        done,
-        &mut [],
-    ));
-    sim.wait(done);
-    sim.destroy_events(pool, &[done]);
-    sim.destroy_list(list);
+    );
 }
 
 fn download(
@@ -160,20 +171,14 @@ fn download(
     size: usize,
 ) -> Vec<u8> {
     let mut bytes = vec![0u8; size];
-    let list = sim.immediate_list(context, device, 1);
-    let pool = sim.event_pool(context, 1);
-    let done = sim.event(pool, 0);
-    ok(sim.copy(
-        list,
+    copy_and_wait(
+        sim,
+        context,
+        device,
         bytes.as_mut_ptr() as *mut c_void,
         pointer,
         size,
-        done,
-        &mut [],
-    ));
-    sim.wait(done);
-    sim.destroy_events(pool, &[done]);
-    sim.destroy_list(list);
+    );
     bytes
 }
 

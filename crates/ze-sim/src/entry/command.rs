@@ -47,8 +47,23 @@ fn release(platform: &Inner, context: usize, queue: bool) {
     }
 }
 
-fn is_synchronous(desc: &ze_command_queue_desc_t) -> bool {
-    desc.mode == ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS
+/// A queue on the engine a queue descriptor names, for `zeCommandQueueCreate` and immediate
+/// lists alike.
+///
+/// # Safety
+/// `desc` must be null or point to a valid descriptor.
+unsafe fn queue_for(
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    desc: *const ze_command_queue_desc_t,
+) -> Result<(Arc<Inner>, CommandQueue), ze_result_t> {
+    let (platform, index) = super::context::context_device(context, device)?;
+    // SAFETY: the caller's descriptor.
+    let desc = unsafe { input(desc) }?;
+    let engine = engine(&platform, index, desc.ordinal, desc.index)?;
+    let synchronous = desc.mode == ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+    let queue = CommandQueue::new(&platform, context as usize, engine, synchronous);
+    Ok((platform, queue))
 }
 
 pub(crate) unsafe extern "C" fn queue_create(
@@ -58,13 +73,10 @@ pub(crate) unsafe extern "C" fn queue_create(
     queue: *mut ze_command_queue_handle_t,
 ) -> ze_result_t {
     guard(|| {
-        let (platform, index) = super::context::context_device(context, device)?;
-        // SAFETY: the caller's descriptor.
-        let desc = unsafe { input(desc) }?;
         // SAFETY: the caller's output pointer.
         let queue = unsafe { out(queue) }?;
-        let engine = engine(&platform, index, desc.ordinal, desc.index)?;
-        let object = CommandQueue::new(&platform, context as usize, engine, is_synchronous(desc));
+        // SAFETY: the caller's descriptor.
+        let (platform, object) = unsafe { queue_for(context, device, desc) }?;
         *queue = adopt(&platform, context as usize, Object::Queue(Arc::new(object)))
             as ze_command_queue_handle_t;
         Ok(())
@@ -177,16 +189,13 @@ pub(crate) unsafe extern "C" fn list_create_immediate(
     list: *mut ze_command_list_handle_t,
 ) -> ze_result_t {
     guard(|| {
-        let (platform, index) = super::context::context_device(context, device)?;
-        // SAFETY: the caller's descriptor.
-        let desc = unsafe { input(desc) }?;
         // SAFETY: the caller's output pointer.
         let list = unsafe { out(list) }?;
-        let engine = engine(&platform, index, desc.ordinal, desc.index)?;
-        let queue = CommandQueue::new(&platform, context as usize, engine, is_synchronous(desc));
+        // SAFETY: the caller's descriptor.
+        let (platform, queue) = unsafe { queue_for(context, device, desc) }?;
         let object = CommandList {
             context: context as usize,
-            engine,
+            engine: queue.engine,
             recording: Mutex::new(Recording::default()),
             immediate: Some(queue),
         };
