@@ -1,0 +1,251 @@
+//! Regular command lists on queues with fences, fills, barriers, host and shared memory, and
+//! allocation queries.
+
+mod common;
+
+use common::{Sim, ok};
+use level_zero_sys::*;
+use std::ffi::c_void;
+use std::ptr::null_mut;
+
+fn queue(
+    sim: &Sim,
+    context: ze_context_handle_t,
+    device: u32,
+    ordinal: u32,
+) -> ze_command_queue_handle_t {
+    let desc = ze_command_queue_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+        ordinal,
+        ..Default::default()
+    };
+    let mut queue = null_mut();
+    // SAFETY: valid handles, descriptor and output pointer.
+    ok(unsafe {
+        (sim.api.command_queue_create)(context, sim.devices[device as usize], &desc, &mut queue)
+    });
+    queue
+}
+
+fn regular_list(
+    sim: &Sim,
+    context: ze_context_handle_t,
+    device: u32,
+    ordinal: u32,
+) -> ze_command_list_handle_t {
+    let desc = ze_command_list_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
+        commandQueueGroupOrdinal: ordinal,
+        ..Default::default()
+    };
+    let mut list = null_mut();
+    // SAFETY: valid handles, descriptor and output pointer.
+    ok(unsafe {
+        (sim.api.command_list_create)(context, sim.devices[device as usize], &desc, &mut list)
+    });
+    list
+}
+
+#[test]
+fn a_regular_list_runs_on_a_queue_and_signals_its_fence() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0, 1]);
+    let size = 4096;
+    let device = sim.alloc_device(context, 0, size);
+    let host = sim.alloc_host(context, size);
+    let queue = queue(&sim, context, 0, 1);
+    let list = regular_list(&sim, context, 0, 1);
+    let pattern = [0xabu8, 0xcd];
+    let fence_desc = ze_fence_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_FENCE_DESC,
+        ..Default::default()
+    };
+    let mut fence = null_mut();
+    let mut lists = [list];
+    // SAFETY: handles this test created, pointers into its allocations.
+    unsafe {
+        ok((sim.api.command_list_append_memory_fill)(
+            list,
+            device,
+            pattern.as_ptr() as *const c_void,
+            pattern.len(),
+            size,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        ok((sim.api.command_list_append_barrier)(
+            list,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        ok(sim.copy(list, host, device, size, null_mut(), &mut []));
+        assert_eq!(
+            (sim.api.command_queue_execute_command_lists)(queue, 1, lists.as_mut_ptr(), null_mut()),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            "an open list cannot run"
+        );
+        ok((sim.api.command_list_close)(list));
+        assert_eq!(
+            sim.copy(list, host, device, size, null_mut(), &mut []),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            "a closed list takes no more commands"
+        );
+        ok((sim.api.fence_create)(queue, &fence_desc, &mut fence));
+        assert_eq!(
+            (sim.api.fence_query_status)(fence),
+            ze_result_t::ZE_RESULT_NOT_READY
+        );
+        ok((sim.api.command_queue_execute_command_lists)(
+            queue,
+            1,
+            lists.as_mut_ptr(),
+            fence,
+        ));
+        ok((sim.api.fence_host_synchronize)(fence, u64::MAX));
+        ok((sim.api.command_queue_synchronize)(queue, u64::MAX));
+        let bytes = std::slice::from_raw_parts(host as *const u8, size);
+        assert!(
+            bytes.chunks(2).all(|pair| pair == pattern),
+            "the fill reached host memory"
+        );
+        ok((sim.api.fence_reset)(fence));
+        assert_eq!(
+            (sim.api.fence_query_status)(fence),
+            ze_result_t::ZE_RESULT_NOT_READY
+        );
+        ok((sim.api.fence_destroy)(fence));
+        ok((sim.api.command_list_destroy)(list));
+        ok((sim.api.command_queue_destroy)(queue));
+    }
+    assert_eq!(sim.counter("fills"), 1);
+    assert_eq!(sim.counter("host_direct_copies"), 1);
+    sim.free(context, device);
+    sim.free(context, host);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+#[test]
+fn host_and_shared_memory_need_no_residency_on_any_device() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0, 1]);
+    let size = 1024;
+    let host = sim.alloc_host(context, size);
+    assert_eq!(sim.host_pinned(), size as u64, "host USM is pinned memory");
+    let device_desc = ze_device_mem_alloc_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
+        ..Default::default()
+    };
+    let host_desc = ze_host_mem_alloc_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,
+        ..Default::default()
+    };
+    let mut shared = null_mut();
+    // SAFETY: valid descriptors and output pointer.
+    ok(unsafe {
+        (sim.api.mem_alloc_shared)(
+            context,
+            &device_desc,
+            &host_desc,
+            size,
+            64,
+            sim.devices[0],
+            &mut shared,
+        )
+    });
+    // SAFETY: host-accessible allocations of `size` bytes.
+    unsafe { std::ptr::write_bytes(host as *mut u8, 0x5a, size) };
+    let list = sim.immediate_list(context, 1, 1);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    ok(sim.copy(list, shared, host, size, done, &mut []));
+    sim.wait(done);
+    // SAFETY: as above.
+    assert!(
+        unsafe { std::slice::from_raw_parts(shared as *const u8, size) }
+            .iter()
+            .all(|&b| b == 0x5a)
+    );
+    assert_eq!(sim.counter("residency_violations"), 0);
+
+    let mut properties = ze_memory_allocation_properties_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES,
+        ..Default::default()
+    };
+    let mut owner = null_mut();
+    let (mut base, mut length) = (null_mut(), 0usize);
+    // SAFETY: pointers into this test's allocations and valid output pointers.
+    unsafe {
+        ok((sim.api.mem_get_alloc_properties)(
+            context,
+            shared.byte_add(10),
+            &mut properties,
+            &mut owner,
+        ));
+        assert_eq!(
+            (properties.type_, owner),
+            (ze_memory_type_t::ZE_MEMORY_TYPE_SHARED, sim.devices[0])
+        );
+        ok((sim.api.mem_get_alloc_properties)(
+            context,
+            host,
+            &mut properties,
+            &mut owner,
+        ));
+        assert_eq!(
+            (properties.type_, owner),
+            (ze_memory_type_t::ZE_MEMORY_TYPE_HOST, null_mut())
+        );
+        let stack = 0u64;
+        ok((sim.api.mem_get_alloc_properties)(
+            context,
+            &stack as *const u64 as *const c_void,
+            &mut properties,
+            null_mut(),
+        ));
+        assert_eq!(properties.type_, ze_memory_type_t::ZE_MEMORY_TYPE_UNKNOWN);
+        ok((sim.api.mem_get_address_range)(
+            context,
+            shared.byte_add(100),
+            &mut base,
+            &mut length,
+        ));
+        assert_eq!((base, length), (shared, size));
+    }
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_list(list);
+    sim.free(context, host);
+    sim.free(context, shared);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+#[test]
+fn device_memory_is_committed_on_its_first_use_by_its_owner() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0, 1]);
+    let size = 1 << 20;
+    let device = sim.alloc_device(context, 0, size);
+    assert_eq!(sim.vram_gtt(0), (0, 0));
+    let list = sim.immediate_list(context, 0, 0);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    let host = vec![1u8; size];
+    ok(sim.copy(
+        list,
+        device,
+        host.as_ptr() as *const c_void,
+        size,
+        done,
+        &mut [],
+    ));
+    sim.wait(done);
+    assert_eq!(sim.vram_gtt(0), (size as u64, 0));
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_list(list);
+    sim.free(context, device);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
