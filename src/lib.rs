@@ -1,5 +1,57 @@
 //! lazy-usm: a residency-aware USM allocator for multi-GPU Level Zero programs.
 //!
-//! The safe layers are being built; today the crate re-exports the generated bindings.
+//! SYCL's `malloc_device` makes every allocation resident on every device of a multi-device
+//! context; on recent Intel drivers each peer residency pins a same-sized host allocation. This
+//! crate keeps an allocation resident on its owner, and on a peer only when the peer uses it.
+//!
+//! This release has the safe Level Zero layer the residency policies build on: where Level
+//! Zero comes from ([`Runtime`]), drivers and devices, contexts, USM buffers, immediate command
+//! lists and events. Without an Intel GPU everything runs on the simulated platform:
+//!
+//! ```
+//! use lazy_usm::{Context, Memory, Runtime};
+//! let (runtime, choice) = Runtime::auto("b70x2")?;
+//! println!("{}", choice.reason);
+//! let devices = runtime.devices()?;
+//! let context = Context::new(&devices)?;
+//! let mut source = context.alloc_device(&devices[0], 1 << 20, 0)?;
+//! let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+//! list.fill(&mut source, 0, 1 << 20, &[0xab])?;
+//! let mut first = [0u8; 4];
+//! list.read(&source, 0, &mut first)?;
+//! assert_eq!(first, [0xab; 4]);
+//! # Ok::<(), lazy_usm::Error>(())
+//! ```
 
+#![warn(missing_docs)]
+
+mod command;
+mod context;
+mod device;
+mod driver;
+mod error;
+mod event;
+mod handles;
+mod memory;
+mod runtime;
+
+pub use command::{CommandList, PendingCopy};
+pub use context::{Context, PointerInfo};
+pub use device::{
+    Device, DeviceProperties, Engine, MemoryProperties, PciAddress, PeerAccess, PeerBandwidth,
+    QueueGroup,
+};
+pub use driver::{Driver, DriverProperties};
+pub use error::{Error, Result, ZeResult};
+pub use event::{Event, EventPool, KernelTimestamp};
+pub use handles::{
+    CommandListHandle, ContextHandle, DeviceHandle, DriverHandle, EventHandle, EventPoolHandle,
+};
+pub use memory::{DeviceBuffer, FreePolicy, HostBuffer, Memory, MemoryKind, SharedBuffer};
+pub use runtime::{Choice, Runtime, Source};
+
+/// The generated Level Zero bindings and function table.
 pub use level_zero_sys as sys;
+/// The simulated platform.
+#[cfg(feature = "simulator")]
+pub use ze_sim;

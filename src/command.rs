@@ -1,0 +1,329 @@
+//! Immediate command lists: copies and fills on a chosen engine, synchronous or asynchronous.
+
+use crate::context::Context;
+use crate::device::Engine;
+use crate::error::{Error, Result, check};
+use crate::event::{Event, EventPool, KernelTimestamp};
+use crate::handles::CommandListHandle;
+use crate::memory::Memory;
+use level_zero_sys::*;
+use std::cell::Cell;
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::ptr::null_mut;
+
+/// An immediate command list: commands run as they are appended, on one engine.
+///
+/// Not `Sync`: Level Zero command lists are not thread-safe; make one per thread.
+///
+/// ```
+/// use lazy_usm::{Context, Runtime};
+/// let devices = Runtime::simulated("b70x2")?.devices()?;
+/// let context = Context::new(&devices)?;
+/// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+/// let mut buffer = context.alloc_device(&devices[0], 4, 0)?;
+/// list.write(&mut buffer, 0, &[1, 2, 3, 4])?;
+/// let mut back = [0u8; 4];
+/// list.read(&buffer, 0, &mut back)?;
+/// assert_eq!(back, [1, 2, 3, 4]);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
+pub struct CommandList {
+    context: Context,
+    engine: Engine,
+    handle: CommandListHandle,
+    done: Event,
+    _not_sync: PhantomData<Cell<()>>,
+}
+
+impl std::fmt::Debug for CommandList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CommandList")
+            .field("engine", &self.engine)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for CommandList {
+    fn drop(&mut self) {
+        // Synchronous commands have completed; asynchronous ones borrow the list, so none is
+        // pending here.
+        // SAFETY: a live list, destroyed once, here.
+        let result = unsafe { (self.context.api().command_list_destroy)(self.handle.0) };
+        if let Err(error) = check("zeCommandListDestroy", result) {
+            self.context.record_drop_error(error);
+        }
+    }
+}
+
+/// The address of `[offset, offset + len)` inside `memory`, checked.
+fn locate(memory: &dyn Memory, offset: usize, len: usize, role: &str) -> Result<usize> {
+    match offset.checked_add(len) {
+        Some(end) if end <= memory.len() => Ok(memory.address() + offset),
+        _ => Err(Error::invalid(format!(
+            "{role} range {offset}..{} is outside its {}-byte buffer",
+            offset as u128 + len as u128,
+            memory.len()
+        ))),
+    }
+}
+
+impl Context {
+    /// An immediate command list on `engine`, which must be a device of this context.
+    pub fn immediate_list(&self, engine: &Engine) -> Result<CommandList> {
+        self.check_device(&engine.device)?;
+        let desc = ze_command_queue_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+            ordinal: engine.group.ordinal,
+            index: engine.index,
+            mode: ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+            ..Default::default()
+        };
+        let done = EventPool::new(self, 1)?.event(0)?;
+        let mut handle = null_mut();
+        // SAFETY: a live context and device of it, a valid descriptor and output pointer.
+        check("zeCommandListCreateImmediate", unsafe {
+            (self.api().command_list_create_immediate)(
+                self.handle().0,
+                engine.device.handle().0,
+                &desc,
+                &mut handle,
+            )
+        })?;
+        Ok(CommandList {
+            context: self.clone(),
+            engine: engine.clone(),
+            handle: CommandListHandle(handle),
+            done,
+            _not_sync: PhantomData,
+        })
+    }
+}
+
+impl CommandList {
+    /// The engine the list runs on.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    fn api(&self) -> &ZeApi {
+        self.context.api()
+    }
+
+    /// Appends a copy signalling `signal`.
+    fn append_copy(&self, dst: usize, src: usize, len: usize, signal: &Event) -> Result<()> {
+        // SAFETY: both ranges were checked to lie in live buffers (or a caller's slice) that
+        // outlive the command: synchronous callers wait, asynchronous ones own the buffers.
+        check("zeCommandListAppendMemoryCopy", unsafe {
+            (self.api().command_list_append_memory_copy)(
+                self.handle.0,
+                dst as *mut c_void,
+                src as *const c_void,
+                len,
+                signal.handle().0,
+                0,
+                null_mut(),
+            )
+        })
+    }
+
+    /// Waits for the list's completion event and resets it.
+    fn finish(&self) -> Result<()> {
+        let waited = self.done.wait();
+        let reset = self.done.reset();
+        waited.and(reset)
+    }
+
+    fn copy_and_wait(&self, dst: usize, src: usize, len: usize) -> Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        self.append_copy(dst, src, len, &self.done)?;
+        self.finish()
+    }
+
+    /// Copies `len` bytes from `src[src_offset..]` to `dst[dst_offset..]` and waits.
+    ///
+    /// Device memory of another device must be resident on this list's device
+    /// ([`Context::make_resident`]); lazy-usm's residency layer does that for you.
+    pub fn copy(
+        &self,
+        dst: &mut impl Memory,
+        dst_offset: usize,
+        src: &impl Memory,
+        src_offset: usize,
+        len: usize,
+    ) -> Result<()> {
+        self.context.check_memory(dst)?;
+        self.context.check_memory(src)?;
+        let to = locate(dst, dst_offset, len, "destination")?;
+        let from = locate(src, src_offset, len, "source")?;
+        self.copy_and_wait(to, from, len)
+    }
+
+    /// Copies within one buffer; the ranges must not overlap.
+    pub fn copy_within(
+        &self,
+        buffer: &mut impl Memory,
+        src_offset: usize,
+        dst_offset: usize,
+        len: usize,
+    ) -> Result<()> {
+        self.context.check_memory(buffer)?;
+        let to = locate(buffer, dst_offset, len, "destination")?;
+        let from = locate(buffer, src_offset, len, "source")?;
+        if len > 0 && to < from + len && from < to + len {
+            return Err(Error::invalid(format!(
+                "ranges {src_offset}..{} and {dst_offset}..{} overlap",
+                src_offset + len,
+                dst_offset + len
+            )));
+        }
+        self.copy_and_wait(to, from, len)
+    }
+
+    /// Copies host bytes into `dst[dst_offset..]` and waits.
+    pub fn write(&self, dst: &mut impl Memory, dst_offset: usize, data: &[u8]) -> Result<()> {
+        self.context.check_memory(dst)?;
+        let to = locate(dst, dst_offset, data.len(), "destination")?;
+        self.copy_and_wait(to, data.as_ptr() as usize, data.len())
+    }
+
+    /// Copies `src[src_offset..]` into host bytes and waits.
+    pub fn read(&self, src: &impl Memory, src_offset: usize, out: &mut [u8]) -> Result<()> {
+        self.context.check_memory(src)?;
+        let from = locate(src, src_offset, out.len(), "source")?;
+        self.copy_and_wait(out.as_mut_ptr() as usize, from, out.len())
+    }
+
+    /// Fills `dst[offset..offset + len]` with `pattern` repeated, and waits. The pattern's size
+    /// must be a power of two no larger than the engine's limit.
+    pub fn fill(
+        &self,
+        dst: &mut impl Memory,
+        offset: usize,
+        len: usize,
+        pattern: &[u8],
+    ) -> Result<()> {
+        self.context.check_memory(dst)?;
+        let limit = self.engine.group.max_fill_pattern_size;
+        if !pattern.len().is_power_of_two() || pattern.len() > limit {
+            return Err(Error::invalid(format!(
+                "fill pattern of {} bytes: must be a power of two up to {limit}",
+                pattern.len()
+            )));
+        }
+        let to = locate(dst, offset, len, "destination")?;
+        if len == 0 {
+            return Ok(());
+        }
+        // SAFETY: the range lies in a live buffer; the pattern is copied at append.
+        check("zeCommandListAppendMemoryFill", unsafe {
+            (self.api().command_list_append_memory_fill)(
+                self.handle.0,
+                to as *mut c_void,
+                pattern.as_ptr() as *const c_void,
+                pattern.len(),
+                len,
+                self.done.handle().0,
+                0,
+                null_mut(),
+            )
+        })?;
+        self.finish()
+    }
+
+    /// Starts copying all of `src` into `dst` (equal sizes) and returns at once. The returned
+    /// handle owns both buffers until the copy completes, and borrows the list, so neither can
+    /// go away under the copy.
+    ///
+    /// ```
+    /// use lazy_usm::{Context, Runtime};
+    /// let devices = Runtime::simulated("b70x2")?.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let mut host = context.alloc_host(1024, 0)?;
+    /// host.as_mut_slice().fill(3);
+    /// let device = context.alloc_device(&devices[0], 1024, 0)?;
+    /// let pending = list.copy_async(device, host)?;
+    /// let (device, host) = pending.wait()?;
+    /// let mut back = vec![0; 1024];
+    /// list.read(&device, 0, &mut back)?;
+    /// assert_eq!(back, host.as_slice());
+    /// # Ok::<(), lazy_usm::Error>(())
+    /// ```
+    pub fn copy_async<D: Memory, S: Memory>(
+        &self,
+        dst: D,
+        src: S,
+    ) -> Result<PendingCopy<'_, D, S>> {
+        self.context.check_memory(&dst)?;
+        self.context.check_memory(&src)?;
+        if dst.len() != src.len() {
+            return Err(Error::invalid(format!(
+                "asynchronous copy between buffers of {} and {} bytes",
+                dst.len(),
+                src.len()
+            )));
+        }
+        let event = EventPool::new(&self.context, 1)?.event(0)?;
+        self.append_copy(dst.address(), src.address(), dst.len(), &event)?;
+        Ok(PendingCopy {
+            list: self,
+            event,
+            buffers: Some((dst, src)),
+        })
+    }
+}
+
+/// An asynchronous copy in flight; owns its buffers until it completes.
+///
+/// Dropping it without [`PendingCopy::wait`] blocks until the copy completes, then frees the
+/// buffers.
+pub struct PendingCopy<'list, D: Memory, S: Memory> {
+    list: &'list CommandList,
+    event: Event,
+    buffers: Option<(D, S)>,
+}
+
+impl<D: Memory, S: Memory> PendingCopy<'_, D, S> {
+    /// Whether the copy has completed.
+    pub fn is_complete(&self) -> Result<bool> {
+        self.event.is_signaled()
+    }
+
+    /// Waits for completion and hands the buffers back.
+    pub fn wait(mut self) -> Result<(D, S)> {
+        self.event.wait()?;
+        Ok(self
+            .buffers
+            .take()
+            .expect("buffers are held until wait or drop"))
+    }
+
+    /// Waits for completion and returns when the copy ran, in device ticks, with the buffers.
+    pub fn wait_timed(mut self) -> Result<(D, S, Option<KernelTimestamp>)> {
+        self.event.wait()?;
+        let stamp = self.event.kernel_timestamp()?;
+        let (dst, src) = self
+            .buffers
+            .take()
+            .expect("buffers are held until wait or drop");
+        Ok((dst, src, stamp))
+    }
+}
+
+impl<D: Memory, S: Memory> Drop for PendingCopy<'_, D, S> {
+    fn drop(&mut self) {
+        if self.buffers.is_some()
+            && let Err(error) = self.event.wait()
+        {
+            self.list.context.record_drop_error(error);
+        }
+    }
+}

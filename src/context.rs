@@ -1,0 +1,306 @@
+//! Contexts: the scope of allocations, residency and command lists.
+
+use crate::device::Device;
+use crate::driver::Driver;
+use crate::error::{Error, Result, check};
+use crate::handles::ContextHandle;
+use crate::memory::{Memory, MemoryKind};
+use level_zero_sys::*;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex};
+
+pub(crate) struct ContextInner {
+    driver: Driver,
+    handle: ContextHandle,
+    devices: Vec<Device>,
+    drop_errors: Mutex<Vec<Error>>,
+}
+
+impl Drop for ContextInner {
+    fn drop(&mut self) {
+        // Every allocation, list and pool holds the context, so none is left here.
+        // SAFETY: the handle is live and nothing else refers to it any more.
+        let result = unsafe { (self.driver.api().context_destroy)(self.handle.0) };
+        if let Err(error) = check("zeContextDestroy", result) {
+            log::error!("lazy-usm: {error}");
+        }
+    }
+}
+
+/// A Level Zero context over one device or several, shared by everything made in it.
+///
+/// Allocations, command lists and event pools keep their context alive (an `Arc` chain), so
+/// dropping a `Context` while they live is safe: it is destroyed after the last of them.
+///
+/// ```
+/// use lazy_usm::Memory;
+/// let runtime = lazy_usm::Runtime::simulated("b70x2")?;
+/// let devices = runtime.devices()?;
+/// let context = lazy_usm::Context::new(&devices)?;
+/// assert_eq!(context.devices().len(), 2);
+/// let buffer = context.alloc_device(&devices[1], 1 << 20, 64)?;
+/// drop(context); // the buffer keeps it alive
+/// assert_eq!(buffer.len(), 1 << 20);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Context {
+    inner: Arc<ContextInner>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("handle", &self.inner.handle)
+            .field("devices", &self.inner.devices.len())
+            .finish()
+    }
+}
+
+impl PartialEq for Context {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+/// What Level Zero knows about an arbitrary pointer in a context.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointerInfo {
+    /// The kind of allocation, or `None` for memory this context did not allocate.
+    pub kind: Option<MemoryKind>,
+    /// The device of a device or shared allocation.
+    pub device: Option<Device>,
+    /// Base address and size of the allocation containing the pointer.
+    pub range: Option<(usize, usize)>,
+}
+
+impl Context {
+    /// A context over `devices` (one or many, all of one driver, no repeats).
+    pub fn new(devices: &[Device]) -> Result<Self> {
+        let first = devices
+            .first()
+            .ok_or_else(|| Error::invalid("a context needs at least one device"))?;
+        for (position, device) in devices.iter().enumerate() {
+            if device.driver() != first.driver() {
+                return Err(Error::invalid(format!(
+                    "device {} belongs to another driver than device {}",
+                    device.index(),
+                    first.index()
+                )));
+            }
+            if devices[..position].contains(device) {
+                return Err(Error::invalid(format!(
+                    "device {} is listed twice",
+                    device.index()
+                )));
+            }
+        }
+        let driver = first.driver().clone();
+        let api = driver.api();
+        let desc = ze_context_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_CONTEXT_DESC,
+            ..Default::default()
+        };
+        let mut handles: Vec<_> = devices.iter().map(|device| device.handle().0).collect();
+        let mut handle = std::ptr::null_mut();
+        let all = driver.devices()?.len() == devices.len();
+        // SAFETY: a live driver, a valid descriptor, device array and output pointer.
+        let result = unsafe {
+            match api.context_create_ex {
+                Some(create_ex) => create_ex(
+                    driver.handle().0,
+                    &desc,
+                    handles.len() as u32,
+                    handles.as_mut_ptr(),
+                    &mut handle,
+                ),
+                None if all => (api.context_create)(driver.handle().0, &desc, &mut handle),
+                None => {
+                    return Err(Error::invalid(
+                        "this driver lacks zeContextCreateEx: contexts must span all devices",
+                    ));
+                }
+            }
+        };
+        check("zeContextCreateEx", result)?;
+        Ok(Self {
+            inner: Arc::new(ContextInner {
+                driver,
+                handle: ContextHandle(handle),
+                devices: devices.to_vec(),
+                drop_errors: Mutex::new(Vec::new()),
+            }),
+        })
+    }
+
+    /// The devices the context spans.
+    pub fn devices(&self) -> &[Device] {
+        &self.inner.devices
+    }
+
+    /// Whether `device` is in the context.
+    pub fn contains(&self, device: &Device) -> bool {
+        self.inner.devices.contains(device)
+    }
+
+    /// The driver.
+    pub fn driver(&self) -> &Driver {
+        &self.inner.driver
+    }
+
+    /// The raw handle.
+    pub fn handle(&self) -> ContextHandle {
+        self.inner.handle
+    }
+
+    pub(crate) fn api(&self) -> &ZeApi {
+        self.inner.driver.api()
+    }
+
+    pub(crate) fn check_device(&self, device: &Device) -> Result<()> {
+        if self.contains(device) {
+            Ok(())
+        } else {
+            Err(Error::invalid(format!(
+                "device {} is not in this context (devices {:?})",
+                device.index(),
+                self.inner
+                    .devices
+                    .iter()
+                    .map(Device::index)
+                    .collect::<Vec<_>>()
+            )))
+        }
+    }
+
+    pub(crate) fn check_memory(&self, memory: &dyn Memory) -> Result<()> {
+        if memory.context() == self {
+            Ok(())
+        } else {
+            Err(Error::invalid(format!(
+                "memory at {:#x} ({} bytes) belongs to another context",
+                memory.address(),
+                memory.len()
+            )))
+        }
+    }
+
+    /// Makes `memory` resident on `device` (`zeContextMakeMemoryResident`). On a peer of the
+    /// owner this costs host memory on recent drivers: lazy-usm's residency layer decides when.
+    pub fn make_resident(&self, memory: &impl Memory, device: &Device) -> Result<()> {
+        self.residency(memory, device, false)
+    }
+
+    /// Evicts `memory` from `device` (`zeContextEvictMemory`).
+    pub fn evict(&self, memory: &impl Memory, device: &Device) -> Result<()> {
+        self.residency(memory, device, true)
+    }
+
+    fn residency(&self, memory: &dyn Memory, device: &Device, evict: bool) -> Result<()> {
+        self.check_memory(memory)?;
+        self.check_device(device)?;
+        let (call, function) = if evict {
+            ("zeContextEvictMemory", self.api().context_evict_memory)
+        } else {
+            (
+                "zeContextMakeMemoryResident",
+                self.api().context_make_memory_resident,
+            )
+        };
+        // SAFETY: a live allocation of this context and a device of it.
+        check(call, unsafe {
+            function(
+                self.inner.handle.0,
+                device.handle().0,
+                memory.address() as *mut c_void,
+                memory.len(),
+            )
+        })
+    }
+
+    /// What the driver knows about the memory at `address`: a lookup of foreign pointers.
+    ///
+    /// ```
+    /// use lazy_usm::{Context, Memory, MemoryKind, Runtime};
+    /// let devices = Runtime::simulated("b70x2")?.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let buffer = context.alloc_device(&devices[1], 4096, 0)?;
+    /// let info = context.pointer_info(buffer.address() + 100)?;
+    /// assert_eq!(info.kind, Some(MemoryKind::Device));
+    /// assert_eq!(info.device.as_ref(), Some(&devices[1]));
+    /// assert_eq!(info.range, Some((buffer.address(), 4096)));
+    /// let stack = 0u8;
+    /// assert_eq!(context.pointer_info(&stack as *const u8 as usize)?.kind, None);
+    /// # Ok::<(), lazy_usm::Error>(())
+    /// ```
+    pub fn pointer_info(&self, address: usize) -> Result<PointerInfo> {
+        let pointer = address as *const c_void;
+        let mut properties = ze_memory_allocation_properties_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES,
+            ..Default::default()
+        };
+        let mut device = std::ptr::null_mut();
+        // SAFETY: the driver only looks the address up; valid output pointers.
+        check("zeMemGetAllocProperties", unsafe {
+            (self.api().mem_get_alloc_properties)(
+                self.inner.handle.0,
+                pointer,
+                &mut properties,
+                &mut device,
+            )
+        })?;
+        let kind = match properties.type_ {
+            ze_memory_type_t::ZE_MEMORY_TYPE_DEVICE => Some(MemoryKind::Device),
+            ze_memory_type_t::ZE_MEMORY_TYPE_HOST => Some(MemoryKind::Host),
+            ze_memory_type_t::ZE_MEMORY_TYPE_SHARED => Some(MemoryKind::Shared),
+            _ => None,
+        };
+        let device = self
+            .inner
+            .devices
+            .iter()
+            .find(|candidate| candidate.handle().0 == device)
+            .cloned();
+        let range = if kind.is_some() {
+            let (mut base, mut size) = (std::ptr::null_mut(), 0usize);
+            // SAFETY: as above.
+            check("zeMemGetAddressRange", unsafe {
+                (self.api().mem_get_address_range)(
+                    self.inner.handle.0,
+                    pointer,
+                    &mut base,
+                    &mut size,
+                )
+            })?;
+            Some((base as usize, size))
+        } else {
+            None
+        };
+        Ok(PointerInfo {
+            kind,
+            device,
+            range,
+        })
+    }
+
+    pub(crate) fn record_drop_error(&self, error: Error) {
+        log::error!("lazy-usm: {error}");
+        self.inner
+            .drop_errors
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(error);
+    }
+
+    /// Errors that `Drop` implementations met (a failed free, a failed wait) and could not
+    /// return; taking them clears the list.
+    pub fn take_drop_errors(&self) -> Vec<Error> {
+        std::mem::take(
+            &mut *self
+                .inner
+                .drop_errors
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
+    }
+}

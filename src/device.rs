@@ -1,0 +1,396 @@
+//! Devices: properties, memory, command-queue groups and engines, peer access.
+
+use crate::driver::Driver;
+use crate::error::{Error, Result, check};
+use crate::handles::{DeviceHandle, enumerate};
+use level_zero_sys::*;
+use std::ffi::{CStr, c_char, c_void};
+use std::fmt;
+
+/// A device of a [`Driver`].
+///
+/// ```
+/// let runtime = lazy_usm::Runtime::simulated("b70x2")?;
+/// let devices = runtime.devices()?;
+/// let properties = devices[0].properties()?;
+/// assert_eq!(properties.pci_address.unwrap().to_string(), "0000:0e:00.0");
+/// assert!(devices[0].can_access_peer(&devices[1])?);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Device {
+    driver: Driver,
+    handle: DeviceHandle,
+    index: u32,
+}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Device")
+            .field("index", &self.index)
+            .field("handle", &self.handle)
+            .finish()
+    }
+}
+
+impl PartialEq for Device {
+    fn eq(&self, other: &Self) -> bool {
+        self.handle == other.handle
+    }
+}
+
+impl Eq for Device {}
+
+/// A PCI address, `DDDD:BB:DD.F`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PciAddress {
+    /// PCI domain.
+    pub domain: u32,
+    /// Bus.
+    pub bus: u32,
+    /// Device (slot).
+    pub device: u32,
+    /// Function.
+    pub function: u32,
+}
+
+impl fmt::Display for PciAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:04x}:{:02x}:{:02x}.{:x}",
+            self.domain, self.bus, self.device, self.function
+        )
+    }
+}
+
+/// What `zeDeviceGetProperties` (and the PCI extension, where present) report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceProperties {
+    /// Device name.
+    pub name: String,
+    /// PCI vendor id (0x8086 for Intel).
+    pub vendor_id: u32,
+    /// PCI device id.
+    pub device_id: u32,
+    /// Device UUID.
+    pub uuid: [u8; 16],
+    /// PCI address, where the driver has the PCI properties extension.
+    pub pci_address: Option<PciAddress>,
+    /// Core clock in MHz.
+    pub core_clock_mhz: u32,
+    /// Largest single allocation in bytes.
+    pub max_mem_alloc_size: u64,
+    /// Kernel-timestamp ticks per second.
+    pub timestamp_frequency: u64,
+}
+
+/// One entry of `zeDeviceGetMemoryProperties`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryProperties {
+    /// Memory name (for example `GDDR6`).
+    pub name: String,
+    /// Size in bytes.
+    pub total_size: u64,
+}
+
+/// One command-queue group: a kind of engine and how many there are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueGroup {
+    /// The group's ordinal, for queue and list descriptors.
+    pub ordinal: u32,
+    /// Runs compute work.
+    pub compute: bool,
+    /// Runs copies.
+    pub copy: bool,
+    /// Number of engines (queues) in the group.
+    pub queues: u32,
+    /// Largest pattern a fill takes, in bytes.
+    pub max_fill_pattern_size: usize,
+}
+
+impl QueueGroup {
+    /// A copy-only group: the blitter engines, preferred for copies.
+    pub fn is_copy_only(&self) -> bool {
+        self.copy && !self.compute
+    }
+}
+
+/// A hardware engine: device, queue-group ordinal, queue index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Engine {
+    /// The device the engine belongs to.
+    pub device: Device,
+    /// Its queue group.
+    pub group: QueueGroup,
+    /// Its index within the group.
+    pub index: u32,
+}
+
+/// Peer-to-peer capabilities of a device pair, one direction.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PeerAccess {
+    /// The device may access the peer's memory.
+    pub access: bool,
+    /// And perform atomics on it.
+    pub atomics: bool,
+    /// Bandwidth and latency from the bandwidth extension, where the driver has it.
+    pub bandwidth: Option<PeerBandwidth>,
+}
+
+/// From `ze_device_p2p_bandwidth_exp_properties_t`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PeerBandwidth {
+    /// Logical bandwidth in GB/s (1e9 bytes per second).
+    pub gigabytes_per_second: f64,
+    /// Logical latency in nanoseconds.
+    pub latency_ns: f64,
+}
+
+pub(crate) fn c_name(chars: &[c_char]) -> String {
+    let bytes: Vec<u8> = chars
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+impl Device {
+    pub(crate) fn new(driver: Driver, handle: DeviceHandle, index: u32) -> Self {
+        Self {
+            driver,
+            handle,
+            index,
+        }
+    }
+
+    /// Position in the driver's enumeration.
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The raw handle.
+    pub fn handle(&self) -> DeviceHandle {
+        self.handle
+    }
+
+    /// The driver.
+    pub fn driver(&self) -> &Driver {
+        &self.driver
+    }
+
+    fn api(&self) -> &ZeApi {
+        self.driver.api()
+    }
+
+    /// Name, ids, UUID, PCI address and limits.
+    pub fn properties(&self) -> Result<DeviceProperties> {
+        let mut properties = ze_device_properties_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2,
+            ..Default::default()
+        };
+        // SAFETY: a live device handle and a valid output struct.
+        check("zeDeviceGetProperties", unsafe {
+            (self.api().device_get_properties)(self.handle.0, &mut properties)
+        })?;
+        let pci_address = self.api().device_pci_get_properties_ext.and_then(|get| {
+            let mut pci = ze_pci_ext_properties_t {
+                stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES,
+                ..Default::default()
+            };
+            // SAFETY: a live device handle and a valid output struct.
+            let result = unsafe { get(self.handle.0, &mut pci) };
+            (result == ze_result_t::ZE_RESULT_SUCCESS).then_some(PciAddress {
+                domain: pci.address.domain,
+                bus: pci.address.bus,
+                device: pci.address.device,
+                function: pci.address.function,
+            })
+        });
+        Ok(DeviceProperties {
+            name: c_name(&properties.name),
+            vendor_id: properties.vendorId,
+            device_id: properties.deviceId,
+            uuid: properties.uuid.id,
+            pci_address,
+            core_clock_mhz: properties.coreClockRate,
+            max_mem_alloc_size: properties.maxMemAllocSize,
+            // With the 1.2 struct, timerResolution is in cycles per second.
+            timestamp_frequency: properties.timerResolution,
+        })
+    }
+
+    /// The device's memories.
+    pub fn memory_properties(&self) -> Result<Vec<MemoryProperties>> {
+        let blank = ze_device_memory_properties_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES,
+            ..Default::default()
+        };
+        let items = enumerate("zeDeviceGetMemoryProperties", blank, |count, array| {
+            // SAFETY: the count/fill pattern with pointers `enumerate` provides.
+            unsafe { (self.api().device_get_memory_properties)(self.handle.0, count, array) }
+        })?;
+        Ok(items
+            .iter()
+            .map(|item| MemoryProperties {
+                name: c_name(&item.name),
+                total_size: item.totalSize,
+            })
+            .collect())
+    }
+
+    /// The command-queue groups, by ordinal.
+    pub fn queue_groups(&self) -> Result<Vec<QueueGroup>> {
+        let blank = ze_command_queue_group_properties_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES,
+            ..Default::default()
+        };
+        let items = enumerate(
+            "zeDeviceGetCommandQueueGroupProperties",
+            blank,
+            |count, array| {
+                // SAFETY: the count/fill pattern with pointers `enumerate` provides.
+                unsafe {
+                    (self.api().device_get_command_queue_group_properties)(
+                        self.handle.0,
+                        count,
+                        array,
+                    )
+                }
+            },
+        )?;
+        let compute =
+            ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE.0;
+        let copy =
+            ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY.0;
+        Ok(items
+            .iter()
+            .enumerate()
+            .map(|(ordinal, item)| QueueGroup {
+                ordinal: ordinal as u32,
+                compute: item.flags & compute != 0,
+                copy: item.flags & copy != 0,
+                queues: item.numQueues,
+                max_fill_pattern_size: item.maxMemoryFillPatternSize,
+            })
+            .collect())
+    }
+
+    /// Engine `index` of queue group `ordinal`, checked to exist.
+    pub fn engine(&self, ordinal: u32, index: u32) -> Result<Engine> {
+        let groups = self.queue_groups()?;
+        let group = *groups.get(ordinal as usize).ok_or_else(|| {
+            Error::invalid(format!(
+                "device {} has {} queue groups; ordinal {ordinal} does not exist",
+                self.index,
+                groups.len()
+            ))
+        })?;
+        if index >= group.queues {
+            return Err(Error::invalid(format!(
+                "queue group {ordinal} of device {} has {} engines; index {index} does not exist",
+                self.index, group.queues
+            )));
+        }
+        Ok(Engine {
+            device: self.clone(),
+            group,
+            index,
+        })
+    }
+
+    /// The first engine of a copy-only group (a blitter), if the device has one.
+    pub fn copy_engine(&self) -> Result<Option<Engine>> {
+        let group = self
+            .queue_groups()?
+            .into_iter()
+            .find(|group| group.is_copy_only() && group.queues > 0);
+        Ok(group.map(|group| Engine {
+            device: self.clone(),
+            group,
+            index: 0,
+        }))
+    }
+
+    /// The first engine of a compute group.
+    pub fn compute_engine(&self) -> Result<Engine> {
+        let group = self
+            .queue_groups()?
+            .into_iter()
+            .find(|group| group.compute && group.queues > 0)
+            .ok_or_else(|| {
+                Error::NoDevice(format!("device {} has no compute engine", self.index))
+            })?;
+        Ok(Engine {
+            device: self.clone(),
+            group,
+            index: 0,
+        })
+    }
+
+    /// The engine copies should use: a copy-only one when there is one, else a compute one.
+    pub fn preferred_copy_engine(&self) -> Result<Engine> {
+        match self.copy_engine()? {
+            Some(engine) => Ok(engine),
+            None => self.compute_engine(),
+        }
+    }
+
+    /// Whether this device can access `peer`'s memory, and how (this direction only).
+    pub fn peer_access(&self, peer: &Device) -> Result<PeerAccess> {
+        let mut bandwidth = ze_device_p2p_bandwidth_exp_properties_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_P2P_BANDWIDTH_EXP_PROPERTIES,
+            ..Default::default()
+        };
+        let bandwidth_name = CStr::from_bytes_with_nul(ZE_BANDWIDTH_PROPERTIES_EXP_NAME)
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let has_bandwidth = self
+            .driver
+            .extensions()?
+            .iter()
+            .any(|(name, _)| *name == bandwidth_name);
+        let mut properties = ze_device_p2p_properties_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_P2P_PROPERTIES,
+            pNext: if has_bandwidth {
+                &mut bandwidth as *mut _ as *mut c_void
+            } else {
+                std::ptr::null_mut()
+            },
+            ..Default::default()
+        };
+        // SAFETY: live device handles and a valid output chain.
+        check("zeDeviceGetP2PProperties", unsafe {
+            (self.api().device_get_p2p_properties)(self.handle.0, peer.handle.0, &mut properties)
+        })?;
+        let access = ze_device_p2p_property_flag_t::ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS.0;
+        let atomics = ze_device_p2p_property_flag_t::ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS.0;
+        let per_nanosecond =
+            bandwidth.bandwidthUnit == ze_bandwidth_unit_t::ZE_BANDWIDTH_UNIT_BYTES_PER_NANOSEC;
+        let latency_ns = bandwidth.latencyUnit == ze_latency_unit_t::ZE_LATENCY_UNIT_NANOSEC;
+        Ok(PeerAccess {
+            access: properties.flags & access != 0,
+            atomics: properties.flags & atomics != 0,
+            bandwidth: (has_bandwidth && per_nanosecond).then_some(PeerBandwidth {
+                // One byte per nanosecond is one GB/s.
+                gigabytes_per_second: f64::from(bandwidth.logicalBandwidth),
+                latency_ns: if latency_ns {
+                    f64::from(bandwidth.logicalLatency)
+                } else {
+                    f64::NAN
+                },
+            }),
+        })
+    }
+
+    /// `zeDeviceCanAccessPeer`: whether this device can access `peer`'s memory.
+    pub fn can_access_peer(&self, peer: &Device) -> Result<bool> {
+        let mut value: ze_bool_t = 0;
+        // SAFETY: live device handles and a valid output pointer.
+        check("zeDeviceCanAccessPeer", unsafe {
+            (self.api().device_can_access_peer)(self.handle.0, peer.handle.0, &mut value)
+        })?;
+        Ok(value != 0)
+    }
+}

@@ -1,0 +1,150 @@
+//! Drivers: properties, extensions, devices.
+
+use crate::device::Device;
+use crate::error::{Result, check};
+use crate::handles::{DeviceHandle, DriverHandle, enumerate};
+use crate::runtime::Runtime;
+use level_zero_sys::*;
+use std::ffi::{CStr, CString, c_void};
+use std::sync::Arc;
+
+struct DriverInner {
+    runtime: Runtime,
+    handle: DriverHandle,
+}
+
+/// A Level Zero driver.
+///
+/// ```
+/// let runtime = lazy_usm::Runtime::simulated("b60x4")?;
+/// let driver = &runtime.drivers()?[0];
+/// assert_eq!(driver.api_version()?, (1, 4));
+/// assert_eq!(driver.devices()?.len(), 4);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Driver {
+    inner: Arc<DriverInner>,
+}
+
+impl std::fmt::Debug for Driver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver")
+            .field("handle", &self.inner.handle)
+            .finish()
+    }
+}
+
+impl PartialEq for Driver {
+    fn eq(&self, other: &Self) -> bool {
+        self.inner.handle == other.inner.handle
+    }
+}
+
+/// What `zeDriverGetProperties` reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DriverProperties {
+    /// The driver's UUID.
+    pub uuid: [u8; 16],
+    /// The driver's version number (vendor-specific packing).
+    pub driver_version: u32,
+}
+
+impl Driver {
+    pub(crate) fn new(runtime: Runtime, handle: DriverHandle) -> Self {
+        Self {
+            inner: Arc::new(DriverInner { runtime, handle }),
+        }
+    }
+
+    /// The runtime this driver belongs to.
+    pub fn runtime(&self) -> &Runtime {
+        &self.inner.runtime
+    }
+
+    /// The raw handle.
+    pub fn handle(&self) -> DriverHandle {
+        self.inner.handle
+    }
+
+    pub(crate) fn api(&self) -> &ZeApi {
+        self.inner.runtime.api()
+    }
+
+    /// The devices of this driver, in enumeration order.
+    pub fn devices(&self) -> Result<Vec<Device>> {
+        let api = self.api();
+        let handles = enumerate("zeDeviceGet", std::ptr::null_mut(), |count, array| {
+            // SAFETY: the count/fill pattern with pointers `enumerate` provides.
+            unsafe { (api.device_get)(self.inner.handle.0, count, array) }
+        })?;
+        Ok(handles
+            .into_iter()
+            .enumerate()
+            .map(|(index, handle)| Device::new(self.clone(), DeviceHandle(handle), index as u32))
+            .collect())
+    }
+
+    /// The API version the driver implements, as (major, minor).
+    pub fn api_version(&self) -> Result<(u32, u32)> {
+        let mut version = ze_api_version_t(0);
+        // SAFETY: a live driver handle and a valid output pointer.
+        check("zeDriverGetApiVersion", unsafe {
+            (self.api().driver_get_api_version)(self.inner.handle.0, &mut version)
+        })?;
+        Ok((ze_major_version(version.0), ze_minor_version(version.0)))
+    }
+
+    /// The driver's UUID and version.
+    pub fn properties(&self) -> Result<DriverProperties> {
+        let mut properties = ze_driver_properties_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES,
+            ..Default::default()
+        };
+        // SAFETY: a live driver handle and a valid output struct.
+        check("zeDriverGetProperties", unsafe {
+            (self.api().driver_get_properties)(self.inner.handle.0, &mut properties)
+        })?;
+        Ok(DriverProperties {
+            uuid: properties.uuid.id,
+            driver_version: properties.driverVersion,
+        })
+    }
+
+    /// The extensions the driver offers, as (name, version).
+    pub fn extensions(&self) -> Result<Vec<(String, u32)>> {
+        let api = self.api();
+        let items = enumerate(
+            "zeDriverGetExtensionProperties",
+            ze_driver_extension_properties_t::default(),
+            |count, array| {
+                // SAFETY: the count/fill pattern with pointers `enumerate` provides.
+                unsafe { (api.driver_get_extension_properties)(self.inner.handle.0, count, array) }
+            },
+        )?;
+        Ok(items
+            .iter()
+            .map(|item| (crate::device::c_name(&item.name), item.version))
+            .collect())
+    }
+
+    /// The address of an extension function, or `None` when the driver does not offer it.
+    pub fn extension_function(&self, name: &CStr) -> Option<*const c_void> {
+        let mut function = std::ptr::null_mut();
+        // SAFETY: a live driver handle, a NUL-terminated name and a valid output pointer.
+        let result = unsafe {
+            (self.api().driver_get_extension_function_address)(
+                self.inner.handle.0,
+                name.as_ptr(),
+                &mut function,
+            )
+        };
+        (result == ze_result_t::ZE_RESULT_SUCCESS && !function.is_null())
+            .then_some(function as *const c_void)
+    }
+
+    /// [`Driver::extension_function`] by a Rust string.
+    pub fn has_extension_function(&self, name: &str) -> bool {
+        CString::new(name).is_ok_and(|name| self.extension_function(&name).is_some())
+    }
+}

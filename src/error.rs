@@ -1,0 +1,119 @@
+//! The one error type of lazy-usm.
+
+use level_zero_sys::{LoadError, ze_result_name, ze_result_t};
+use std::fmt;
+
+/// A `ze_result_t` that is not success, printed by name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct ZeResult(pub ze_result_t);
+
+impl fmt::Display for ZeResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match ze_result_name(self.0) {
+            Some(name) => write!(f, "{name}"),
+            None => write!(f, "unknown result {:#x}", self.0.0),
+        }
+    }
+}
+
+impl fmt::Debug for ZeResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self} ({:#x})", self.0.0)
+    }
+}
+
+/// Everything that can go wrong in lazy-usm.
+///
+/// ```
+/// use lazy_usm::{Error, sys::ze_result_t};
+/// let error = Error::from_result("zeMemAllocDevice", ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+/// assert!(matches!(error, Error::OutOfDeviceMemory { .. }));
+/// assert_eq!(error.to_string(), "zeMemAllocDevice: out of device memory (ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A Level Zero call failed with a result that has no variant of its own.
+    #[error("{call} failed: {result}")]
+    ZeError {
+        /// The Level Zero function.
+        call: &'static str,
+        /// What it returned.
+        result: ZeResult,
+    },
+    /// The device is out of memory.
+    #[error("{call}: out of device memory (ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)")]
+    OutOfDeviceMemory {
+        /// The Level Zero function.
+        call: &'static str,
+    },
+    /// The host is out of memory (for host USM, or the pinned mirror of peer residency).
+    #[error("{call}: out of host memory (ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)")]
+    OutOfHostMemory {
+        /// The Level Zero function.
+        call: &'static str,
+    },
+    /// The device was lost (hung, reset or removed); its context is unusable.
+    #[error("{call}: device lost (ZE_RESULT_ERROR_DEVICE_LOST)")]
+    DeviceLost {
+        /// The Level Zero function.
+        call: &'static str,
+    },
+    /// The Level Zero loader could not be loaded or lacks core functions.
+    #[error(transparent)]
+    Loader(#[from] LoadError),
+    /// No usable Level Zero driver or device.
+    #[error("no Level Zero GPU: {0}")]
+    NoDevice(String),
+    /// The simulated platform could not be made.
+    #[cfg(feature = "simulator")]
+    #[error(transparent)]
+    Simulator(#[from] ze_sim::SimError),
+    /// An argument lazy-usm rejected before calling Level Zero; the message names the values.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+/// `Result<T, lazy_usm::Error>`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// The error for a failed Level Zero call.
+    pub fn from_result(call: &'static str, result: ze_result_t) -> Self {
+        match result {
+            ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY => Self::OutOfDeviceMemory { call },
+            ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY => Self::OutOfHostMemory { call },
+            ze_result_t::ZE_RESULT_ERROR_DEVICE_LOST => Self::DeviceLost { call },
+            _ => Self::ZeError {
+                call,
+                result: ZeResult(result),
+            },
+        }
+    }
+
+    /// The `ze_result_t` behind this error, if it came from Level Zero.
+    pub fn ze_result(&self) -> Option<ze_result_t> {
+        match self {
+            Self::ZeError { result, .. } => Some(result.0),
+            Self::OutOfDeviceMemory { .. } => {
+                Some(ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)
+            }
+            Self::OutOfHostMemory { .. } => Some(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY),
+            Self::DeviceLost { .. } => Some(ze_result_t::ZE_RESULT_ERROR_DEVICE_LOST),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn invalid(message: impl Into<String>) -> Self {
+        Self::InvalidArgument(message.into())
+    }
+}
+
+/// `Ok(())` for success, the matching [`Error`] otherwise.
+pub(crate) fn check(call: &'static str, result: ze_result_t) -> Result<()> {
+    if result == ze_result_t::ZE_RESULT_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::from_result(call, result))
+    }
+}

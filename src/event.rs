@@ -1,0 +1,215 @@
+//! Event pools and events: completion and timing of device work.
+
+use crate::context::Context;
+use crate::error::{Error, Result, check};
+use crate::handles::{EventHandle, EventPoolHandle};
+use level_zero_sys::*;
+use std::sync::Arc;
+use std::time::Duration;
+
+struct EventPoolInner {
+    context: Context,
+    handle: EventPoolHandle,
+    count: u32,
+}
+
+impl Drop for EventPoolInner {
+    fn drop(&mut self) {
+        // SAFETY: every event of the pool holds it, so none is left; destroyed once, here.
+        let result = unsafe { (self.context.api().event_pool_destroy)(self.handle.0) };
+        if let Err(error) = check("zeEventPoolDestroy", result) {
+            self.context.record_drop_error(error);
+        }
+    }
+}
+
+/// A pool of host-visible events that record kernel timestamps.
+///
+/// ```
+/// let devices = lazy_usm::Runtime::simulated("b70x2")?.devices()?;
+/// let context = lazy_usm::Context::new(&devices)?;
+/// let pool = lazy_usm::EventPool::new(&context, 2)?;
+/// let event = pool.event(0)?;
+/// assert!(!event.is_signaled()?);
+/// event.signal()?;
+/// assert!(event.wait_timeout(std::time::Duration::ZERO)?);
+/// assert!(pool.event(2).is_err(), "index beyond the pool");
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct EventPool {
+    inner: Arc<EventPoolInner>,
+}
+
+impl std::fmt::Debug for EventPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventPool")
+            .field("count", &self.inner.count)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EventPool {
+    /// A pool of `count` events.
+    pub fn new(context: &Context, count: u32) -> Result<Self> {
+        if count == 0 {
+            return Err(Error::invalid("an event pool needs at least one event"));
+        }
+        let desc = ze_event_pool_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+            flags: ze_event_pool_flag_t::ZE_EVENT_POOL_FLAG_HOST_VISIBLE.0
+                | ze_event_pool_flag_t::ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP.0,
+            count,
+            ..Default::default()
+        };
+        let mut devices: Vec<_> = context.devices().iter().map(|d| d.handle().0).collect();
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: a live context, a valid descriptor, device array and output pointer.
+        check("zeEventPoolCreate", unsafe {
+            (context.api().event_pool_create)(
+                context.handle().0,
+                &desc,
+                devices.len() as u32,
+                devices.as_mut_ptr(),
+                &mut handle,
+            )
+        })?;
+        Ok(Self {
+            inner: Arc::new(EventPoolInner {
+                context: context.clone(),
+                handle: EventPoolHandle(handle),
+                count,
+            }),
+        })
+    }
+
+    /// How many events the pool holds.
+    pub fn count(&self) -> u32 {
+        self.inner.count
+    }
+
+    /// Event `index` of the pool (each index once at a time).
+    pub fn event(&self, index: u32) -> Result<Event> {
+        if index >= self.inner.count {
+            return Err(Error::invalid(format!(
+                "event index {index} is beyond the pool's {} events",
+                self.inner.count
+            )));
+        }
+        let desc = ze_event_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_EVENT_DESC,
+            index,
+            signal: ze_event_scope_flag_t::ZE_EVENT_SCOPE_FLAG_HOST.0,
+            wait: ze_event_scope_flag_t::ZE_EVENT_SCOPE_FLAG_HOST.0,
+            ..Default::default()
+        };
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: a live pool, a valid descriptor and output pointer.
+        check("zeEventCreate", unsafe {
+            (self.inner.context.api().event_create)(self.inner.handle.0, &desc, &mut handle)
+        })?;
+        Ok(Event {
+            pool: self.clone(),
+            handle: EventHandle(handle),
+        })
+    }
+}
+
+/// Start and end of the work an event signalled after, in device timestamp ticks
+/// (see `DeviceProperties::timestamp_frequency`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelTimestamp {
+    /// Start tick.
+    pub start: u64,
+    /// End tick.
+    pub end: u64,
+}
+
+/// An event of an [`EventPool`].
+#[derive(Debug)]
+pub struct Event {
+    pool: EventPool,
+    handle: EventHandle,
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        let context = &self.pool.inner.context;
+        // SAFETY: a live event, destroyed once, here.
+        let result = unsafe { (context.api().event_destroy)(self.handle.0) };
+        if let Err(error) = check("zeEventDestroy", result) {
+            context.record_drop_error(error);
+        }
+    }
+}
+
+impl Event {
+    fn api(&self) -> &ZeApi {
+        self.pool.inner.context.api()
+    }
+
+    /// The raw handle.
+    pub fn handle(&self) -> EventHandle {
+        self.handle
+    }
+
+    /// Signals from the host.
+    pub fn signal(&self) -> Result<()> {
+        // SAFETY: a live event.
+        check("zeEventHostSignal", unsafe {
+            (self.api().event_host_signal)(self.handle.0)
+        })
+    }
+
+    /// Returns to the unsignalled state.
+    pub fn reset(&self) -> Result<()> {
+        // SAFETY: a live event.
+        check("zeEventHostReset", unsafe {
+            (self.api().event_host_reset)(self.handle.0)
+        })
+    }
+
+    /// Whether the event is signalled now.
+    pub fn is_signaled(&self) -> Result<bool> {
+        // SAFETY: a live event.
+        match unsafe { (self.api().event_query_status)(self.handle.0) } {
+            ze_result_t::ZE_RESULT_SUCCESS => Ok(true),
+            ze_result_t::ZE_RESULT_NOT_READY => Ok(false),
+            other => Err(Error::from_result("zeEventQueryStatus", other)),
+        }
+    }
+
+    /// Blocks until the event is signalled.
+    pub fn wait(&self) -> Result<()> {
+        self.synchronize(u64::MAX).map(|_| ())
+    }
+
+    /// Blocks until the event is signalled or `timeout` passes; whether it was signalled.
+    pub fn wait_timeout(&self, timeout: Duration) -> Result<bool> {
+        let nanos = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX - 1);
+        self.synchronize(nanos)
+    }
+
+    fn synchronize(&self, nanos: u64) -> Result<bool> {
+        // SAFETY: a live event.
+        match unsafe { (self.api().event_host_synchronize)(self.handle.0, nanos) } {
+            ze_result_t::ZE_RESULT_SUCCESS => Ok(true),
+            ze_result_t::ZE_RESULT_NOT_READY => Ok(false),
+            other => Err(Error::from_result("zeEventHostSynchronize", other)),
+        }
+    }
+
+    /// When the work before the event ran, once it has signalled; `None` before.
+    pub fn kernel_timestamp(&self) -> Result<Option<KernelTimestamp>> {
+        let mut stamp = ze_kernel_timestamp_result_t::default();
+        // SAFETY: a live event and a valid output struct.
+        match unsafe { (self.api().event_query_kernel_timestamp)(self.handle.0, &mut stamp) } {
+            ze_result_t::ZE_RESULT_SUCCESS => Ok(Some(KernelTimestamp {
+                start: stamp.global.kernelStart,
+                end: stamp.global.kernelEnd,
+            })),
+            ze_result_t::ZE_RESULT_NOT_READY => Ok(None),
+            other => Err(Error::from_result("zeEventQueryKernelTimestamp", other)),
+        }
+    }
+}

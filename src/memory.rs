@@ -1,0 +1,389 @@
+//! USM allocations as owned types: device, host and shared buffers.
+
+use crate::context::Context;
+use crate::device::Device;
+use crate::error::{Error, Result, check};
+use level_zero_sys::*;
+use std::ffi::c_void;
+
+/// The kind of a USM allocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MemoryKind {
+    /// Device memory: owned by one device, not host-accessible.
+    Device,
+    /// Host memory the driver pinned: reachable from every device of the context.
+    Host,
+    /// Shared memory that migrates between host and device.
+    Shared,
+}
+
+/// How an allocation is freed when dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FreePolicy {
+    /// `zeMemFree`: at once.
+    #[default]
+    Immediate,
+    /// `zeMemFreeExt` with `BLOCKING_FREE`: after work still using it completes (falls back to
+    /// `zeMemFree` where the driver lacks `zeMemFreeExt`).
+    Blocking,
+    /// `zeMemFreeExt` with `DEFER_FREE`: the driver frees it once such work completes.
+    Deferred,
+}
+
+/// One USM allocation; freed on drop.
+struct Allocation {
+    context: Context,
+    address: usize,
+    size: usize,
+    alignment: usize,
+    kind: MemoryKind,
+    device: Option<Device>,
+    free_policy: FreePolicy,
+}
+
+impl Drop for Allocation {
+    fn drop(&mut self) {
+        let api = self.context.api();
+        let pointer = self.address as *mut c_void;
+        let flag = match self.free_policy {
+            FreePolicy::Immediate => None,
+            FreePolicy::Blocking => Some(ze_driver_memory_free_policy_ext_flag_t::ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE.0),
+            FreePolicy::Deferred => Some(ze_driver_memory_free_policy_ext_flag_t::ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE.0),
+        };
+        let handle = self.context.handle().0;
+        // SAFETY: the allocation is live, of this context, and freed exactly once, here.
+        let (call, result) = unsafe {
+            match (flag, api.mem_free_ext) {
+                (Some(policy), Some(free_ext)) => {
+                    let desc = ze_memory_free_ext_desc_t {
+                        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC,
+                        pNext: std::ptr::null(),
+                        freePolicy: policy,
+                    };
+                    ("zeMemFreeExt", free_ext(handle, &desc, pointer))
+                }
+                _ => ("zeMemFree", (api.mem_free)(handle, pointer)),
+            }
+        };
+        if let Err(error) = check(call, result) {
+            self.context.record_drop_error(error);
+        }
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// What every USM buffer offers: where it is, how big, whose.
+pub trait Memory: sealed::Sealed {
+    #[doc(hidden)]
+    fn allocation(&self) -> &dyn AllocationView;
+
+    /// Start address.
+    fn address(&self) -> usize {
+        self.allocation().address()
+    }
+    /// Size in bytes.
+    fn len(&self) -> usize {
+        self.allocation().size()
+    }
+    /// Whether the buffer is empty (never: zero-size allocations are refused).
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The context it was allocated in.
+    fn context(&self) -> &Context {
+        self.allocation().context()
+    }
+    /// Device, host or shared.
+    fn kind(&self) -> MemoryKind {
+        self.allocation().kind()
+    }
+    /// The owning device (device memory) or associated device (shared memory).
+    fn device(&self) -> Option<&Device> {
+        self.allocation().device()
+    }
+    /// The alignment it was allocated with.
+    fn alignment(&self) -> usize {
+        self.allocation().alignment()
+    }
+}
+
+#[doc(hidden)]
+pub trait AllocationView {
+    fn address(&self) -> usize;
+    fn size(&self) -> usize;
+    fn context(&self) -> &Context;
+    fn kind(&self) -> MemoryKind;
+    fn device(&self) -> Option<&Device>;
+    fn alignment(&self) -> usize;
+}
+
+impl AllocationView for Allocation {
+    fn address(&self) -> usize {
+        self.address
+    }
+    fn size(&self) -> usize {
+        self.size
+    }
+    fn context(&self) -> &Context {
+        &self.context
+    }
+    fn kind(&self) -> MemoryKind {
+        self.kind
+    }
+    fn device(&self) -> Option<&Device> {
+        self.device.as_ref()
+    }
+    fn alignment(&self) -> usize {
+        self.alignment
+    }
+}
+
+macro_rules! buffer {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        pub struct $name {
+            allocation: Allocation,
+        }
+
+        impl sealed::Sealed for $name {}
+
+        impl Memory for $name {
+            fn allocation(&self) -> &dyn AllocationView {
+                &self.allocation
+            }
+        }
+
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("address", &format_args!("{:#x}", self.allocation.address))
+                    .field("size", &self.allocation.size)
+                    .field("device", &self.allocation.device.as_ref().map(Device::index))
+                    .finish()
+            }
+        }
+
+        impl $name {
+            /// How the buffer is freed when dropped.
+            pub fn set_free_policy(&mut self, policy: FreePolicy) {
+                self.allocation.free_policy = policy;
+            }
+        }
+    };
+}
+
+buffer!(
+    /// Device memory (`zeMemAllocDevice`), owned by one device of its context.
+    ///
+    /// ```
+    /// use lazy_usm::{Context, Memory, Runtime};
+    /// let devices = Runtime::simulated("b70x2")?.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let buffer = context.alloc_device(&devices[0], 4096, 256)?;
+    /// assert_eq!((buffer.len(), buffer.address() % 256), (4096, 0));
+    /// assert_eq!(buffer.device(), Some(&devices[0]));
+    /// # Ok::<(), lazy_usm::Error>(())
+    /// ```
+    DeviceBuffer
+);
+buffer!(
+    /// Host memory (`zeMemAllocHost`): pinned, reachable from every device of its context,
+    /// readable and writable from the host.
+    ///
+    /// ```
+    /// let devices = lazy_usm::Runtime::simulated("b70x2")?.devices()?;
+    /// let context = lazy_usm::Context::new(&devices)?;
+    /// let mut buffer = context.alloc_host(16, 64)?;
+    /// buffer.as_mut_slice().fill(7);
+    /// assert_eq!(buffer.as_slice(), &[7; 16]);
+    /// # Ok::<(), lazy_usm::Error>(())
+    /// ```
+    HostBuffer
+);
+buffer!(
+    /// Shared memory (`zeMemAllocShared`): host-accessible, migrating to its device on use.
+    ///
+    /// ```
+    /// let devices = lazy_usm::Runtime::simulated("b70x2")?.devices()?;
+    /// let context = lazy_usm::Context::new(&devices)?;
+    /// let mut buffer = context.alloc_shared(Some(&devices[0]), 16, 64)?;
+    /// buffer.as_mut_slice()[0] = 1;
+    /// assert_eq!(buffer.as_slice()[0], 1);
+    /// # Ok::<(), lazy_usm::Error>(())
+    /// ```
+    SharedBuffer
+);
+
+macro_rules! host_view {
+    ($name:ident) => {
+        impl $name {
+            /// The bytes, read from the host. No device work can be writing them: asynchronous
+            /// copies own their buffers until they complete.
+            pub fn as_slice(&self) -> &[u8] {
+                // SAFETY: a live host-accessible allocation of `size` bytes, zero-initialised or
+                // written since; `&self` rules out a concurrent `as_mut_slice`.
+                unsafe {
+                    std::slice::from_raw_parts(
+                        self.allocation.address as *const u8,
+                        self.allocation.size,
+                    )
+                }
+            }
+
+            /// The bytes, for writing from the host.
+            pub fn as_mut_slice(&mut self) -> &mut [u8] {
+                // SAFETY: as above; `&mut self` makes this the only view.
+                unsafe {
+                    std::slice::from_raw_parts_mut(
+                        self.allocation.address as *mut u8,
+                        self.allocation.size,
+                    )
+                }
+            }
+        }
+    };
+}
+
+host_view!(HostBuffer);
+host_view!(SharedBuffer);
+
+fn check_layout(size: usize, alignment: usize) -> Result<()> {
+    if size == 0 {
+        return Err(Error::invalid("allocation size is 0"));
+    }
+    if alignment != 0 && !alignment.is_power_of_two() {
+        return Err(Error::invalid(format!(
+            "alignment {alignment} is not a power of two"
+        )));
+    }
+    Ok(())
+}
+
+impl Context {
+    fn adopt(
+        &self,
+        call: &'static str,
+        result: ze_result_t,
+        address: *mut c_void,
+        (size, alignment): (usize, usize),
+        kind: MemoryKind,
+        device: Option<&Device>,
+    ) -> Result<Allocation> {
+        check(call, result)?;
+        Ok(Allocation {
+            context: self.clone(),
+            address: address as usize,
+            size,
+            alignment,
+            kind,
+            device: device.cloned(),
+            free_policy: FreePolicy::default(),
+        })
+    }
+
+    /// Device memory on `device` (`alignment` 0 lets the driver choose).
+    pub fn alloc_device(
+        &self,
+        device: &Device,
+        size: usize,
+        alignment: usize,
+    ) -> Result<DeviceBuffer> {
+        check_layout(size, alignment)?;
+        self.check_device(device)?;
+        let desc = ze_device_mem_alloc_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
+            ..Default::default()
+        };
+        let mut pointer = std::ptr::null_mut();
+        // SAFETY: a live context and device of it, a valid descriptor and output pointer.
+        let result = unsafe {
+            (self.api().mem_alloc_device)(
+                self.handle().0,
+                &desc,
+                size,
+                alignment,
+                device.handle().0,
+                &mut pointer,
+            )
+        };
+        let allocation = self.adopt(
+            "zeMemAllocDevice",
+            result,
+            pointer,
+            (size, alignment),
+            MemoryKind::Device,
+            Some(device),
+        )?;
+        Ok(DeviceBuffer { allocation })
+    }
+
+    /// Host memory (`alignment` 0 lets the driver choose).
+    pub fn alloc_host(&self, size: usize, alignment: usize) -> Result<HostBuffer> {
+        check_layout(size, alignment)?;
+        let desc = ze_host_mem_alloc_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,
+            ..Default::default()
+        };
+        let mut pointer = std::ptr::null_mut();
+        // SAFETY: a live context, a valid descriptor and output pointer.
+        let result = unsafe {
+            (self.api().mem_alloc_host)(self.handle().0, &desc, size, alignment, &mut pointer)
+        };
+        let allocation = self.adopt(
+            "zeMemAllocHost",
+            result,
+            pointer,
+            (size, alignment),
+            MemoryKind::Host,
+            None,
+        )?;
+        Ok(HostBuffer { allocation })
+    }
+
+    /// Shared memory, associated with `device` if given.
+    pub fn alloc_shared(
+        &self,
+        device: Option<&Device>,
+        size: usize,
+        alignment: usize,
+    ) -> Result<SharedBuffer> {
+        check_layout(size, alignment)?;
+        if let Some(device) = device {
+            self.check_device(device)?;
+        }
+        let device_desc = ze_device_mem_alloc_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
+            ..Default::default()
+        };
+        let host_desc = ze_host_mem_alloc_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,
+            ..Default::default()
+        };
+        let mut pointer = std::ptr::null_mut();
+        let device_handle = device.map_or(std::ptr::null_mut(), |device| device.handle().0);
+        // SAFETY: a live context, an optional device of it, valid descriptors and output pointer.
+        let result = unsafe {
+            (self.api().mem_alloc_shared)(
+                self.handle().0,
+                &device_desc,
+                &host_desc,
+                size,
+                alignment,
+                device_handle,
+                &mut pointer,
+            )
+        };
+        let allocation = self.adopt(
+            "zeMemAllocShared",
+            result,
+            pointer,
+            (size, alignment),
+            MemoryKind::Shared,
+            device,
+        )?;
+        Ok(SharedBuffer { allocation })
+    }
+}

@@ -1,0 +1,202 @@
+//! Where Level Zero comes from: the system loader, or an in-process simulated platform.
+
+use crate::driver::Driver;
+use crate::error::{Error, Result, check};
+use crate::handles::{DriverHandle, enumerate};
+use level_zero_sys::*;
+use std::sync::Arc;
+
+/// Which Level Zero implementation a [`Runtime`] drives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The system's Level Zero loader; `origin` is the library that was loaded.
+    System {
+        /// The loaded library's path or name.
+        origin: String,
+    },
+    /// The in-process simulated platform (`ze-sim`) with this preset or configuration name.
+    Simulated {
+        /// Preset or configuration name.
+        name: String,
+    },
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::System { origin } => write!(f, "system Level Zero ({origin})"),
+            Self::Simulated { name } => write!(f, "simulated platform `{name}`"),
+        }
+    }
+}
+
+/// What [`Runtime::auto`] chose, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    /// The implementation in use.
+    pub source: Source,
+    /// Why: the GPU count found, or why the system could not be used.
+    pub reason: String,
+}
+
+struct RuntimeInner {
+    api: ZeApi,
+    source: Source,
+    #[cfg(feature = "simulator")]
+    simulator: Option<ze_sim::Platform>,
+}
+
+/// An initialised Level Zero implementation: the root every other object keeps alive.
+///
+/// ```
+/// let runtime = lazy_usm::Runtime::simulated("b70x2")?;
+/// assert_eq!(runtime.devices()?.len(), 2);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Runtime {
+    inner: Arc<RuntimeInner>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("source", &self.inner.source)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Runtime {
+    fn start(api: ZeApi, source: Source) -> Result<Self> {
+        // SAFETY: `zeInit` takes flags only; calling it again is allowed.
+        let result = unsafe { (api.init)(ze_init_flag_t::ZE_INIT_FLAG_GPU_ONLY.0) };
+        check("zeInit", result)?;
+        Ok(Self {
+            inner: Arc::new(RuntimeInner {
+                api,
+                source,
+                #[cfg(feature = "simulator")]
+                simulator: None,
+            }),
+        })
+    }
+
+    /// The system's Level Zero loader (`LAZY_USM_ZE_LOADER` or the default library search).
+    pub fn system() -> Result<Self> {
+        let api = ZeApi::load_system()?;
+        let origin = api.origin().to_string();
+        Self::start(api, Source::System { origin })
+    }
+
+    /// A Level Zero loader (or driver library exporting the API) at an explicit path.
+    pub fn system_at(path: impl AsRef<std::ffi::OsStr>) -> Result<Self> {
+        let api = ZeApi::load_from_path(path)?;
+        let origin = api.origin().to_string();
+        Self::start(api, Source::System { origin })
+    }
+
+    /// A new in-process simulated platform from a preset (`b70x2`, `b70x2-26.05`, `b60x4`,
+    /// `b70x2-acs`, `xelink`).
+    #[cfg(feature = "simulator")]
+    pub fn simulated(preset: &str) -> Result<Self> {
+        Self::simulated_with(
+            ze_sim::SimConfig::preset(preset)
+                .ok_or_else(|| ze_sim::SimError::UnknownPreset(preset.to_string()))?,
+        )
+    }
+
+    /// A new in-process simulated platform from a configuration.
+    #[cfg(feature = "simulator")]
+    pub fn simulated_with(config: ze_sim::SimConfig) -> Result<Self> {
+        let name = config.name.clone();
+        let platform = ze_sim::Platform::new(config)?;
+        let resolver = platform.clone();
+        let keep_alive: Arc<dyn std::any::Any + Send + Sync> = Arc::new(platform.clone());
+        // SAFETY: the simulator's entry points have the signatures the headers declare, and the
+        // platform is kept alive by the table.
+        let api = unsafe {
+            ZeApi::from_resolver(format!("ze-sim {name}"), Some(keep_alive), move |symbol| {
+                resolver.resolve(symbol)
+            })
+        }?;
+        let mut runtime = Self::start(api, Source::Simulated { name })?;
+        let inner = Arc::get_mut(&mut runtime.inner).expect("not shared yet");
+        inner.simulator = Some(platform);
+        Ok(runtime)
+    }
+
+    /// The system's Level Zero when it has at least one GPU, otherwise the simulated platform
+    /// `fallback_preset`. Says (in the returned [`Choice`] and through `log`) which and why.
+    ///
+    /// ```
+    /// let (runtime, choice) = lazy_usm::Runtime::auto("b70x2")?;
+    /// println!("using {}: {}", choice.source, choice.reason);
+    /// assert!(!runtime.devices()?.is_empty());
+    /// # Ok::<(), lazy_usm::Error>(())
+    /// ```
+    #[cfg(feature = "simulator")]
+    pub fn auto(fallback_preset: &str) -> Result<(Self, Choice)> {
+        let system = Self::system().and_then(|runtime| {
+            let count = runtime.devices()?.len();
+            if count == 0 {
+                return Err(Error::NoDevice(
+                    "the loader's drivers report no device".into(),
+                ));
+            }
+            Ok((runtime, count))
+        });
+        let (runtime, reason) = match system {
+            Ok((runtime, count)) => (runtime, format!("the system has {count} Level Zero GPU(s)")),
+            Err(error) => (
+                Self::simulated(fallback_preset)?,
+                format!("no usable Level Zero GPU ({error}); simulating `{fallback_preset}`"),
+            ),
+        };
+        let choice = Choice {
+            source: runtime.source().clone(),
+            reason,
+        };
+        log::info!("lazy-usm uses the {}: {}", choice.source, choice.reason);
+        Ok((runtime, choice))
+    }
+
+    /// The function table.
+    pub fn api(&self) -> &ZeApi {
+        &self.inner.api
+    }
+
+    /// Which implementation this is.
+    pub fn source(&self) -> &Source {
+        &self.inner.source
+    }
+
+    /// The simulated platform behind this runtime, for its accounting; `None` on the system.
+    #[cfg(feature = "simulator")]
+    pub fn simulator(&self) -> Option<&ze_sim::Platform> {
+        self.inner.simulator.as_ref()
+    }
+
+    /// The drivers, in the loader's order.
+    pub fn drivers(&self) -> Result<Vec<Driver>> {
+        let api = self.api();
+        let handles = enumerate("zeDriverGet", std::ptr::null_mut(), |count, array| {
+            // SAFETY: the count/fill pattern with pointers `enumerate` provides.
+            unsafe { (api.driver_get)(count, array) }
+        })?;
+        Ok(handles
+            .into_iter()
+            .map(|handle| Driver::new(self.clone(), DriverHandle(handle)))
+            .collect())
+    }
+
+    /// Every device of the first driver that has any.
+    pub fn devices(&self) -> Result<Vec<crate::Device>> {
+        for driver in self.drivers()? {
+            let devices = driver.devices()?;
+            if !devices.is_empty() {
+                return Ok(devices);
+            }
+        }
+        Ok(Vec::new())
+    }
+}
