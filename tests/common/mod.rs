@@ -1,0 +1,228 @@
+//! Runs the same test bodies on the in-process simulator and, in a child process, on
+//! `libze_sim.so` behind the system's Level Zero loader with its validation layer on.
+
+#![allow(dead_code)]
+
+use lazy_usm::{Runtime, Source};
+use std::ffi::CString;
+
+/// Marks a child process started by [`run_in_loader_child`].
+pub const CHILD_ENV: &str = "LAZY_USM_TEST_CHILD";
+
+pub struct Harness {
+    pub runtime: Runtime,
+    driver_library: Option<libloading::Library>,
+}
+
+impl Harness {
+    pub fn simulated(preset: &str) -> Self {
+        Self {
+            runtime: Runtime::simulated(preset).expect("simulated runtime"),
+            driver_library: None,
+        }
+    }
+
+    pub fn with_config(config: ze_sim::SimConfig) -> Self {
+        Self {
+            runtime: Runtime::simulated_with(config).expect("simulated runtime"),
+            driver_library: None,
+        }
+    }
+
+    /// In a child started by [`run_in_loader_child`]: the system loader.
+    pub fn loader_child() -> Self {
+        assert!(
+            std::env::var_os(CHILD_ENV).is_some(),
+            "this test runs only in a child process started by a loader test"
+        );
+        let runtime = Runtime::system().expect("system runtime");
+        assert!(matches!(runtime.source(), Source::System { .. }));
+        let path = std::env::var("ZE_ENABLE_ALT_DRIVERS").expect("ZE_ENABLE_ALT_DRIVERS");
+        // SAFETY: the library the loader already loaded; its initialisers are trivial.
+        let library = unsafe { libloading::Library::new(path) }.expect("libze_sim.so");
+        Self {
+            runtime,
+            driver_library: Some(library),
+        }
+    }
+
+    /// A simulator counter, from the in-process platform or `libze_sim.so`'s export.
+    pub fn counter(&self, name: &str) -> u64 {
+        match &self.driver_library {
+            None => self
+                .runtime
+                .simulator()
+                .and_then(|platform| platform.counter(name))
+                .unwrap_or(u64::MAX),
+            Some(library) => {
+                let name = CString::new(name).expect("name");
+                // SAFETY: the export's documented signature and a NUL-terminated name.
+                unsafe {
+                    let counter = library
+                        .get::<unsafe extern "C" fn(*const std::ffi::c_char) -> u64>(
+                            b"zesim_counter",
+                        )
+                        .expect("zesim_counter");
+                    counter(name.as_ptr())
+                }
+            }
+        }
+    }
+
+    pub fn host_pinned(&self) -> u64 {
+        match &self.driver_library {
+            None => self
+                .runtime
+                .simulator()
+                .map_or(u64::MAX, |p| p.host_pinned_bytes()),
+            Some(library) => {
+                // SAFETY: the export's documented signature.
+                unsafe {
+                    let pinned = library
+                        .get::<unsafe extern "C" fn() -> u64>(b"zesim_host_pinned_bytes")
+                        .expect("zesim_host_pinned_bytes");
+                    pinned()
+                }
+            }
+        }
+    }
+
+    /// Everything made was released.
+    #[track_caller]
+    pub fn assert_clean(&self) {
+        for name in [
+            "live_allocations",
+            "live_contexts",
+            "live_command_queues",
+            "live_command_lists",
+            "live_event_pools",
+            "live_events",
+            "live_fences",
+        ] {
+            assert_eq!(self.counter(name), 0, "{name} after the test");
+        }
+        assert_eq!(
+            self.counter("free_hazards"),
+            0,
+            "memory freed under pending work"
+        );
+        assert_eq!(self.host_pinned(), 0, "host pinned bytes after the test");
+    }
+}
+
+/// Runs the `#[ignore]`d test `name` of this binary in a child whose Level Zero is the system
+/// loader with `libze_sim.so` (configured by `config`: a preset or TOML path) as its only driver,
+/// with the validation layer on. Skips, saying why, where the loader or the driver is absent,
+/// except under CI, where that fails.
+pub fn run_in_loader_child(name: &str, config: &str) {
+    let ci = std::env::var_os("CI").is_some();
+    let skip = |why: String| {
+        assert!(!ci, "loader-path test cannot run under CI: {why}");
+        eprintln!("SKIPPED {name}: {why}");
+    };
+    // SAFETY: probing for the loader; its initialisers only set up its own state.
+    if let Err(error) = unsafe { libloading::Library::new("libze_loader.so.1") } {
+        return skip(format!(
+            "no Level Zero loader (apt-get install -y libze1): {error}"
+        ));
+    }
+    let executable = std::env::current_exe().expect("test executable");
+    let target_dir = executable
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target dir");
+    let driver = target_dir.join("libze_sim.so");
+    if !driver.exists() {
+        return skip(format!(
+            "{} not built (cargo build -p ze-sim)",
+            driver.display()
+        ));
+    }
+    let output = std::process::Command::new(&executable)
+        .args([
+            name,
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ENV, "1")
+        .env("ZE_ENABLE_ALT_DRIVERS", &driver)
+        .env("ZE_SIM_CONFIG", config)
+        .env("ZE_ENABLE_VALIDATION_LAYER", "1")
+        .env("ZE_ENABLE_PARAMETER_VALIDATION", "1")
+        .env_remove("LAZY_USM_ZE_LOADER")
+        .output()
+        .expect("child test process");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "child {name} ({config}) failed:\n{stdout}\n{stderr}"
+    );
+}
+
+/// Declares `in_process`, `child` and `loader` tests for a body taking `&Harness`.
+#[macro_export]
+macro_rules! on_both_paths {
+    ($body:ident, $preset:literal) => {
+        mod $body {
+            use super::*;
+
+            #[test]
+            fn in_process() {
+                super::$body(&common::Harness::simulated($preset));
+            }
+
+            #[test]
+            #[ignore = "runs in a child process started by the loader test"]
+            fn child() {
+                super::$body(&common::Harness::loader_child());
+            }
+
+            #[test]
+            fn loader() {
+                common::run_in_loader_child(concat!(stringify!($body), "::child"), $preset);
+            }
+        }
+    };
+}
+
+/// A deterministic pseudo-random sequence (xorshift64*), so failures reproduce.
+pub struct Random(u64);
+
+impl Random {
+    pub fn new(seed: u64) -> Self {
+        Self(seed.max(1))
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// Uniform in `low..=high`.
+    pub fn between(&mut self, low: usize, high: usize) -> usize {
+        low + (self.next() % (high - low + 1) as u64) as usize
+    }
+
+    /// Log-uniform in `low..=high`: small and large sizes alike.
+    pub fn size(&mut self, low: usize, high: usize) -> usize {
+        let bits = self.between(low.ilog2() as usize, high.ilog2() as usize);
+        self.between(
+            low.max(1 << bits >> 1),
+            high.min((1 << bits) * 2 - 1).max(low),
+        )
+    }
+
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(len + 8);
+        while bytes.len() < len {
+            bytes.extend_from_slice(&self.next().to_le_bytes());
+        }
+        bytes.truncate(len);
+        bytes
+    }
+}
