@@ -57,7 +57,7 @@ impl Drop for CommandList {
 }
 
 /// The address of `[offset, offset + len)` inside `memory`, checked.
-fn locate(memory: &dyn Memory, offset: usize, len: usize, role: &str) -> Result<usize> {
+pub(crate) fn locate(memory: &dyn Memory, offset: usize, len: usize, role: &str) -> Result<usize> {
     match offset.checked_add(len) {
         Some(end) if end <= memory.len() => Ok(memory.address() + offset),
         _ => Err(Error::invalid(format!(
@@ -282,6 +282,16 @@ impl CommandList {
 }
 
 /// An asynchronous copy in flight; owns its buffers until it completes.
+///
+/// ```
+/// use lazy_usm::{Context, Runtime};
+/// let devices = Runtime::simulated("b70x2")?.devices()?;
+/// let context = Context::new(&devices)?;
+/// let list = context.immediate_list(&devices[0].compute_engine()?)?;
+/// let pending = list.copy_async(context.alloc_host(64, 0)?, context.alloc_device(&devices[0], 64, 0)?)?;
+/// drop(pending); // waits for the copy, then frees both buffers
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
 ///
 /// Dropping it without [`PendingCopy::wait`] blocks until the copy completes, then frees the
 /// buffers.

@@ -65,6 +65,15 @@ impl fmt::Display for PciAddress {
 }
 
 /// What `zeDeviceGetProperties` (and the PCI extension, where present) report.
+///
+/// ```
+/// let devices = lazy_usm::Runtime::simulated("b60x4")?.devices()?;
+/// let properties = devices[3].properties()?;
+/// assert_eq!(properties.vendor_id, 0x8086);
+/// assert_eq!(properties.pci_address.unwrap().bus, 0x63);
+/// assert_eq!(devices[3].memory_properties()?[0].total_size, 24 << 30);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceProperties {
     /// Device name.
@@ -95,6 +104,15 @@ pub struct MemoryProperties {
 }
 
 /// One command-queue group: a kind of engine and how many there are.
+///
+/// ```
+/// let devices = lazy_usm::Runtime::simulated("xelink")?.devices()?;
+/// let groups = devices[0].queue_groups()?;
+/// assert!(groups[0].compute && !groups[0].is_copy_only());
+/// assert!(groups[1].is_copy_only());
+/// assert_eq!(groups[1].queues, 7);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueueGroup {
     /// The group's ordinal, for queue and list descriptors.
@@ -117,6 +135,14 @@ impl QueueGroup {
 }
 
 /// A hardware engine: device, queue-group ordinal, queue index.
+///
+/// ```
+/// let devices = lazy_usm::Runtime::simulated("b70x2")?.devices()?;
+/// let blitter = devices[0].engine(1, 1)?;
+/// assert!(blitter.group.is_copy_only());
+/// assert!(devices[0].engine(1, 2).is_err(), "b70x2 has two copy engines per device");
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Engine {
     /// The device the engine belongs to.
@@ -128,6 +154,14 @@ pub struct Engine {
 }
 
 /// Peer-to-peer capabilities of a device pair, one direction.
+///
+/// ```
+/// let devices = lazy_usm::Runtime::simulated("b70x2")?.devices()?;
+/// let access = devices[1].peer_access(&devices[0])?;
+/// assert!(access.access && access.atomics);
+/// assert_eq!(access.bandwidth.unwrap().gigabytes_per_second, 28.0); // modelled, seed 000
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PeerAccess {
     /// The device may access the peer's memory.

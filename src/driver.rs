@@ -42,6 +42,13 @@ impl PartialEq for Driver {
 }
 
 /// What `zeDriverGetProperties` reports.
+///
+/// ```
+/// let runtime = lazy_usm::Runtime::simulated("b70x2")?;
+/// let properties = runtime.drivers()?[0].properties()?;
+/// assert_ne!(properties.driver_version, 0);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DriverProperties {
     /// The driver's UUID.

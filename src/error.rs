@@ -4,6 +4,12 @@ use level_zero_sys::{LoadError, ze_result_name, ze_result_t};
 use std::fmt;
 
 /// A `ze_result_t` that is not success, printed by name.
+///
+/// ```
+/// use lazy_usm::{ZeResult, sys::ze_result_t};
+/// assert_eq!(ZeResult(ze_result_t::ZE_RESULT_NOT_READY).to_string(), "ZE_RESULT_NOT_READY");
+/// assert_eq!(ZeResult(ze_result_t(7)).to_string(), "unknown result 0x7");
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct ZeResult(pub ze_result_t);
 

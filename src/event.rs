@@ -117,6 +117,18 @@ impl EventPool {
 
 /// Start and end of the work an event signalled after, in device timestamp ticks
 /// (see `DeviceProperties::timestamp_frequency`).
+///
+/// ```
+/// use lazy_usm::{Context, Runtime};
+/// let devices = Runtime::simulated("b70x2")?.devices()?;
+/// let context = Context::new(&devices)?;
+/// let list = context.immediate_list(&devices[0].compute_engine()?)?;
+/// let (a, b) = (context.alloc_device(&devices[0], 1 << 20, 0)?, context.alloc_device(&devices[0], 1 << 20, 0)?);
+/// let (_, _, stamp) = list.copy_async(a, b)?.wait_timed()?;
+/// let stamp = stamp.unwrap();
+/// assert!(stamp.end > stamp.start);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KernelTimestamp {
     /// Start tick.
@@ -126,6 +138,18 @@ pub struct KernelTimestamp {
 }
 
 /// An event of an [`EventPool`].
+///
+/// ```
+/// let devices = lazy_usm::Runtime::simulated("b70x2")?.devices()?;
+/// let context = lazy_usm::Context::new(&devices)?;
+/// let event = lazy_usm::EventPool::new(&context, 1)?.event(0)?;
+/// assert_eq!(event.kernel_timestamp()?, None);
+/// event.signal()?;
+/// event.wait()?;
+/// event.reset()?;
+/// assert!(!event.is_signaled()?);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Event {
     pool: EventPool,

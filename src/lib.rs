@@ -33,6 +33,7 @@ mod error;
 mod event;
 mod handles;
 mod memory;
+mod queue;
 mod runtime;
 
 pub use command::{CommandList, PendingCopy};
@@ -48,6 +49,7 @@ pub use handles::{
     CommandListHandle, ContextHandle, DeviceHandle, DriverHandle, EventHandle, EventPoolHandle,
 };
 pub use memory::{DeviceBuffer, FreePolicy, HostBuffer, Memory, MemoryKind, SharedBuffer};
+pub use queue::{CommandQueue, RecordedList, Submission};
 pub use runtime::{Choice, Runtime, Source};
 
 /// The generated Level Zero bindings and function table.
@@ -55,3 +57,7 @@ pub use level_zero_sys as sys;
 /// The simulated platform.
 #[cfg(feature = "simulator")]
 pub use ze_sim;
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

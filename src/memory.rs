@@ -7,6 +7,14 @@ use level_zero_sys::*;
 use std::ffi::c_void;
 
 /// The kind of a USM allocation.
+///
+/// ```
+/// use lazy_usm::{Context, Memory, MemoryKind, Runtime};
+/// let devices = Runtime::simulated("b70x2")?.devices()?;
+/// let context = Context::new(&devices)?;
+/// assert_eq!(context.alloc_host(8, 0)?.kind(), MemoryKind::Host);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MemoryKind {
     /// Device memory: owned by one device, not host-accessible.
@@ -18,6 +26,15 @@ pub enum MemoryKind {
 }
 
 /// How an allocation is freed when dropped.
+///
+/// ```
+/// use lazy_usm::{Context, FreePolicy, Runtime};
+/// let devices = Runtime::simulated("b70x2")?.devices()?;
+/// let context = Context::new(&devices)?;
+/// let mut buffer = context.alloc_device(&devices[0], 4096, 0)?;
+/// buffer.set_free_policy(FreePolicy::Blocking); // waits for work using it when dropped
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FreePolicy {
     /// `zeMemFree`: at once.
@@ -76,6 +93,16 @@ mod sealed {
 }
 
 /// What every USM buffer offers: where it is, how big, whose.
+///
+/// ```
+/// use lazy_usm::{Context, Memory, Runtime};
+/// let devices = Runtime::simulated("b70x2")?.devices()?;
+/// let context = Context::new(&devices)?;
+/// let buffer = context.alloc_shared(None, 100, 0)?;
+/// assert_eq!((buffer.len(), buffer.device()), (100, None));
+/// assert_eq!(buffer.context(), &context);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
 pub trait Memory: sealed::Sealed {
     #[doc(hidden)]
     fn allocation(&self) -> &dyn AllocationView;

@@ -7,6 +7,12 @@ use level_zero_sys::*;
 use std::sync::Arc;
 
 /// Which Level Zero implementation a [`Runtime`] drives.
+///
+/// ```
+/// let runtime = lazy_usm::Runtime::simulated("xelink")?;
+/// assert_eq!(runtime.source().to_string(), "simulated platform `xelink`");
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     /// The system's Level Zero loader; `origin` is the library that was loaded.
@@ -31,6 +37,12 @@ impl std::fmt::Display for Source {
 }
 
 /// What [`Runtime::auto`] chose, and why.
+///
+/// ```
+/// let (_, choice) = lazy_usm::Runtime::auto("b70x2")?;
+/// assert!(!choice.reason.is_empty());
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Choice {
     /// The implementation in use.
@@ -82,6 +94,13 @@ impl Runtime {
     }
 
     /// The system's Level Zero loader (`LAZY_USM_ZE_LOADER` or the default library search).
+    ///
+    /// ```
+    /// match lazy_usm::Runtime::system() {
+    ///     Ok(runtime) => println!("{}", runtime.source()),
+    ///     Err(error) => println!("no system Level Zero: {error}"),
+    /// }
+    /// ```
     pub fn system() -> Result<Self> {
         let api = ZeApi::load_system()?;
         let origin = api.origin().to_string();

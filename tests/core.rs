@@ -392,3 +392,45 @@ fn auto_child() {
 fn auto_prefers_a_system_gpu() {
     common::run_in_loader_child("auto_child", "b70x2");
 }
+
+/// A recorded list runs on a queue, twice, each submission tracked by a fence.
+fn recorded_lists_run_on_queues(harness: &Harness) {
+    let devices = devices(harness);
+    let context = Context::new(&devices).unwrap();
+    let engine = devices[1].preferred_copy_engine().unwrap();
+    let queue = CommandQueue::new(&context, &engine).unwrap();
+    let mut source = context.alloc_host(4096, 0).unwrap();
+    source
+        .as_mut_slice()
+        .copy_from_slice(&Random::new(9).bytes(4096));
+    let mut middle = context.alloc_device(&devices[1], 4096, 0).unwrap();
+    let mut target = context.alloc_host(4096, 0).unwrap();
+    {
+        let mut list = RecordedList::new(&context, &engine).unwrap();
+        list.copy(&mut middle, 0, &source, 0, 4096).unwrap();
+        assert!(
+            matches!(queue.execute(&list), Err(Error::InvalidArgument(_))),
+            "not closed"
+        );
+        list.close().unwrap();
+        queue.execute(&list).unwrap().wait().unwrap();
+        let again = queue.execute(&list).unwrap();
+        again.wait().unwrap();
+        let compute = CommandQueue::new(&context, &devices[1].compute_engine().unwrap()).unwrap();
+        assert!(
+            matches!(compute.execute(&list), Err(Error::InvalidArgument(_))),
+            "other group"
+        );
+    }
+    {
+        let mut list = RecordedList::new(&context, &engine).unwrap();
+        list.copy(&mut target, 0, &middle, 0, 4096).unwrap();
+        list.close().unwrap();
+        let submission = queue.execute(&list).unwrap();
+        drop(submission); // waits
+    }
+    assert_eq!(target.as_slice(), source.as_slice());
+    drop((queue, source, middle, target, context));
+    harness.assert_clean();
+}
+on_both_paths!(recorded_lists_run_on_queues, "b70x2");
