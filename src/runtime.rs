@@ -1,7 +1,9 @@
 //! Where Level Zero comes from: the system loader, or an in-process simulated platform.
 
 use crate::driver::Driver;
-use crate::error::{Error, Result, check};
+#[cfg(feature = "simulator")]
+use crate::error::Error;
+use crate::error::{Result, check};
 use crate::handles::{DriverHandle, enumerate};
 use level_zero_sys::*;
 use std::sync::Arc;
