@@ -337,3 +337,101 @@ impl<D: Memory, S: Memory> Drop for PendingCopy<'_, D, S> {
         }
     }
 }
+
+/// Copies `len` bytes from `src[src_offset..]`, read by `src_list`'s engine, to
+/// `dst[dst_offset..]`, written by `dst_list`'s engine, through the pinned host buffer `bounce`:
+/// chunk by chunk, each half of `bounce` in turn, so that one engine fills a half while the other
+/// drains the previous one. Needs no peer residency. Returns once every chunk has arrived.
+pub(crate) fn staged_copy(
+    src_list: &CommandList,
+    dst_list: &CommandList,
+    (dst, dst_offset): (&mut dyn Memory, usize),
+    (src, src_offset): (&dyn Memory, usize),
+    len: usize,
+    bounce: &mut crate::memory::HostBuffer,
+) -> Result<()> {
+    let context = &src_list.context;
+    context.check_memory(dst)?;
+    context.check_memory(src)?;
+    context.check_memory(bounce)?;
+    let to = locate(dst, dst_offset, len, "destination")?;
+    let from = locate(src, src_offset, len, "source")?;
+    let half = bounce.len() / 2;
+    if half == 0 {
+        return Err(Error::invalid(
+            "the staging buffer is smaller than two bytes",
+        ));
+    }
+    if len == 0 {
+        return Ok(());
+    }
+    let chunks = len.div_ceil(half);
+    let pool = EventPool::new(context, 2 * chunks as u32)?;
+    let mut drained: Vec<Event> = Vec::with_capacity(chunks);
+    let mut filled: Vec<Event> = Vec::with_capacity(chunks);
+    let mut outcome = Ok(());
+    for chunk in 0..chunks {
+        let offset = chunk * half;
+        let size = half.min(len - offset);
+        let slot = bounce.address() + (chunk % 2) * half;
+        let step = (|| {
+            let fill = pool.event(2 * chunk as u32)?;
+            let drain = pool.event(2 * chunk as u32 + 1)?;
+            // The half is free once the chunk two steps back has been drained from it.
+            let free = chunk.checked_sub(2).map(|earlier| &drained[earlier]);
+            // SAFETY: all ranges lie in buffers borrowed for this whole call, and the call does
+            // not return before every appended command has completed (below).
+            unsafe { src_list.append_with_events(slot, from + offset, size, &fill, free) }?;
+            filled.push(fill);
+            // SAFETY: as above.
+            unsafe { dst_list.append_with_events(to + offset, slot, size, &drain, filled.last()) }?;
+            drained.push(drain);
+            Ok(())
+        })();
+        if let Err(error) = step {
+            outcome = Err(error);
+            break;
+        }
+    }
+    // Whatever happened, nothing may still be reading or writing the borrowed buffers.
+    for event in filled.last().into_iter().chain(drained.last()) {
+        let waited = event.wait();
+        if outcome.is_ok() {
+            outcome = waited;
+        }
+    }
+    outcome
+}
+
+impl CommandList {
+    /// Appends a copy that waits for `wait` (if any) and signals `signal`.
+    ///
+    /// # Safety
+    /// Both ranges must stay valid until `signal` has been waited for.
+    unsafe fn append_with_events(
+        &self,
+        dst: usize,
+        src: usize,
+        len: usize,
+        signal: &Event,
+        wait: Option<&Event>,
+    ) -> Result<()> {
+        let mut waits: Vec<_> = wait.map(|event| event.handle().0).into_iter().collect();
+        // SAFETY: the caller keeps the ranges valid; events are live.
+        check("zeCommandListAppendMemoryCopy", unsafe {
+            (self.api().command_list_append_memory_copy)(
+                self.handle.0,
+                dst as *mut c_void,
+                src as *const c_void,
+                len,
+                signal.handle().0,
+                waits.len() as u32,
+                if waits.is_empty() {
+                    null_mut()
+                } else {
+                    waits.as_mut_ptr()
+                },
+            )
+        })
+    }
+}

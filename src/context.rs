@@ -198,6 +198,18 @@ impl Context {
 
     fn residency(&self, memory: &dyn Memory, device: &Device, evict: bool) -> Result<()> {
         self.check_memory(memory)?;
+        self.residency_range(memory.address(), memory.len(), device, evict)
+    }
+
+    /// Residency of an allocation known only by its range: the caller guarantees it is a live
+    /// allocation of this context.
+    pub(crate) fn residency_range(
+        &self,
+        address: usize,
+        size: usize,
+        device: &Device,
+        evict: bool,
+    ) -> Result<()> {
         self.check_device(device)?;
         let (call, function) = if evict {
             ("zeContextEvictMemory", self.api().context_evict_memory)
@@ -207,13 +219,13 @@ impl Context {
                 self.api().context_make_memory_resident,
             )
         };
-        // SAFETY: a live allocation of this context and a device of it.
+        // SAFETY: the driver looks the range up; an unknown range is an error, not a fault.
         check(call, unsafe {
             function(
                 self.inner.handle.0,
                 device.handle().0,
-                memory.address() as *mut c_void,
-                memory.len(),
+                address as *mut c_void,
+                size,
             )
         })
     }

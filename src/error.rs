@@ -75,6 +75,20 @@ pub enum Error {
     #[cfg(feature = "simulator")]
     #[error(transparent)]
     Simulator(#[from] ze_sim::SimError),
+    /// Making memory resident on a peer would exceed the host-memory budget for peer residency,
+    /// even after evicting every idle peer residency.
+    #[error(
+        "peer residency of {needed} bytes would exceed the host budget of {budget} bytes \
+         ({in_use} in use by residencies that cannot be evicted now)"
+    )]
+    HostBudgetExceeded {
+        /// Bytes the residency needs.
+        needed: u64,
+        /// The configured budget.
+        budget: u64,
+        /// Bytes held by peer residencies that could not be evicted.
+        in_use: u64,
+    },
     /// An argument lazy-usm rejected before calling Level Zero; the message names the values.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

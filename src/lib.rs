@@ -27,6 +27,7 @@
 
 mod command;
 mod context;
+mod copy;
 mod device;
 mod driver;
 mod error;
@@ -34,10 +35,12 @@ mod event;
 mod handles;
 mod memory;
 mod queue;
+mod residency;
 mod runtime;
 
 pub use command::{CommandList, PendingCopy};
 pub use context::{Context, PointerInfo};
+pub use copy::CopyPath;
 pub use device::{
     Device, DeviceProperties, Engine, MemoryProperties, PciAddress, PeerAccess, PeerBandwidth,
     QueueGroup,
@@ -50,6 +53,10 @@ pub use handles::{
 };
 pub use memory::{DeviceBuffer, FreePolicy, HostBuffer, Memory, MemoryKind, SharedBuffer};
 pub use queue::{CommandQueue, RecordedList, Submission};
+pub use residency::{
+    DeviceAllocation, DeviceCost, DeviceSet, HostCost, MAX_DEVICES, Policy, ResidencyConfig,
+    ResidencyManager, SelfTest,
+};
 pub use runtime::{Choice, Runtime, Source};
 
 /// The generated Level Zero bindings and function table.

@@ -88,7 +88,7 @@ impl Drop for Allocation {
     }
 }
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 

@@ -1,0 +1,299 @@
+//! Copies between device allocations: on the destination's copy engine over P2P when the pair's
+//! link is sound and the policy allows the source to become resident there, else staged through
+//! a pinned host bounce buffer. Safe code only: Level Zero is reached through the safe core.
+
+#![deny(unsafe_code)]
+
+use crate::command::{CommandList, staged_copy};
+use crate::error::{Error, Result};
+use crate::memory::Memory;
+use crate::residency::{
+    AllocationState, DeviceAllocation, LinkState, Request, ResidencyManager, SelfTest, Shared,
+};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, MutexGuard};
+
+/// How a copy between device allocations travelled.
+///
+/// ```
+/// use lazy_usm::{Context, CopyPath, Policy, ResidencyConfig, ResidencyManager, Runtime};
+/// let devices = Runtime::simulated("b60x4")?.devices()?;
+/// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::new(Policy::Lazy))?;
+/// let source = manager.allocate(&devices[0], 4096)?;
+/// let mut target = manager.allocate(&devices[3], 4096)?;
+/// // B60s on separate root ports have no P2P: the copy is staged, and costs no residency.
+/// assert_eq!(manager.copy(&mut target, 0, &source, 0, 4096)?, CopyPath::Staged);
+/// assert_eq!(manager.host_cost().current_bytes, 0);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyPath {
+    /// Both allocations on one device.
+    Local,
+    /// Device to device over the pair's P2P link.
+    PeerToPeer,
+    /// Through pinned host memory, chunked, the two engines overlapping.
+    Staged,
+}
+
+/// Marks allocations as used by a copy until dropped.
+struct InUse<'a> {
+    shared: &'a Shared,
+    allocations: [Arc<AllocationState>; 2],
+}
+
+impl<'a> InUse<'a> {
+    fn new(shared: &'a Shared, allocations: [Arc<AllocationState>; 2]) -> Self {
+        for allocation in &allocations {
+            allocation.pending.fetch_add(1, Ordering::AcqRel);
+        }
+        Self {
+            shared,
+            allocations,
+        }
+    }
+}
+
+impl Drop for InUse<'_> {
+    fn drop(&mut self) {
+        for allocation in &self.allocations {
+            allocation.pending.fetch_sub(1, Ordering::AcqRel);
+        }
+        for allocation in &self.allocations {
+            self.shared.settle(allocation);
+        }
+    }
+}
+
+/// Size of the self-test's probe.
+const PROBE_BYTES: usize = 4096;
+
+impl Shared {
+    /// The copy list of device `index`, made on first use.
+    fn list(&self, index: u32) -> Result<MutexGuard<'_, Option<CommandList>>> {
+        let mut slot = self.lists[index as usize]
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if slot.is_none() {
+            let engine = self.device(index).preferred_copy_engine()?;
+            *slot = Some(self.context.immediate_list(&engine)?);
+        }
+        Ok(slot)
+    }
+
+    /// Whether device `executing` may read `owner`'s memory over P2P: the driver says so and, if
+    /// configured, a self-test of the pair passed.
+    fn link_usable(&self, executing: u32, owner: u32) -> Result<bool> {
+        let state = match self.link(executing, owner) {
+            Some(state) => state,
+            None => {
+                let state = if !self.device(executing).can_access_peer(self.device(owner))? {
+                    LinkState::Refused
+                } else if self.config.self_test == SelfTest::Off {
+                    LinkState::Trusted
+                } else {
+                    LinkState::Untested
+                };
+                self.set_link(executing, owner, state);
+                state
+            }
+        };
+        Ok(match state {
+            LinkState::Trusted => true,
+            LinkState::Refused | LinkState::Corrupt => false,
+            LinkState::Untested => self.self_test(executing, owner)?,
+        })
+    }
+
+    /// Copies a known pattern from `owner` to `executing` over P2P and checks it arrived.
+    pub(crate) fn self_test(&self, executing: u32, owner: u32) -> Result<bool> {
+        let pattern: Vec<u8> = (0..PROBE_BYTES)
+            .map(|index| (index * 31 + 7) as u8)
+            .collect();
+        let mut probe = self
+            .context
+            .alloc_device(self.device(owner), PROBE_BYTES, 0)?;
+        let mut landing = self
+            .context
+            .alloc_device(self.device(executing), PROBE_BYTES, 0)?;
+        if let Some(list) = self.list(owner)?.as_ref() {
+            list.write(&mut probe, 0, &pattern)?;
+        }
+        self.accounting.resident_call();
+        self.context.make_resident(&probe, self.device(executing))?;
+        self.accounting.peer_added(executing, PROBE_BYTES as u64);
+        let mut arrived = vec![0u8; PROBE_BYTES];
+        let outcome = match self.list(executing)?.as_ref() {
+            Some(list) => list
+                .copy(&mut landing, 0, &probe, 0, PROBE_BYTES)
+                .and_then(|()| list.read(&landing, 0, &mut arrived)),
+            None => Ok(()),
+        };
+        drop(probe);
+        self.accounting.peer_removed(executing, PROBE_BYTES as u64);
+        let state = match outcome {
+            Ok(()) if arrived == pattern => LinkState::Trusted,
+            Ok(()) => {
+                log::warn!(
+                    "lazy-usm: P2P from device {owner} to device {executing} returned wrong bytes \
+                     (as behind a switch with ACS redirect); copies between them are staged"
+                );
+                LinkState::Corrupt
+            }
+            Err(error) => {
+                log::warn!(
+                    "lazy-usm: P2P from device {owner} to device {executing} failed ({error}); \
+                     copies between them are staged"
+                );
+                LinkState::Refused
+            }
+        };
+        self.set_link(executing, owner, state);
+        Ok(state == LinkState::Trusted)
+    }
+
+    /// The pinned bounce buffer, made on first use.
+    fn staging(&self) -> Result<MutexGuard<'_, Option<crate::HostBuffer>>> {
+        let mut slot = self
+            .staging
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if slot.is_none() {
+            let bytes = 2 * self.config.staging_chunk;
+            *slot = Some(self.context.alloc_host(bytes, 0)?);
+            self.accounting.set_staging(bytes as u64);
+        }
+        Ok(slot)
+    }
+}
+
+fn list_of(guard: &Option<CommandList>) -> Result<&CommandList> {
+    guard
+        .as_ref()
+        .ok_or_else(|| Error::invalid("copy list missing"))
+}
+
+impl ResidencyManager {
+    fn check_pair(&self, dst: &DeviceAllocation, src: &DeviceAllocation) -> Result<()> {
+        for allocation in [dst, src] {
+            self.shared.context.check_memory(allocation)?;
+        }
+        Ok(())
+    }
+
+    /// Copies `len` bytes from `src[src_offset..]` to `dst[dst_offset..]` and waits.
+    ///
+    /// Runs on the destination device's copy engine. Across devices it reads the source over
+    /// P2P when the pair's link is sound and the source's policy lets it become resident on the
+    /// destination device (`Lazy` does, at this first use; `PeerEnabled` once
+    /// `enable_peer_access` allowed it; `Manual` only if the program made it resident); otherwise
+    /// it stages through pinned host memory and costs no residency.
+    pub fn copy(
+        &self,
+        dst: &mut DeviceAllocation,
+        dst_offset: usize,
+        src: &DeviceAllocation,
+        src_offset: usize,
+        len: usize,
+    ) -> Result<CopyPath> {
+        self.check_pair(dst, src)?;
+        for (allocation, offset, role) in [
+            (&*dst, dst_offset, "destination"),
+            (src, src_offset, "source"),
+        ] {
+            if offset
+                .checked_add(len)
+                .is_none_or(|end| end > allocation.len())
+            {
+                return Err(Error::invalid(format!(
+                    "{role} range {offset}..{} is outside its {}-byte allocation",
+                    offset as u128 + len as u128,
+                    allocation.len()
+                )));
+            }
+        }
+        let shared = &*self.shared;
+        let (executing, owner) = (dst.state.owner, src.state.owner);
+        let _in_use = InUse::new(shared, [Arc::clone(&dst.state), Arc::clone(&src.state)]);
+        if executing == owner {
+            let guard = shared.list(executing)?;
+            list_of(&guard)?.copy(dst.buffer_mut(), dst_offset, src.buffer(), src_offset, len)?;
+            return Ok(CopyPath::Local);
+        }
+        let peer_to_peer = if src.state.resident.load().contains(executing) {
+            shared.link_usable(executing, owner)?
+        } else if shared.may_auto_resident(src.state.policy, executing, owner)
+            && shared.link_usable(executing, owner)?
+        {
+            shared.make_resident(&src.state, executing, Request::Automatic)?
+        } else {
+            false
+        };
+        if peer_to_peer {
+            let guard = shared.list(executing)?;
+            list_of(&guard)?.copy(dst.buffer_mut(), dst_offset, src.buffer(), src_offset, len)?;
+            return Ok(CopyPath::PeerToPeer);
+        }
+        // Lock the two lists in index order, so concurrent copies cannot deadlock.
+        let (first, second) = (owner.min(executing), owner.max(executing));
+        let first_guard = shared.list(first)?;
+        let second_guard = shared.list(second)?;
+        let (source_list, target_list) = if owner == first {
+            (list_of(&first_guard)?, list_of(&second_guard)?)
+        } else {
+            (list_of(&second_guard)?, list_of(&first_guard)?)
+        };
+        let mut staging = shared.staging()?;
+        let bounce = staging
+            .as_mut()
+            .ok_or_else(|| Error::invalid("staging buffer missing"))?;
+        staged_copy(
+            source_list,
+            target_list,
+            (dst.buffer_mut(), dst_offset),
+            (src.buffer(), src_offset),
+            len,
+            bounce,
+        )?;
+        Ok(CopyPath::Staged)
+    }
+
+    /// Copies host bytes into `dst[offset..]` on its owner's copy engine, and waits.
+    pub fn write(&self, dst: &mut DeviceAllocation, offset: usize, data: &[u8]) -> Result<()> {
+        self.shared.context.check_memory(dst)?;
+        let guard = self.shared.list(dst.state.owner)?;
+        list_of(&guard)?.write(dst.buffer_mut(), offset, data)
+    }
+
+    /// Copies `src[offset..]` into host bytes on its owner's copy engine, and waits.
+    pub fn read(&self, src: &DeviceAllocation, offset: usize, out: &mut [u8]) -> Result<()> {
+        self.shared.context.check_memory(src)?;
+        let guard = self.shared.list(src.state.owner)?;
+        list_of(&guard)?.read(src.buffer(), offset, out)
+    }
+
+    /// Runs the P2P self-test of `executing` reading `owner`'s memory now; whether the link
+    /// delivered the right bytes. The result decides later copies' path.
+    pub fn self_test(&self, executing: &crate::Device, owner: &crate::Device) -> Result<bool> {
+        let index = |device: &crate::Device| {
+            self.context()
+                .devices()
+                .iter()
+                .position(|candidate| candidate == device)
+                .map(|position| position as u32)
+                .ok_or_else(|| {
+                    Error::invalid(format!("device {} is not in this context", device.index()))
+                })
+        };
+        let (executing, owner) = (index(executing)?, index(owner)?);
+        if !self
+            .shared
+            .device(executing)
+            .can_access_peer(self.shared.device(owner))?
+        {
+            self.shared.set_link(executing, owner, LinkState::Refused);
+            return Ok(false);
+        }
+        self.shared.self_test(executing, owner)
+    }
+}

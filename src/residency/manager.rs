@@ -1,0 +1,523 @@
+//! The residency manager: device allocations that know where they are resident, policies,
+//! peer-access switches, a host budget with least-recently-used eviction, and host-cost
+//! accounting.
+
+use super::accounting::{Accounting, HostCost};
+use super::device_set::{AtomicDeviceSet, DeviceSet, MAX_DEVICES};
+use super::policy::{Policy, ResidencyConfig};
+use crate::command::CommandList;
+use crate::context::Context;
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::memory::{AllocationView, DeviceBuffer, HostBuffer, Memory, sealed};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// What the manager knows of one allocation, shared with its peer-residency records.
+pub(crate) struct AllocationState {
+    pub(crate) id: u64,
+    pub(crate) owner: u32,
+    pub(crate) address: usize,
+    pub(crate) size: usize,
+    pub(crate) policy: Policy,
+    pub(crate) resident: AtomicDeviceSet,
+    /// Copies through lazy-usm that use it now.
+    pub(crate) pending: AtomicU32,
+}
+
+/// One peer residency lazy-usm made, for eviction in least-recently-used order.
+struct PeerResidency {
+    allocation: Arc<AllocationState>,
+    last_use: u64,
+}
+
+/// What a device pair's P2P link has shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkState {
+    /// The driver says the pair has P2P; not tested yet.
+    Untested,
+    /// The self-test passed (or is switched off).
+    Trusted,
+    /// The driver says the pair has no P2P.
+    Refused,
+    /// The self-test read back wrong bytes: the link corrupts data.
+    Corrupt,
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    /// (accessor, owner) pairs allowed by `enable_peer_access`.
+    enabled: HashSet<(u32, u32)>,
+    /// (allocation id, device) -> the residency.
+    peers: HashMap<(u64, u32), PeerResidency>,
+    /// (executing device, owner) -> the link's state.
+    links: HashMap<(u32, u32), LinkState>,
+}
+
+pub(crate) struct Shared {
+    pub(crate) context: Context,
+    pub(crate) config: ResidencyConfig,
+    pub(crate) accounting: Accounting,
+    state: Mutex<State>,
+    /// One copy list per device, made on first use.
+    pub(crate) lists: Vec<Mutex<Option<CommandList>>>,
+    /// The pinned bounce buffer of staged copies, made on first use.
+    pub(crate) staging: Mutex<Option<HostBuffer>>,
+    clock: AtomicU64,
+    next_id: AtomicU64,
+}
+
+/// Makes device allocations resident where they are used, by policy, and accounts for what that
+/// costs on the host.
+///
+/// ```
+/// use lazy_usm::{Context, Policy, ResidencyConfig, ResidencyManager, Runtime};
+/// let runtime = Runtime::simulated("b70x2")?;
+/// let devices = runtime.devices()?;
+/// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::new(Policy::Lazy))?;
+/// let weights = manager.allocate(&devices[0], 256 << 20)?;
+/// assert_eq!(manager.host_cost().current_bytes, 0, "resident on its owner only");
+/// manager.ensure_resident_on(&weights, &devices[1])?;
+/// assert_eq!(manager.host_cost().current_bytes, 256 << 20);
+/// assert_eq!(runtime.simulator().unwrap().host_pinned_bytes(), 256 << 20);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct ResidencyManager {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for ResidencyManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResidencyManager")
+            .field("config", &self.shared.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A device allocation that tracks the devices it is resident on.
+///
+/// Made by [`ResidencyManager::allocate`]; freed (with its residencies) on drop.
+pub struct DeviceAllocation {
+    pub(crate) state: Arc<AllocationState>,
+    buffer: DeviceBuffer,
+    manager: Arc<Shared>,
+}
+
+impl std::fmt::Debug for DeviceAllocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceAllocation")
+            .field("owner", &self.state.owner)
+            .field("size", &self.state.size)
+            .field("resident", &self.state.resident.load())
+            .field("policy", &self.state.policy)
+            .finish()
+    }
+}
+
+impl sealed::Sealed for DeviceAllocation {}
+
+impl Memory for DeviceAllocation {
+    fn allocation(&self) -> &dyn AllocationView {
+        self.buffer.allocation()
+    }
+}
+
+impl DeviceAllocation {
+    /// The devices it is resident on now.
+    pub fn resident(&self) -> DeviceSet {
+        self.state.resident.load()
+    }
+
+    /// Index of the owning device.
+    pub fn owner(&self) -> u32 {
+        self.state.owner
+    }
+
+    /// Its residency policy.
+    pub fn policy(&self) -> Policy {
+        self.state.policy
+    }
+
+    /// The underlying buffer, for the safe core's command lists.
+    pub fn buffer(&self) -> &DeviceBuffer {
+        &self.buffer
+    }
+
+    /// Mutable access to the underlying buffer.
+    pub fn buffer_mut(&mut self) -> &mut DeviceBuffer {
+        &mut self.buffer
+    }
+}
+
+impl Drop for DeviceAllocation {
+    fn drop(&mut self) {
+        // The buffer frees the memory (and the driver its residencies) after this; here the
+        // manager forgets the residencies and their cost.
+        let mut state = self.manager.lock();
+        let resident = self.state.resident.load();
+        for device in resident.without(self.state.owner).iter() {
+            state.peers.remove(&(self.state.id, device));
+            self.manager
+                .accounting
+                .peer_removed(device, self.state.size as u64);
+        }
+    }
+}
+
+/// Whether a residency was asked for by the program or decided by a copy.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Request {
+    Explicit,
+    Automatic,
+}
+
+impl Shared {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub(crate) fn device(&self, index: u32) -> &Device {
+        &self.context.devices()[index as usize]
+    }
+
+    pub(crate) fn tick(&self) -> u64 {
+        self.clock.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Makes `allocation` resident on `device` (owner or peer). `Ok(false)`: an automatic
+    /// request that the budget (or the host) could not afford; the caller stages instead.
+    pub(crate) fn make_resident(
+        &self,
+        allocation: &Arc<AllocationState>,
+        device: u32,
+        request: Request,
+    ) -> Result<bool> {
+        if allocation.resident.load().contains(device) {
+            if let Some(peer) = self.lock().peers.get_mut(&(allocation.id, device)) {
+                peer.last_use = self.tick();
+            }
+            return Ok(true);
+        }
+        let mut state = self.lock();
+        if allocation.resident.load().contains(device) {
+            return Ok(true);
+        }
+        let peer = device != allocation.owner;
+        let size = allocation.size as u64;
+        if peer
+            && let Some(budget) = self.config.host_budget
+            && let Err(error) = self.make_room(&mut state, size, budget, allocation.id)
+        {
+            return match request {
+                Request::Explicit => Err(error),
+                Request::Automatic => Ok(false),
+            };
+        }
+        self.accounting.resident_call();
+        let result = self.context.residency_range(
+            allocation.address,
+            allocation.size,
+            self.device(device),
+            false,
+        );
+        match result {
+            Ok(()) => {}
+            Err(Error::OutOfHostMemory { .. }) if request == Request::Automatic => {
+                log::warn!("lazy-usm: the host cannot afford a peer residency; staging instead");
+                return Ok(false);
+            }
+            Err(error) => return Err(error),
+        }
+        allocation.resident.insert(device);
+        if peer {
+            self.accounting.peer_added(device, size);
+            let last_use = self.tick();
+            state.peers.insert(
+                (allocation.id, device),
+                PeerResidency {
+                    allocation: Arc::clone(allocation),
+                    last_use,
+                },
+            );
+        }
+        Ok(true)
+    }
+
+    /// Evicts least recently used idle peer residencies (never of `keep`) until `needed` more
+    /// bytes fit in `budget`.
+    fn make_room(&self, state: &mut State, needed: u64, budget: u64, keep: u64) -> Result<()> {
+        while self.accounting.current() + needed > budget {
+            let victim = state
+                .peers
+                .iter()
+                .filter(|&(&(id, _), peer)| {
+                    id != keep && peer.allocation.pending.load(Ordering::Acquire) == 0
+                })
+                .min_by_key(|(_, peer)| peer.last_use)
+                .map(|(&key, _)| key);
+            let Some((id, device)) = victim else {
+                return Err(Error::HostBudgetExceeded {
+                    needed,
+                    budget,
+                    in_use: self.accounting.current(),
+                });
+            };
+            let allocation = Arc::clone(&state.peers[&(id, device)].allocation);
+            self.evict_locked(state, &allocation, device)?;
+        }
+        Ok(())
+    }
+
+    /// Evicts `allocation` from peer `device`; the caller holds the state lock.
+    fn evict_locked(
+        &self,
+        state: &mut State,
+        allocation: &AllocationState,
+        device: u32,
+    ) -> Result<()> {
+        self.accounting.evict_call();
+        self.context.residency_range(
+            allocation.address,
+            allocation.size,
+            self.device(device),
+            true,
+        )?;
+        allocation.resident.remove(device);
+        if state.peers.remove(&(allocation.id, device)).is_some() {
+            self.accounting.peer_removed(device, allocation.size as u64);
+        }
+        Ok(())
+    }
+
+    /// Whether `accessor` may become a residency target of `owner`'s memory under `policy`.
+    pub(crate) fn may_auto_resident(&self, policy: Policy, accessor: u32, owner: u32) -> bool {
+        match policy {
+            Policy::Eager | Policy::Lazy => true,
+            Policy::PeerEnabled => self.lock().enabled.contains(&(accessor, owner)),
+            Policy::Manual => false,
+        }
+    }
+
+    pub(crate) fn link(&self, executing: u32, owner: u32) -> Option<LinkState> {
+        self.lock().links.get(&(executing, owner)).copied()
+    }
+
+    pub(crate) fn set_link(&self, executing: u32, owner: u32, link: LinkState) {
+        self.lock().links.insert((executing, owner), link);
+    }
+
+    /// After a copy: PeerEnabled residencies of a pair that was disabled meanwhile go now that
+    /// the allocation is idle.
+    pub(crate) fn settle(&self, allocation: &Arc<AllocationState>) {
+        if allocation.policy != Policy::PeerEnabled
+            || allocation.pending.load(Ordering::Acquire) != 0
+        {
+            return;
+        }
+        let mut state = self.lock();
+        for device in allocation.resident.load().without(allocation.owner).iter() {
+            if !state.enabled.contains(&(device, allocation.owner))
+                && let Err(error) = self.evict_locked(&mut state, allocation, device)
+            {
+                log::warn!("lazy-usm: evicting after disable_peer_access failed: {error}");
+            }
+        }
+    }
+}
+
+impl ResidencyManager {
+    /// A manager for the devices of `context`.
+    pub fn new(context: Context, config: ResidencyConfig) -> Result<Self> {
+        let count = context.devices().len();
+        if count > MAX_DEVICES as usize {
+            return Err(Error::invalid(format!(
+                "{count} devices in the context; residency tracking supports {MAX_DEVICES}"
+            )));
+        }
+        if config.staging_chunk == 0 {
+            return Err(Error::invalid("staging_chunk is 0"));
+        }
+        Ok(Self {
+            shared: Arc::new(Shared {
+                accounting: Accounting::new(count),
+                lists: (0..count).map(|_| Mutex::new(None)).collect(),
+                context,
+                config,
+                state: Mutex::new(State::default()),
+                staging: Mutex::new(None),
+                clock: AtomicU64::new(1),
+                next_id: AtomicU64::new(1),
+            }),
+        })
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Context {
+        &self.shared.context
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ResidencyConfig {
+        &self.shared.config
+    }
+
+    fn index_of(&self, device: &Device) -> Result<u32> {
+        self.shared
+            .context
+            .devices()
+            .iter()
+            .position(|candidate| candidate == device)
+            .map(|index| index as u32)
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "device {} is not in this manager's context",
+                    device.index()
+                ))
+            })
+    }
+
+    /// A device allocation on `device`, under the manager's policy.
+    pub fn allocate(&self, device: &Device, size: usize) -> Result<DeviceAllocation> {
+        self.allocate_with(device, size, self.shared.config.policy)
+    }
+
+    /// A device allocation on `device` under `policy` (overriding the manager's).
+    pub fn allocate_with(
+        &self,
+        device: &Device,
+        size: usize,
+        policy: Policy,
+    ) -> Result<DeviceAllocation> {
+        let owner = self.index_of(device)?;
+        let buffer = self.shared.context.alloc_device(device, size, 0)?;
+        let state = Arc::new(AllocationState {
+            id: self.shared.next_id.fetch_add(1, Ordering::Relaxed),
+            owner,
+            address: buffer.address(),
+            size,
+            policy,
+            resident: AtomicDeviceSet::new(DeviceSet::EMPTY),
+            pending: AtomicU32::new(0),
+        });
+        let allocation = DeviceAllocation {
+            state,
+            buffer,
+            manager: Arc::clone(&self.shared),
+        };
+        // Every policy commits the owner at once; Eager adds every other device.
+        self.shared
+            .make_resident(&allocation.state, owner, Request::Explicit)?;
+        if policy.resident_at_allocation() {
+            for peer in DeviceSet::first(self.shared.context.devices().len() as u32)
+                .without(owner)
+                .iter()
+            {
+                self.shared
+                    .make_resident(&allocation.state, peer, Request::Explicit)?;
+            }
+        }
+        Ok(allocation)
+    }
+
+    fn check_owned(&self, allocation: &DeviceAllocation) -> Result<()> {
+        if Arc::ptr_eq(&allocation.manager, &self.shared) {
+            Ok(())
+        } else {
+            Err(Error::invalid(
+                "the allocation belongs to another residency manager",
+            ))
+        }
+    }
+
+    /// Makes `allocation` resident on `device` now, whatever the policy: before the program
+    /// launches its own kernels that read it there. Counts against the host budget.
+    pub fn ensure_resident_on(&self, allocation: &DeviceAllocation, device: &Device) -> Result<()> {
+        self.check_owned(allocation)?;
+        let index = self.index_of(device)?;
+        self.shared
+            .make_resident(&allocation.state, index, Request::Explicit)
+            .map(|_| ())
+    }
+
+    /// [`ResidencyManager::ensure_resident_on`] for several allocations.
+    pub fn ensure_resident_batch(
+        &self,
+        allocations: &[&DeviceAllocation],
+        device: &Device,
+    ) -> Result<()> {
+        for allocation in allocations {
+            self.ensure_resident_on(allocation, device)?;
+        }
+        Ok(())
+    }
+
+    /// Evicts `allocation` from peer `device`. Fails while a copy through lazy-usm uses it, and
+    /// for its owner.
+    pub fn evict_from(&self, allocation: &DeviceAllocation, device: &Device) -> Result<()> {
+        self.check_owned(allocation)?;
+        let index = self.index_of(device)?;
+        if index == allocation.state.owner {
+            return Err(Error::invalid(format!(
+                "device {index} owns the allocation; only peers can be evicted"
+            )));
+        }
+        let mut state = self.shared.lock();
+        let pending = allocation.state.pending.load(Ordering::Acquire);
+        if pending > 0 {
+            return Err(Error::invalid(format!(
+                "{pending} copies still use the allocation; evict it once they complete"
+            )));
+        }
+        if !allocation.state.resident.load().contains(index) {
+            return Ok(());
+        }
+        self.shared
+            .evict_locked(&mut state, &allocation.state, index)
+    }
+
+    /// Lets `accessor` become a residency target of `owner`'s `PeerEnabled` allocations.
+    pub fn enable_peer_access(&self, accessor: &Device, owner: &Device) -> Result<()> {
+        let pair = (self.index_of(accessor)?, self.index_of(owner)?);
+        self.shared.lock().enabled.insert(pair);
+        Ok(())
+    }
+
+    /// Undoes [`ResidencyManager::enable_peer_access`] and evicts the `PeerEnabled`
+    /// residencies it allowed, each once no copy uses it.
+    pub fn disable_peer_access(&self, accessor: &Device, owner: &Device) -> Result<()> {
+        let (accessor, owner) = (self.index_of(accessor)?, self.index_of(owner)?);
+        let mut state = self.shared.lock();
+        state.enabled.remove(&(accessor, owner));
+        let idle: Vec<Arc<AllocationState>> = state
+            .peers
+            .iter()
+            .filter(|&(&(_, device), peer)| {
+                device == accessor
+                    && peer.allocation.owner == owner
+                    && peer.allocation.policy == Policy::PeerEnabled
+                    && peer.allocation.pending.load(Ordering::Acquire) == 0
+            })
+            .map(|(_, peer)| Arc::clone(&peer.allocation))
+            .collect();
+        for allocation in idle {
+            self.shared
+                .evict_locked(&mut state, &allocation, accessor)?;
+        }
+        Ok(())
+    }
+
+    /// Whether `accessor` may use `owner`'s `PeerEnabled` allocations.
+    pub fn peer_access_enabled(&self, accessor: &Device, owner: &Device) -> Result<bool> {
+        let pair = (self.index_of(accessor)?, self.index_of(owner)?);
+        Ok(self.shared.lock().enabled.contains(&pair))
+    }
+
+    /// What peer residency has cost so far.
+    pub fn host_cost(&self) -> HostCost {
+        self.shared.accounting.snapshot()
+    }
+}

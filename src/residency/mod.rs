@@ -1,0 +1,15 @@
+//! Residency: which devices an allocation is resident on, decided by policy, and what that costs
+//! the host. Bookkeeping only: every Level Zero call goes through the safe core.
+
+#![deny(unsafe_code)]
+
+mod accounting;
+mod device_set;
+mod manager;
+mod policy;
+
+pub use accounting::{DeviceCost, HostCost};
+pub use device_set::{DeviceSet, MAX_DEVICES};
+pub(crate) use manager::{AllocationState, LinkState, Request, Shared};
+pub use manager::{DeviceAllocation, ResidencyManager};
+pub use policy::{Policy, ResidencyConfig, SelfTest};
