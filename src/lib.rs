@@ -34,6 +34,7 @@ mod error;
 mod event;
 mod handles;
 mod memory;
+mod probe;
 mod queue;
 mod residency;
 mod runtime;
@@ -52,6 +53,10 @@ pub use handles::{
     CommandListHandle, ContextHandle, DeviceHandle, DriverHandle, EventHandle, EventPoolHandle,
 };
 pub use memory::{DeviceBuffer, FreePolicy, HostBuffer, Memory, MemoryKind, SharedBuffer};
+pub use probe::{
+    DeviceMemory, DrmClient, ProcessMemory, group_by_device, parse_fdinfo, parse_gpu_active_pages,
+    probe_paths, probe_process,
+};
 pub use queue::{CommandQueue, RecordedList, Submission};
 pub use residency::{
     DeviceAllocation, DeviceCost, DeviceSet, HostCost, MAX_DEVICES, Policy, ResidencyConfig,

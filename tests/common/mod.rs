@@ -87,6 +87,40 @@ impl Harness {
         }
     }
 
+    /// GTT bytes of device `index` (the peer mirror), from its DRM fdinfo text.
+    pub fn gtt(&self, index: u32) -> u64 {
+        let text = match &self.driver_library {
+            None => self
+                .runtime
+                .simulator()
+                .and_then(|p| p.fdinfo(index))
+                .unwrap_or_default(),
+            Some(library) => {
+                // SAFETY: the export's documented signature; a buffer of the length it needs.
+                unsafe {
+                    let fdinfo = library
+                        .get::<unsafe extern "C" fn(u32, *mut std::ffi::c_char, usize) -> usize>(
+                            b"zesim_fdinfo",
+                        )
+                        .expect("zesim_fdinfo");
+                    let length = fdinfo(index, std::ptr::null_mut(), 0);
+                    let mut buffer = vec![0u8; length + 1];
+                    fdinfo(
+                        index,
+                        buffer.as_mut_ptr() as *mut std::ffi::c_char,
+                        buffer.len(),
+                    );
+                    String::from_utf8_lossy(&buffer[..length]).into_owned()
+                }
+            }
+        };
+        text.lines()
+            .find_map(|line| line.strip_prefix("drm-resident-gtt:"))
+            .and_then(|value| value.trim().strip_suffix(" KiB"))
+            .and_then(|kib| kib.parse::<u64>().ok())
+            .map_or(u64::MAX, |kib| kib * 1024)
+    }
+
     /// Everything made was released.
     #[track_caller]
     pub fn assert_clean(&self) {
