@@ -6,9 +6,8 @@
 
 use crate::command::{CommandList, staged_copy};
 use crate::error::{Error, Result};
-use crate::memory::Memory;
 use crate::residency::{
-    AllocationState, DeviceAllocation, LinkState, Request, ResidencyManager, SelfTest, Shared,
+    AllocationState, LinkState, Request, ResidencyManager, Resident, SelfTest, Shared,
 };
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, MutexGuard};
@@ -174,9 +173,9 @@ fn list_of(guard: &Option<CommandList>) -> Result<&CommandList> {
 }
 
 impl ResidencyManager {
-    fn check_pair(&self, dst: &DeviceAllocation, src: &DeviceAllocation) -> Result<()> {
+    fn check_pair(&self, dst: &dyn Resident, src: &dyn Resident) -> Result<()> {
         for allocation in [dst, src] {
-            self.shared.context.check_memory(allocation)?;
+            self.check_owned(allocation)?;
         }
         Ok(())
     }
@@ -190,17 +189,18 @@ impl ResidencyManager {
     /// it stages through pinned host memory and costs no residency.
     pub fn copy(
         &self,
-        dst: &mut DeviceAllocation,
+        dst: &mut impl Resident,
         dst_offset: usize,
-        src: &DeviceAllocation,
+        src: &impl Resident,
         src_offset: usize,
         len: usize,
     ) -> Result<CopyPath> {
         self.check_pair(dst, src)?;
-        for (allocation, offset, role) in [
+        let checks: [(&dyn Resident, usize, &str); 2] = [
             (&*dst, dst_offset, "destination"),
             (src, src_offset, "source"),
-        ] {
+        ];
+        for (allocation, offset, role) in checks {
             if offset
                 .checked_add(len)
                 .is_none_or(|end| end > allocation.len())
@@ -213,25 +213,29 @@ impl ResidencyManager {
             }
         }
         let shared = &*self.shared;
-        let (executing, owner) = (dst.state.owner, src.state.owner);
-        let _in_use = InUse::new(shared, [Arc::clone(&dst.state), Arc::clone(&src.state)]);
+        let (dst_state, src_state) = (
+            Arc::clone(dst.residency().state),
+            Arc::clone(src.residency().state),
+        );
+        let (executing, owner) = (dst_state.owner, src_state.owner);
+        let _in_use = InUse::new(shared, [Arc::clone(&dst_state), Arc::clone(&src_state)]);
         if executing == owner {
             let guard = shared.list(executing)?;
-            list_of(&guard)?.copy(dst.buffer_mut(), dst_offset, src.buffer(), src_offset, len)?;
+            list_of(&guard)?.copy(dst, dst_offset, src, src_offset, len)?;
             return Ok(CopyPath::Local);
         }
-        let peer_to_peer = if src.state.resident.load().contains(executing) {
+        let peer_to_peer = if src_state.resident.load().contains(executing) {
             shared.link_usable(executing, owner)?
-        } else if shared.may_auto_resident(src.state.policy, executing, owner)
+        } else if shared.may_auto_resident(src_state.policy, executing, owner)
             && shared.link_usable(executing, owner)?
         {
-            shared.make_resident(&src.state, executing, Request::Automatic)?
+            shared.make_resident(&src_state, executing, Request::Automatic)?
         } else {
             false
         };
         if peer_to_peer {
             let guard = shared.list(executing)?;
-            list_of(&guard)?.copy(dst.buffer_mut(), dst_offset, src.buffer(), src_offset, len)?;
+            list_of(&guard)?.copy(dst, dst_offset, src, src_offset, len)?;
             return Ok(CopyPath::PeerToPeer);
         }
         // Lock the two lists in index order, so concurrent copies cannot deadlock.
@@ -250,8 +254,8 @@ impl ResidencyManager {
         staged_copy(
             source_list,
             target_list,
-            (dst.buffer_mut(), dst_offset),
-            (src.buffer(), src_offset),
+            (dst, dst_offset),
+            (src, src_offset),
             len,
             bounce,
         )?;
@@ -259,17 +263,17 @@ impl ResidencyManager {
     }
 
     /// Copies host bytes into `dst[offset..]` on its owner's copy engine, and waits.
-    pub fn write(&self, dst: &mut DeviceAllocation, offset: usize, data: &[u8]) -> Result<()> {
-        self.shared.context.check_memory(dst)?;
-        let guard = self.shared.list(dst.state.owner)?;
-        list_of(&guard)?.write(dst.buffer_mut(), offset, data)
+    pub fn write(&self, dst: &mut impl Resident, offset: usize, data: &[u8]) -> Result<()> {
+        self.check_owned(dst)?;
+        let guard = self.shared.list(dst.residency().state.owner)?;
+        list_of(&guard)?.write(dst, offset, data)
     }
 
     /// Copies `src[offset..]` into host bytes on its owner's copy engine, and waits.
-    pub fn read(&self, src: &DeviceAllocation, offset: usize, out: &mut [u8]) -> Result<()> {
-        self.shared.context.check_memory(src)?;
-        let guard = self.shared.list(src.state.owner)?;
-        list_of(&guard)?.read(src.buffer(), offset, out)
+    pub fn read(&self, src: &impl Resident, offset: usize, out: &mut [u8]) -> Result<()> {
+        self.check_owned(src)?;
+        let guard = self.shared.list(src.residency().state.owner)?;
+        list_of(&guard)?.read(src, offset, out)
     }
 
     /// Runs the P2P self-test of `executing` reading `owner`'s memory now; whether the link

@@ -60,7 +60,7 @@ pub use probe::{
 pub use queue::{CommandQueue, RecordedList, Submission};
 pub use residency::{
     DeviceAllocation, DeviceCost, DeviceSet, HostCost, MAX_DEVICES, Policy, ResidencyConfig,
-    ResidencyManager, SelfTest,
+    ResidencyHandle, ResidencyManager, Resident, SelfTest,
 };
 pub use runtime::{Choice, Runtime, Source};
 

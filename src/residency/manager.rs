@@ -116,6 +116,29 @@ impl std::fmt::Debug for DeviceAllocation {
     }
 }
 
+/// Memory whose residency a [`ResidencyManager`] tracks: a [`DeviceAllocation`], or a pool
+/// block (tracked through its segment). Copies and residency calls take either.
+pub trait Resident: Memory {
+    #[doc(hidden)]
+    fn residency(&self) -> ResidencyHandle<'_>;
+}
+
+/// Opaque link from memory to its residency record.
+#[doc(hidden)]
+pub struct ResidencyHandle<'a> {
+    pub(crate) state: &'a Arc<AllocationState>,
+    pub(crate) manager: &'a Arc<Shared>,
+}
+
+impl Resident for DeviceAllocation {
+    fn residency(&self) -> ResidencyHandle<'_> {
+        ResidencyHandle {
+            state: &self.state,
+            manager: &self.manager,
+        }
+    }
+}
+
 impl sealed::Sealed for DeviceAllocation {}
 
 impl Memory for DeviceAllocation {
@@ -365,7 +388,7 @@ impl ResidencyManager {
         &self.shared.config
     }
 
-    fn index_of(&self, device: &Device) -> Result<u32> {
+    pub(crate) fn index_of(&self, device: &Device) -> Result<u32> {
         self.shared
             .context
             .devices()
@@ -423,8 +446,8 @@ impl ResidencyManager {
         Ok(allocation)
     }
 
-    fn check_owned(&self, allocation: &DeviceAllocation) -> Result<()> {
-        if Arc::ptr_eq(&allocation.manager, &self.shared) {
+    pub(crate) fn check_owned(&self, allocation: &dyn Resident) -> Result<()> {
+        if Arc::ptr_eq(allocation.residency().manager, &self.shared) {
             Ok(())
         } else {
             Err(Error::invalid(
@@ -457,26 +480,26 @@ impl ResidencyManager {
 
     /// Evicts `allocation` from peer `device`. Fails while a copy through lazy-usm uses it, and
     /// for its owner.
-    pub fn evict_from(&self, allocation: &DeviceAllocation, device: &Device) -> Result<()> {
+    pub fn evict_from(&self, allocation: &impl Resident, device: &Device) -> Result<()> {
         self.check_owned(allocation)?;
         let index = self.index_of(device)?;
-        if index == allocation.state.owner {
+        let allocation = allocation.residency().state;
+        if index == allocation.owner {
             return Err(Error::invalid(format!(
                 "device {index} owns the allocation; only peers can be evicted"
             )));
         }
         let mut state = self.shared.lock();
-        let pending = allocation.state.pending.load(Ordering::Acquire);
+        let pending = allocation.pending.load(Ordering::Acquire);
         if pending > 0 {
             return Err(Error::invalid(format!(
                 "{pending} copies still use the allocation; evict it once they complete"
             )));
         }
-        if !allocation.state.resident.load().contains(index) {
+        if !allocation.resident.load().contains(index) {
             return Ok(());
         }
-        self.shared
-            .evict_locked(&mut state, &allocation.state, index)
+        self.shared.evict_locked(&mut state, allocation, index)
     }
 
     /// Lets `accessor` become a residency target of `owner`'s `PeerEnabled` allocations.

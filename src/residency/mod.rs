@@ -11,5 +11,5 @@ mod policy;
 pub use accounting::{DeviceCost, HostCost};
 pub use device_set::{DeviceSet, MAX_DEVICES};
 pub(crate) use manager::{AllocationState, LinkState, Request, Shared};
-pub use manager::{DeviceAllocation, ResidencyManager};
+pub use manager::{DeviceAllocation, ResidencyHandle, ResidencyManager, Resident};
 pub use policy::{Policy, ResidencyConfig, SelfTest};
