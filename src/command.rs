@@ -11,6 +11,7 @@ use std::cell::Cell;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::ptr::null_mut;
+use std::sync::Arc;
 
 /// An immediate command list: commands run as they are appended, on one engine.
 ///
@@ -271,14 +272,41 @@ impl CommandList {
                 src.len()
             )));
         }
+        self.copy_async_after(dst, src, None)
+    }
+
+    /// [`CommandList::copy_async`] that starts only once `wait` has signalled.
+    pub fn copy_async_after<D: Memory, S: Memory>(
+        &self,
+        dst: D,
+        src: S,
+        wait: Option<&Event>,
+    ) -> Result<PendingCopy<'_, D, S>> {
+        self.context.check_memory(&dst)?;
+        self.context.check_memory(&src)?;
+        if dst.len() != src.len() {
+            return Err(Error::invalid(format!(
+                "asynchronous copy between buffers of {} and {} bytes",
+                dst.len(),
+                src.len()
+            )));
+        }
         let event = EventPool::new(&self.context, 1)?.event(0)?;
-        self.append_copy(dst.address(), src.address(), dst.len(), &event)?;
+        // SAFETY: the returned handle owns both buffers until the event has signalled.
+        unsafe { self.append_with_events(dst.address(), src.address(), dst.len(), &event, wait) }?;
         Ok(PendingCopy {
             list: self,
-            event,
+            event: Arc::new(event),
             buffers: Some((dst, src)),
         })
     }
+}
+
+/// Memory that can be handed back to its owner (a pool) together with the event of the work
+/// still using it, to be reused only once that event signals.
+pub trait Deferrable: Memory {
+    /// Gives the memory back; it is reused once `event` has signalled.
+    fn defer(self, event: Arc<Event>);
 }
 
 /// An asynchronous copy in flight; owns its buffers until it completes.
@@ -297,7 +325,7 @@ impl CommandList {
 /// buffers.
 pub struct PendingCopy<'list, D: Memory, S: Memory> {
     list: &'list CommandList,
-    event: Event,
+    event: Arc<Event>,
     buffers: Option<(D, S)>,
 }
 
@@ -325,6 +353,17 @@ impl<D: Memory, S: Memory> PendingCopy<'_, D, S> {
             .take()
             .expect("buffers are held until wait or drop");
         Ok((dst, src, stamp))
+    }
+}
+
+impl<D: Deferrable, S: Deferrable> PendingCopy<'_, D, S> {
+    /// Returns at once, handing both buffers back to their pool, which reuses them only after
+    /// the copy completes.
+    pub fn detach(mut self) {
+        if let Some((dst, src)) = self.buffers.take() {
+            dst.defer(Arc::clone(&self.event));
+            src.defer(Arc::clone(&self.event));
+        }
     }
 }
 

@@ -234,6 +234,7 @@ impl ResidencyManager {
             false
         };
         if peer_to_peer {
+            src.note_peer_use(executing);
             let guard = shared.list(executing)?;
             list_of(&guard)?.copy(dst, dst_offset, src, src_offset, len)?;
             return Ok(CopyPath::PeerToPeer);

@@ -34,12 +34,13 @@ mod error;
 mod event;
 mod handles;
 mod memory;
+mod pool;
 mod probe;
 mod queue;
 mod residency;
 mod runtime;
 
-pub use command::{CommandList, PendingCopy};
+pub use command::{CommandList, Deferrable, PendingCopy};
 pub use context::{Context, PointerInfo};
 pub use copy::CopyPath;
 pub use device::{
@@ -53,6 +54,7 @@ pub use handles::{
     CommandListHandle, ContextHandle, DeviceHandle, DriverHandle, EventHandle, EventPoolHandle,
 };
 pub use memory::{DeviceBuffer, FreePolicy, HostBuffer, Memory, MemoryKind, SharedBuffer};
+pub use pool::{Block, DevicePool, PeerResidency, PoolConfig, PoolStats, trace};
 pub use probe::{
     DeviceMemory, DrmClient, ProcessMemory, group_by_device, parse_fdinfo, parse_gpu_active_pages,
     probe_paths, probe_process,

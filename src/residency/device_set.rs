@@ -66,6 +66,11 @@ impl DeviceSet {
         (0..MAX_DEVICES).filter(move |&index| self.contains(index))
     }
 
+    /// The set with these raw bits.
+    pub const fn from_bits(bits: u64) -> Self {
+        Self(bits)
+    }
+
     /// The raw bits.
     pub const fn bits(self) -> u64 {
         self.0

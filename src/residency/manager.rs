@@ -121,6 +121,13 @@ impl std::fmt::Debug for DeviceAllocation {
 pub trait Resident: Memory {
     #[doc(hidden)]
     fn residency(&self) -> ResidencyHandle<'_>;
+
+    /// Called when the memory is used on (or made resident on) peer `device`; pool blocks count
+    /// it, to tell shared bytes from collateral residency.
+    #[doc(hidden)]
+    fn note_peer_use(&self, device: u32) {
+        let _ = device;
+    }
 }
 
 /// Opaque link from memory to its residency record.

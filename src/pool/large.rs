@@ -1,0 +1,160 @@
+//! The large-block path: best fit over free ranges of large segments, splitting on allocation
+//! and coalescing neighbours on free.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Debug, Clone, Copy)]
+struct Range {
+    size: usize,
+    segment: u32,
+    free: bool,
+}
+
+/// Free and used ranges of every large segment.
+#[derive(Debug, Default)]
+pub(crate) struct LargeHeap {
+    /// (size, address) of every free range: best fit is the first at or above a size.
+    free_by_size: BTreeSet<(usize, usize)>,
+    /// Every range by address.
+    ranges: BTreeMap<usize, Range>,
+    /// Segment -> (base, size).
+    segments: BTreeMap<u32, (usize, usize)>,
+}
+
+impl LargeHeap {
+    /// Adds a new, wholly free segment.
+    pub(crate) fn add_segment(&mut self, segment: u32, base: usize, size: usize) {
+        self.segments.insert(segment, (base, size));
+        self.ranges.insert(
+            base,
+            Range {
+                size,
+                segment,
+                free: true,
+            },
+        );
+        self.free_by_size.insert((size, base));
+    }
+
+    /// Best-fit range of `size` bytes: (address, segment).
+    pub(crate) fn allocate(&mut self, size: usize) -> Option<(usize, u32)> {
+        let &(found, address) = self.free_by_size.range((size, 0)..).next()?;
+        self.free_by_size.remove(&(found, address));
+        let range = self.ranges.get_mut(&address)?;
+        range.free = false;
+        range.size = size;
+        let segment = range.segment;
+        if found > size {
+            let rest = address + size;
+            self.ranges.insert(
+                rest,
+                Range {
+                    size: found - size,
+                    segment,
+                    free: true,
+                },
+            );
+            self.free_by_size.insert((found - size, rest));
+        }
+        Some((address, segment))
+    }
+
+    /// Frees the range at `address`, merging it with free neighbours of the same segment.
+    /// Returns its size, or `None` for an address that is not a used range.
+    pub(crate) fn free(&mut self, address: usize) -> Option<usize> {
+        let range = *self.ranges.get(&address).filter(|range| !range.free)?;
+        let (mut start, mut size) = (address, range.size);
+        if let Some((&next, &after)) = self.ranges.range(address + range.size..).next()
+            && next == address + range.size
+            && after.free
+            && after.segment == range.segment
+        {
+            self.free_by_size.remove(&(after.size, next));
+            self.ranges.remove(&next);
+            size += after.size;
+        }
+        if let Some((&previous, &before)) = self.ranges.range(..address).next_back()
+            && previous + before.size == address
+            && before.free
+            && before.segment == range.segment
+        {
+            self.free_by_size.remove(&(before.size, previous));
+            self.ranges.remove(&address);
+            start = previous;
+            size += before.size;
+        }
+        self.ranges.insert(
+            start,
+            Range {
+                size,
+                segment: range.segment,
+                free: true,
+            },
+        );
+        self.free_by_size.insert((size, start));
+        Some(range.size)
+    }
+
+    /// Segments with no used range.
+    pub(crate) fn idle_segments(&self) -> Vec<u32> {
+        self.segments
+            .iter()
+            .filter(|&(_, &(base, size))| {
+                self.ranges
+                    .get(&base)
+                    .is_some_and(|range| range.free && range.size == size)
+            })
+            .map(|(&segment, _)| segment)
+            .collect()
+    }
+
+    /// Forgets an idle segment.
+    pub(crate) fn remove_segment(&mut self, segment: u32) {
+        if let Some((base, size)) = self.segments.remove(&segment) {
+            self.ranges.remove(&base);
+            self.free_by_size.remove(&(size, base));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn best_fit_split_and_coalesce() {
+        let mut heap = LargeHeap::default();
+        heap.add_segment(0, 0x10000, 1000);
+        heap.add_segment(1, 0x90000, 300);
+        // Best fit: the 300-byte segment for 250 bytes.
+        assert_eq!(heap.allocate(250), Some((0x90000, 1)));
+        let (a, _) = heap.allocate(400).unwrap();
+        let (b, _) = heap.allocate(400).unwrap();
+        assert_eq!((a, b), (0x10000, 0x10000 + 400));
+        assert_eq!(heap.allocate(400), None, "200 bytes are left in segment 0");
+        assert_eq!(heap.free(a), Some(400));
+        assert_eq!(heap.free(a), None, "double free");
+        assert_eq!(heap.free(b), Some(400));
+        // Everything coalesced back into one 1000-byte range.
+        assert_eq!(heap.allocate(1000), Some((0x10000, 0)));
+        assert_eq!(heap.idle_segments(), Vec::<u32>::new());
+        heap.free(0x10000);
+        heap.free(0x90000);
+        assert_eq!(heap.idle_segments(), vec![0, 1]);
+        heap.remove_segment(0);
+        assert_eq!(heap.allocate(300), Some((0x90000, 1)), "segment 1 remains");
+        assert_eq!(heap.allocate(1), None, "segment 0 is gone");
+    }
+
+    #[test]
+    fn ranges_of_different_segments_never_merge() {
+        let mut heap = LargeHeap::default();
+        heap.add_segment(0, 0, 100);
+        heap.add_segment(1, 100, 100);
+        let (a, _) = heap.allocate(100).unwrap();
+        let (b, _) = heap.allocate(100).unwrap();
+        heap.free(a);
+        heap.free(b);
+        assert_eq!(heap.allocate(200), None);
+    }
+}

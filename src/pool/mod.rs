@@ -1,0 +1,941 @@
+//! A residency-aware caching allocator per device.
+//!
+//! Small requests come from size classes carved out of segments, with per-thread shards of free
+//! blocks so that the hit path takes one uncontended lock; large ones from best-fit ranges of
+//! large segments; the largest get a segment of their own. Segments are `DeviceAllocation`s of a
+//! [`ResidencyManager`], so residency is per segment: one peer residency covers every block in it,
+//! and a placement hint puts blocks that a peer will use into segments already resident there.
+
+#![deny(unsafe_code)]
+
+mod classes;
+mod large;
+pub mod trace;
+
+use crate::context::Context;
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::event::Event;
+use crate::memory::{AllocationView, Memory, MemoryKind, sealed};
+use crate::residency::{DeviceAllocation, DeviceSet, ResidencyHandle, ResidencyManager, Resident};
+use classes::{GRANULE, class_count, class_index, class_size};
+use large::LargeHeap;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+
+/// How a [`DevicePool`] sizes and caches memory.
+///
+/// The defaults follow what serving and training workloads allocate: many small tensors and
+/// buckets up to 1 MiB (size classes, 2 MiB segments: the granularity drivers map device memory
+/// in), activations and parameters of tens of MiB (best fit in 32 MiB segments, split and
+/// coalesced), and a dedicated allocation above 64 MiB, where rounding a segment would waste
+/// more than it saves.
+///
+/// ```
+/// let config = lazy_usm::PoolConfig::default();
+/// assert_eq!((config.small_max, config.dedicated_threshold), (1 << 20, 64 << 20));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolConfig {
+    /// Largest request served from size classes.
+    pub small_max: usize,
+    /// Size of a small-class segment (at least eight blocks of the class).
+    pub small_segment: usize,
+    /// Size of a large segment (or the request rounded to 2 MiB, if larger).
+    pub large_segment: usize,
+    /// Requests above this get a dedicated allocation.
+    pub dedicated_threshold: usize,
+    /// Most idle bytes kept cached; above it, idle segments are released as new ones are made
+    /// (`None`: no limit; `trim` releases them on demand).
+    pub max_cached_bytes: Option<u64>,
+}
+
+impl Default for PoolConfig {
+    fn default() -> Self {
+        Self {
+            small_max: 1 << 20,
+            small_segment: 2 << 20,
+            large_segment: 32 << 20,
+            dedicated_threshold: 64 << 20,
+            max_cached_bytes: None,
+        }
+    }
+}
+
+const SHARDS: usize = 8;
+const MAX_ARENAS: usize = 16;
+const LARGE: u16 = u16::MAX;
+const DEDICATED: u16 = u16::MAX - 1;
+const SEGMENT_ROUNDING: usize = 2 << 20;
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    address: usize,
+    segment: u32,
+}
+
+#[derive(Default)]
+struct ShardState {
+    slots: Vec<Slot>,
+    hits: u64,
+    misses: u64,
+}
+
+/// One shard of a class's free blocks, on its own cache line so threads do not share it.
+#[repr(align(128))]
+#[derive(Default)]
+struct Shard(Mutex<ShardState>);
+
+struct Carve {
+    segment: u32,
+    next: usize,
+    end: usize,
+}
+
+struct Class {
+    size: usize,
+    shards: Box<[Shard]>,
+    carve: Mutex<Option<Carve>>,
+}
+
+/// Segments that share one placement: owner only, or also resident on some peers.
+struct Arena {
+    peers: DeviceSet,
+    classes: Box<[Class]>,
+    large: Mutex<LargeHeap>,
+}
+
+struct Segment {
+    allocation: DeviceAllocation,
+    arena: u8,
+    /// Live blocks of the segment that were used on a peer.
+    shared_blocks: AtomicU32,
+}
+
+#[derive(Default)]
+struct SegmentTable {
+    segments: Vec<Option<Arc<Segment>>>,
+    free: Vec<u32>,
+}
+
+struct Deferred {
+    slot: Slot,
+    arena: u8,
+    class: u16,
+    capacity: usize,
+    event: Arc<Event>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+thread_local! {
+    static SHARD: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
+
+/// This thread's shard: threads are spread round-robin, so two threads never share one until
+/// there are more threads than shards.
+fn thread_shard() -> usize {
+    SHARD.with(|shard| {
+        let index = shard.get();
+        if index != usize::MAX {
+            return index;
+        }
+        let index = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) % SHARDS;
+        shard.set(index);
+        index
+    })
+}
+
+/// Statistics of a [`DevicePool`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Index of the pool's device.
+    pub device: u32,
+    /// Bytes of live blocks (their rounded sizes).
+    pub allocated_bytes: u64,
+    /// Bytes of all segments.
+    pub reserved_bytes: u64,
+    /// Reserved but not allocated.
+    pub cached_bytes: u64,
+    /// Most bytes reserved at any time.
+    pub peak_reserved_bytes: u64,
+    /// Most bytes allocated, as seen by the pool's slow path and by `stats` calls.
+    pub peak_allocated_bytes: u64,
+    /// Allocations served from cached blocks.
+    pub hits: u64,
+    /// Allocations that needed new blocks or segments.
+    pub misses: u64,
+    /// Live segments.
+    pub segments: u64,
+    /// Per peer device: segment bytes resident there, bytes of live blocks used there, and the
+    /// difference (collateral residency).
+    pub peers: Vec<PeerResidency>,
+}
+
+/// Peer residency of a pool's segments on one device.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PeerResidency {
+    /// The peer's index.
+    pub device: u32,
+    /// Segment bytes resident on it.
+    pub resident_bytes: u64,
+    /// Bytes of live blocks used on it.
+    pub shared_bytes: u64,
+    /// `resident_bytes - shared_bytes`: residency the segment granularity added.
+    pub collateral_bytes: u64,
+}
+
+/// A caching allocator for one device, on top of a [`ResidencyManager`].
+///
+/// ```
+/// use lazy_usm::{Context, DevicePool, Memory, PoolConfig, ResidencyConfig, ResidencyManager, Runtime};
+/// let devices = Runtime::simulated("b70x2")?.devices()?;
+/// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+/// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+/// let block = pool.allocate(1000)?;
+/// assert_eq!(block.len(), 1000);
+/// let address = block.address();
+/// drop(block);
+/// assert_eq!(pool.allocate(1000)?.address(), address, "the freed block is reused");
+/// assert_eq!(pool.stats().hits, 1);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
+pub struct DevicePool {
+    manager: ResidencyManager,
+    device: Device,
+    owner: u32,
+    config: PoolConfig,
+    arenas: Box<[OnceLock<Arena>]>,
+    arena_index: Mutex<HashMap<DeviceSet, u8>>,
+    segments: RwLock<SegmentTable>,
+    deferred: Mutex<Vec<Deferred>>,
+    named: Mutex<HashMap<usize, (String, usize)>>,
+    /// Bytes of live blocks, counted per shard of the thread that allocated or freed them and
+    /// summed on demand: one shared counter would make threads contend on every hit.
+    allocated: [AtomicI64Padded; SHARDS],
+    reserved: AtomicU64,
+    peak_reserved: AtomicU64,
+    peak_allocated: AtomicU64,
+    shared_bytes: Vec<AtomicU64>,
+}
+
+#[repr(align(128))]
+#[derive(Default)]
+struct AtomicI64Padded(std::sync::atomic::AtomicI64);
+
+impl std::fmt::Debug for DevicePool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DevicePool")
+            .field("device", &self.owner)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A block of a [`DevicePool`]: device memory that returns to the pool when dropped.
+///
+/// Blocks are [`Resident`] like `DeviceAllocation`s: copies and residency calls of the
+/// [`ResidencyManager`] take them, and act on their segment.
+pub struct Block<'pool> {
+    pool: &'pool DevicePool,
+    address: usize,
+    size: usize,
+    capacity: usize,
+    segment: u32,
+    arena: u8,
+    class: u16,
+    named: bool,
+    /// Handed to the pool's deferred list: `Drop` has nothing left to do.
+    deferred: bool,
+    peers: AtomicU64,
+    segment_ref: OnceLock<Arc<Segment>>,
+}
+
+impl std::fmt::Debug for Block<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Block")
+            .field("address", &format_args!("{:#x}", self.address))
+            .field("size", &self.size)
+            .field("capacity", &self.capacity)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AllocationView for Block<'_> {
+    fn address(&self) -> usize {
+        self.address
+    }
+    fn size(&self) -> usize {
+        self.size
+    }
+    fn context(&self) -> &Context {
+        self.pool.manager.context()
+    }
+    fn kind(&self) -> MemoryKind {
+        MemoryKind::Device
+    }
+    fn device(&self) -> Option<&Device> {
+        Some(&self.pool.device)
+    }
+    fn alignment(&self) -> usize {
+        GRANULE
+    }
+}
+
+impl sealed::Sealed for Block<'_> {}
+
+impl Memory for Block<'_> {
+    fn allocation(&self) -> &dyn AllocationView {
+        self
+    }
+}
+
+impl Resident for Block<'_> {
+    fn residency(&self) -> ResidencyHandle<'_> {
+        self.segment_ref
+            .get_or_init(|| self.pool.segment(self.segment))
+            .allocation
+            .residency()
+    }
+
+    fn note_peer_use(&self, device: u32) {
+        let bit = 1u64 << device;
+        if self.peers.fetch_or(bit, Ordering::AcqRel) & bit == 0 {
+            if self.peers.load(Ordering::Acquire) == bit {
+                self.pool
+                    .segment(self.segment)
+                    .shared_blocks
+                    .fetch_add(1, Ordering::AcqRel);
+            }
+            self.pool.shared_bytes[device as usize].fetch_add(self.size as u64, Ordering::AcqRel);
+        }
+    }
+}
+
+impl Block<'_> {
+    /// Bytes the block really occupies (its size rounded up to its class or granule).
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    fn forget_peers(&self) {
+        let peers = DeviceSet::from_bits(self.peers.load(Ordering::Acquire));
+        if peers.is_empty() {
+            return;
+        }
+        for device in peers.iter() {
+            self.pool.shared_bytes[device as usize].fetch_sub(self.size as u64, Ordering::AcqRel);
+        }
+        self.pool
+            .segment(self.segment)
+            .shared_blocks
+            .fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Block<'_> {
+    /// Forgets the block's sharing and name; its memory is then the caller's to return.
+    fn retire(&mut self) -> Slot {
+        self.forget_peers();
+        if self.named {
+            lock(&self.pool.named).remove(&self.address);
+        }
+        Slot {
+            address: self.address,
+            segment: self.segment,
+        }
+    }
+}
+
+impl Drop for Block<'_> {
+    fn drop(&mut self) {
+        if self.deferred {
+            return;
+        }
+        let slot = self.retire();
+        self.pool
+            .release(slot, self.arena, self.class, self.capacity);
+    }
+}
+
+impl crate::command::Deferrable for Block<'_> {
+    /// Returns the block to the pool once `event` has signalled, not before.
+    fn defer(mut self, event: Arc<Event>) {
+        let slot = self.retire();
+        self.deferred = true;
+        lock(&self.pool.deferred).push(Deferred {
+            slot,
+            arena: self.arena,
+            class: self.class,
+            capacity: self.capacity,
+            event,
+        });
+    }
+}
+
+impl DevicePool {
+    /// A pool for `device`, whose segments `manager` allocates and tracks.
+    pub fn new(manager: &ResidencyManager, device: &Device, config: PoolConfig) -> Result<Self> {
+        let owner = manager.index_of(device)?;
+        if config.small_max > config.dedicated_threshold || config.small_max < GRANULE {
+            return Err(Error::invalid(format!(
+                "small_max {} must lie between {GRANULE} and dedicated_threshold {}",
+                config.small_max, config.dedicated_threshold
+            )));
+        }
+        if config.small_segment == 0 || config.large_segment == 0 {
+            return Err(Error::invalid("segment sizes must be positive"));
+        }
+        let devices = manager.context().devices().len();
+        let pool = Self {
+            manager: manager.clone(),
+            device: device.clone(),
+            owner,
+            arenas: (0..MAX_ARENAS).map(|_| OnceLock::new()).collect(),
+            arena_index: Mutex::new(HashMap::new()),
+            segments: RwLock::new(SegmentTable::default()),
+            deferred: Mutex::new(Vec::new()),
+            named: Mutex::new(HashMap::new()),
+            allocated: Default::default(),
+            reserved: AtomicU64::new(0),
+            peak_reserved: AtomicU64::new(0),
+            peak_allocated: AtomicU64::new(0),
+            shared_bytes: (0..devices).map(|_| AtomicU64::new(0)).collect(),
+            config,
+        };
+        pool.arena(DeviceSet::EMPTY)?;
+        Ok(pool)
+    }
+
+    /// The pool's device.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The manager whose segments the pool uses.
+    pub fn manager(&self) -> &ResidencyManager {
+        &self.manager
+    }
+
+    fn new_arena(&self, peers: DeviceSet) -> Arena {
+        let classes = (0..class_count(self.config.small_max))
+            .map(|index| Class {
+                size: class_size(index),
+                shards: (0..SHARDS).map(|_| Shard::default()).collect(),
+                carve: Mutex::new(None),
+            })
+            .collect();
+        Arena {
+            peers,
+            classes,
+            large: Mutex::new(LargeHeap::default()),
+        }
+    }
+
+    /// The arena for blocks that `peers` will use (index 0: no peers).
+    fn arena(&self, peers: DeviceSet) -> Result<u8> {
+        if peers.is_empty()
+            && let Some(_) = self.arenas[0].get()
+        {
+            return Ok(0);
+        }
+        let mut index = lock(&self.arena_index);
+        if let Some(&found) = index.get(&peers) {
+            return Ok(found);
+        }
+        let next = index.len();
+        if next >= MAX_ARENAS {
+            return Err(Error::invalid(format!(
+                "at most {MAX_ARENAS} distinct peer hints per pool"
+            )));
+        }
+        let _ = self.arenas[next].set(self.new_arena(peers));
+        index.insert(peers, next as u8);
+        Ok(next as u8)
+    }
+
+    fn arena_ref(&self, index: u8) -> &Arena {
+        self.arenas[index as usize]
+            .get()
+            .expect("arenas are set before they are indexed")
+    }
+
+    fn segment(&self, index: u32) -> Arc<Segment> {
+        let table = self
+            .segments
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        Arc::clone(
+            table.segments[index as usize]
+                .as_ref()
+                .expect("a live block's segment is live"),
+        )
+    }
+
+    /// A block of at least `size` bytes.
+    pub fn allocate(&self, size: usize) -> Result<Block<'_>> {
+        self.allocate_in(size, 0)
+    }
+
+    /// A block for memory that `peers` will also use: placed in a segment already resident
+    /// there, so sharing it costs no new residency.
+    pub fn allocate_for(&self, size: usize, peers: &[&Device]) -> Result<Block<'_>> {
+        let mut set = DeviceSet::EMPTY;
+        for peer in peers {
+            let index = self.manager.index_of(peer)?;
+            if index != self.owner {
+                set = set.with(index);
+            }
+        }
+        let arena = self.arena(set)?;
+        self.allocate_in(size, arena)
+    }
+
+    /// A block recorded with a name, for [`DevicePool::report`].
+    pub fn allocate_named(&self, size: usize, name: &str) -> Result<Block<'_>> {
+        let mut block = self.allocate(size)?;
+        block.named = true;
+        lock(&self.named).insert(block.address, (name.to_string(), size));
+        Ok(block)
+    }
+
+    fn block(&self, slot: Slot, size: usize, capacity: usize, arena: u8, class: u16) -> Block<'_> {
+        Block {
+            pool: self,
+            address: slot.address,
+            size,
+            capacity,
+            segment: slot.segment,
+            arena,
+            class,
+            named: false,
+            deferred: false,
+            peers: AtomicU64::new(0),
+            segment_ref: OnceLock::new(),
+        }
+    }
+
+    fn count_allocated(&self, shard: usize, bytes: i64) {
+        self.allocated[shard].0.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    fn allocate_in(&self, size: usize, arena: u8) -> Result<Block<'_>> {
+        if size == 0 {
+            return Err(Error::invalid("allocation size is 0"));
+        }
+        let shard_index = thread_shard();
+        if size <= self.config.small_max {
+            let class = class_index(size);
+            let capacity = class_size(class);
+            let shard = &self.arena_ref(arena).classes[class].shards[shard_index];
+            {
+                let mut shard = lock(&shard.0);
+                if let Some(slot) = shard.slots.pop() {
+                    shard.hits += 1;
+                    drop(shard);
+                    self.count_allocated(shard_index, capacity as i64);
+                    return Ok(self.block(slot, size, capacity, arena, class as u16));
+                }
+                shard.misses += 1;
+            }
+            let slot = self.small_miss(arena, class)?;
+            self.count_allocated(shard_index, capacity as i64);
+            self.note_peak();
+            return Ok(self.block(slot, size, capacity, arena, class as u16));
+        }
+        let capacity = size.next_multiple_of(GRANULE);
+        let (slot, class) = if size > self.config.dedicated_threshold {
+            let (slot, _) = self.new_segment(arena, capacity)?;
+            (slot, DEDICATED)
+        } else {
+            (self.large_allocate(arena, capacity)?, LARGE)
+        };
+        self.count_allocated(shard_index, capacity as i64);
+        self.note_peak();
+        Ok(self.block(slot, size, capacity, arena, class))
+    }
+
+    fn small_miss(&self, arena: u8, class: usize) -> Result<Slot> {
+        self.reclaim_deferred();
+        let classes = &self.arena_ref(arena).classes;
+        // Blocks another thread freed sit in its shard: take one before carving.
+        for shard in classes[class].shards.iter() {
+            if let Some(slot) = lock(&shard.0).slots.pop() {
+                return Ok(slot);
+            }
+        }
+        let size = classes[class].size;
+        let mut carve = lock(&classes[class].carve);
+        if let Some(current) = carve.as_mut()
+            && current.next + size <= current.end
+        {
+            let slot = Slot {
+                address: current.next,
+                segment: current.segment,
+            };
+            current.next += size;
+            return Ok(slot);
+        }
+        let segment_size = self
+            .config
+            .small_segment
+            .max(8 * size)
+            .next_multiple_of(64 << 10);
+        let (slot, _) = self.new_segment(arena, segment_size)?;
+        *carve = Some(Carve {
+            segment: slot.segment,
+            next: slot.address + size,
+            end: slot.address + segment_size - segment_size % size,
+        });
+        Ok(slot)
+    }
+
+    fn large_allocate(&self, arena: u8, capacity: usize) -> Result<Slot> {
+        self.reclaim_deferred();
+        let heap = &self.arena_ref(arena).large;
+        if let Some((address, segment)) = lock(heap).allocate(capacity) {
+            return Ok(Slot { address, segment });
+        }
+        let segment_size = self
+            .config
+            .large_segment
+            .max(capacity.next_multiple_of(SEGMENT_ROUNDING));
+        let (slot, _) = self.new_segment(arena, segment_size)?;
+        let mut heap = lock(heap);
+        heap.add_segment(slot.segment, slot.address, segment_size);
+        let (address, segment) = heap
+            .allocate(capacity)
+            .ok_or_else(|| Error::invalid("a fresh large segment cannot hold its request"))?;
+        Ok(Slot { address, segment })
+    }
+
+    /// Allocates a segment (releasing idle cached ones and retrying once when the device is out
+    /// of memory), places it by the arena's peers, and registers it.
+    fn new_segment(&self, arena: u8, size: usize) -> Result<(Slot, u32)> {
+        if let Some(cap) = self.config.max_cached_bytes
+            && self.cached_bytes() > cap
+        {
+            self.release_idle_segments();
+        }
+        let allocation = match self.manager.allocate(&self.device, size) {
+            Err(Error::OutOfDeviceMemory { .. }) => {
+                log::info!(
+                    "lazy-usm pool: device {} out of memory; releasing cached segments",
+                    self.owner
+                );
+                self.reclaim_deferred();
+                self.release_idle_segments();
+                self.manager.allocate(&self.device, size)?
+            }
+            other => other?,
+        };
+        for peer in self.arena_ref(arena).peers.iter() {
+            self.manager.ensure_resident_on(
+                &allocation,
+                &self.manager.context().devices()[peer as usize],
+            )?;
+        }
+        let address = allocation.address();
+        let segment = Arc::new(Segment {
+            allocation,
+            arena,
+            shared_blocks: AtomicU32::new(0),
+        });
+        let index = {
+            let mut table = self
+                .segments
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            match table.free.pop() {
+                Some(index) => {
+                    table.segments[index as usize] = Some(segment);
+                    index
+                }
+                None => {
+                    table.segments.push(Some(segment));
+                    (table.segments.len() - 1) as u32
+                }
+            }
+        };
+        let reserved = self.reserved.fetch_add(size as u64, Ordering::AcqRel) + size as u64;
+        self.peak_reserved.fetch_max(reserved, Ordering::AcqRel);
+        Ok((
+            Slot {
+                address,
+                segment: index,
+            },
+            index,
+        ))
+    }
+
+    fn drop_segment(&self, index: u32) {
+        let removed = {
+            let mut table = self
+                .segments
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let removed = table.segments[index as usize].take();
+            if removed.is_some() {
+                table.free.push(index);
+            }
+            removed
+        };
+        if let Some(segment) = removed {
+            self.reserved
+                .fetch_sub(segment.allocation.len() as u64, Ordering::AcqRel);
+        }
+    }
+
+    fn release(&self, slot: Slot, arena: u8, class: u16, capacity: usize) {
+        let shard_index = thread_shard();
+        match class {
+            DEDICATED => self.drop_segment(slot.segment),
+            LARGE => {
+                lock(&self.arena_ref(arena).large).free(slot.address);
+            }
+            class => {
+                let shard = &self.arena_ref(arena).classes[class as usize].shards[shard_index];
+                lock(&shard.0).slots.push(slot);
+            }
+        }
+        self.count_allocated(shard_index, -(capacity as i64));
+    }
+
+    /// Returns deferred blocks whose work has completed to the free lists.
+    fn reclaim_deferred(&self) {
+        let ready: Vec<Deferred> = {
+            let mut deferred = lock(&self.deferred);
+            if deferred.is_empty() {
+                return;
+            }
+            let (ready, waiting) = std::mem::take(&mut *deferred)
+                .into_iter()
+                .partition(|entry| entry.event.is_signaled().unwrap_or(false));
+            *deferred = waiting;
+            ready
+        };
+        for entry in ready {
+            self.release(entry.slot, entry.arena, entry.class, entry.capacity);
+        }
+    }
+
+    fn allocated_bytes(&self) -> u64 {
+        let sum: i64 = self
+            .allocated
+            .iter()
+            .map(|counter| counter.0.load(Ordering::Relaxed))
+            .sum();
+        sum.max(0) as u64
+    }
+
+    fn note_peak(&self) {
+        self.peak_allocated
+            .fetch_max(self.allocated_bytes(), Ordering::AcqRel);
+    }
+
+    fn cached_bytes(&self) -> u64 {
+        self.reserved
+            .load(Ordering::Acquire)
+            .saturating_sub(self.allocated_bytes())
+    }
+
+    /// Releases segments no live block uses; returns the bytes released.
+    fn release_idle_segments(&self) -> u64 {
+        let mut released = 0;
+        let mut idle: Vec<u32> = Vec::new();
+        for arena in self.arenas.iter().filter_map(OnceLock::get) {
+            // Small classes: a segment is idle when every block carved from it is free again.
+            for class in arena.classes.iter() {
+                let mut carve = lock(&class.carve);
+                let mut shards: Vec<_> = class.shards.iter().map(|shard| lock(&shard.0)).collect();
+                let mut free: HashMap<u32, usize> = HashMap::new();
+                for shard in &shards {
+                    for slot in &shard.slots {
+                        *free.entry(slot.segment).or_default() += 1;
+                    }
+                }
+                let table = self
+                    .segments
+                    .read()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                let carved = |segment: u32| -> usize {
+                    let Some(Some(entry)) = table.segments.get(segment as usize) else {
+                        return 0;
+                    };
+                    let base = entry.allocation.address();
+                    match carve.as_ref() {
+                        Some(current) if current.segment == segment => {
+                            (current.next - base) / class.size
+                        }
+                        _ => entry.allocation.len() / class.size,
+                    }
+                };
+                let empty: Vec<u32> = free
+                    .iter()
+                    .filter(|&(&segment, &count)| count == carved(segment))
+                    .map(|(&segment, _)| segment)
+                    .collect();
+                drop(table);
+                for shard in shards.iter_mut() {
+                    shard.slots.retain(|slot| !empty.contains(&slot.segment));
+                }
+                if carve
+                    .as_ref()
+                    .is_some_and(|current| empty.contains(&current.segment))
+                {
+                    *carve = None;
+                }
+                idle.extend(empty);
+            }
+            let mut heap = lock(&arena.large);
+            for segment in heap.idle_segments() {
+                heap.remove_segment(segment);
+                idle.push(segment);
+            }
+        }
+        for segment in idle {
+            let size = self.segment(segment).allocation.len() as u64;
+            self.drop_segment(segment);
+            released += size;
+        }
+        released
+    }
+
+    /// Releases idle segments and the peer residency of segments no live shared block needs
+    /// (outside hinted arenas, which keep theirs); returns the bytes of segments released.
+    pub fn trim(&self) -> Result<u64> {
+        self.reclaim_deferred();
+        let released = self.release_idle_segments();
+        let segments: Vec<Arc<Segment>> = {
+            let table = self
+                .segments
+                .read()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            table.segments.iter().flatten().cloned().collect()
+        };
+        let devices = self.manager.context().devices();
+        for segment in segments {
+            let hinted = self.arena_ref(segment.arena).peers;
+            if segment.shared_blocks.load(Ordering::Acquire) > 0 {
+                continue;
+            }
+            let peers = segment.allocation.resident().without(self.owner);
+            for peer in peers.iter().filter(|&peer| !hinted.contains(peer)) {
+                self.manager
+                    .evict_from(&segment.allocation, &devices[peer as usize])?;
+            }
+        }
+        Ok(released)
+    }
+
+    /// Current statistics.
+    pub fn stats(&self) -> PoolStats {
+        self.note_peak();
+        let (mut hits, mut misses) = (0, 0);
+        for arena in self.arenas.iter().filter_map(OnceLock::get) {
+            for class in arena.classes.iter() {
+                for shard in class.shards.iter() {
+                    let shard = lock(&shard.0);
+                    hits += shard.hits;
+                    misses += shard.misses;
+                }
+            }
+        }
+        let segments: Vec<Arc<Segment>> = {
+            let table = self
+                .segments
+                .read()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            table.segments.iter().flatten().cloned().collect()
+        };
+        let allocated = self.allocated_bytes();
+        let reserved = self.reserved.load(Ordering::Acquire);
+        let peers = (0..self.shared_bytes.len() as u32)
+            .filter(|&device| device != self.owner)
+            .map(|device| {
+                let resident_bytes: u64 = segments
+                    .iter()
+                    .filter(|segment| segment.allocation.resident().contains(device))
+                    .map(|segment| segment.allocation.len() as u64)
+                    .sum();
+                let shared_bytes = self.shared_bytes[device as usize].load(Ordering::Acquire);
+                PeerResidency {
+                    device,
+                    resident_bytes,
+                    shared_bytes,
+                    collateral_bytes: resident_bytes.saturating_sub(shared_bytes),
+                }
+            })
+            .collect();
+        PoolStats {
+            device: self.owner,
+            allocated_bytes: allocated,
+            reserved_bytes: reserved,
+            cached_bytes: reserved.saturating_sub(allocated),
+            peak_reserved_bytes: self.peak_reserved.load(Ordering::Acquire),
+            peak_allocated_bytes: self.peak_allocated.load(Ordering::Acquire).max(allocated),
+            hits,
+            misses,
+            segments: segments.len() as u64,
+            peers,
+        }
+    }
+
+    /// A readable summary: the statistics and the largest named live blocks.
+    pub fn report(&self, largest: usize) -> String {
+        use std::fmt::Write;
+        let stats = self.stats();
+        let mib = |bytes: u64| bytes as f64 / (1 << 20) as f64;
+        let mut text = String::new();
+        let _ = writeln!(
+            text,
+            "device {}: {:.1} MiB allocated, {:.1} MiB reserved ({:.1} MiB cached, peak {:.1} MiB), \
+             {} segments, {} hits / {} misses",
+            stats.device,
+            mib(stats.allocated_bytes),
+            mib(stats.reserved_bytes),
+            mib(stats.cached_bytes),
+            mib(stats.peak_reserved_bytes),
+            stats.segments,
+            stats.hits,
+            stats.misses
+        );
+        for peer in &stats.peers {
+            let _ = writeln!(
+                text,
+                "  resident on device {}: {:.1} MiB ({:.1} MiB shared, {:.1} MiB collateral)",
+                peer.device,
+                mib(peer.resident_bytes),
+                mib(peer.shared_bytes),
+                mib(peer.collateral_bytes)
+            );
+        }
+        let mut named: Vec<(String, usize, usize)> = lock(&self.named)
+            .iter()
+            .map(|(&address, (name, size))| (name.clone(), *size, address))
+            .collect();
+        named.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        for (name, size, address) in named.into_iter().take(largest) {
+            let _ = writeln!(text, "  {size:>12} B  {name}  at {address:#x}");
+        }
+        text
+    }
+}
+
+impl Drop for DevicePool {
+    fn drop(&mut self) {
+        // Deferred blocks may still be written by the device: wait before segments go.
+        for entry in lock(&self.deferred).drain(..) {
+            if let Err(error) = entry.event.wait() {
+                self.manager.context().record_drop_error(error);
+            }
+        }
+    }
+}
