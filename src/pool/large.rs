@@ -95,6 +95,15 @@ impl LargeHeap {
         Some(range.size)
     }
 
+    /// Whether `segment` has no used range.
+    pub(crate) fn segment_idle(&self, segment: u32) -> bool {
+        self.segments.get(&segment).is_some_and(|&(base, size)| {
+            self.ranges
+                .get(&base)
+                .is_some_and(|range| range.free && range.size == size)
+        })
+    }
+
     /// Segments with no used range.
     pub(crate) fn idle_segments(&self) -> Vec<u32> {
         self.segments

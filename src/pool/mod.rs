@@ -69,6 +69,8 @@ const MAX_ARENAS: usize = 16;
 const LARGE: u16 = u16::MAX;
 const DEDICATED: u16 = u16::MAX - 1;
 const SEGMENT_ROUNDING: usize = 2 << 20;
+/// Segments are aligned like the pages drivers map device memory with.
+const SEGMENT_ALIGNMENT: usize = 64 << 10;
 
 #[derive(Debug, Clone, Copy)]
 struct Slot {
@@ -92,12 +94,15 @@ struct Carve {
     segment: u32,
     next: usize,
     end: usize,
+    /// Segments made for the class so far: each new one holds twice as many blocks, so a class
+    /// used a little costs a little.
+    made: u32,
 }
 
 struct Class {
     size: usize,
     shards: Box<[Shard]>,
-    carve: Mutex<Option<Carve>>,
+    carve: Mutex<Carve>,
 }
 
 /// Segments that share one placement: owner only, or also resident on some peers.
@@ -429,7 +434,12 @@ impl DevicePool {
             .map(|index| Class {
                 size: class_size(index),
                 shards: (0..SHARDS).map(|_| Shard::default()).collect(),
-                carve: Mutex::new(None),
+                carve: Mutex::new(Carve {
+                    segment: 0,
+                    next: 0,
+                    end: 0,
+                    made: 0,
+                }),
             })
             .collect();
         Arena {
@@ -573,27 +583,28 @@ impl DevicePool {
         }
         let size = classes[class].size;
         let mut carve = lock(&classes[class].carve);
-        if let Some(current) = carve.as_mut()
-            && current.next + size <= current.end
-        {
+        if carve.next + size <= carve.end {
             let slot = Slot {
-                address: current.next,
-                segment: current.segment,
+                address: carve.next,
+                segment: carve.segment,
             };
-            current.next += size;
+            carve.next += size;
             return Ok(slot);
         }
-        let segment_size = self
-            .config
-            .small_segment
-            .max(8 * size)
-            .next_multiple_of(64 << 10);
+        // Four blocks first, then twice as many each time, up to the configured segment size:
+        // a class used a little costs a little.
+        let blocks = 4usize << carve.made.min(16);
+        let segment_size = (blocks * size)
+            .min(self.config.small_segment.max(4 * size))
+            .next_multiple_of(GRANULE);
         let (slot, _) = self.new_segment(arena, segment_size)?;
-        *carve = Some(Carve {
+        let made = carve.made + 1;
+        *carve = Carve {
             segment: slot.segment,
             next: slot.address + size,
             end: slot.address + segment_size - segment_size % size,
-        });
+            made,
+        };
         Ok(slot)
     }
 
@@ -603,10 +614,21 @@ impl DevicePool {
         if let Some((address, segment)) = lock(heap).allocate(capacity) {
             return Ok(Slot { address, segment });
         }
-        let segment_size = self
-            .config
-            .large_segment
-            .max(capacity.next_multiple_of(SEGMENT_ROUNDING));
+        // Segments others will read are smaller: their free space is peer residency nobody
+        // uses (collateral), so it is kept small, and they are released as soon as they empty.
+        let hinted = !self.arena_ref(arena).peers.is_empty();
+        let target = if hinted {
+            (self.config.large_segment / 8).max(SEGMENT_ROUNDING)
+        } else {
+            self.config.large_segment
+        };
+        // A request of more than half a segment gets a segment of its own size (rounded to
+        // 2 MiB): a shared one would leave a hole only smaller requests could use.
+        let segment_size = if capacity > target / 2 {
+            capacity.next_multiple_of(SEGMENT_ROUNDING)
+        } else {
+            target
+        };
         let (slot, _) = self.new_segment(arena, segment_size)?;
         let mut heap = lock(heap);
         heap.add_segment(slot.segment, slot.address, segment_size);
@@ -624,7 +646,12 @@ impl DevicePool {
         {
             self.release_idle_segments();
         }
-        let allocation = match self.manager.allocate(&self.device, size) {
+        let policy = self.manager.config().policy;
+        let allocate = || {
+            self.manager
+                .allocate_aligned(&self.device, size, policy, SEGMENT_ALIGNMENT)
+        };
+        let allocation = match allocate() {
             Err(Error::OutOfDeviceMemory { .. }) => {
                 log::info!(
                     "lazy-usm pool: device {} out of memory; releasing cached segments",
@@ -632,7 +659,7 @@ impl DevicePool {
                 );
                 self.reclaim_deferred();
                 self.release_idle_segments();
-                self.manager.allocate(&self.device, size)?
+                allocate()?
             }
             other => other?,
         };
@@ -698,7 +725,14 @@ impl DevicePool {
         match class {
             DEDICATED => self.drop_segment(slot.segment),
             LARGE => {
-                lock(&self.arena_ref(arena).large).free(slot.address);
+                let arena = self.arena_ref(arena);
+                let mut heap = lock(&arena.large);
+                heap.free(slot.address);
+                if !arena.peers.is_empty() && heap.segment_idle(slot.segment) {
+                    heap.remove_segment(slot.segment);
+                    drop(heap);
+                    self.drop_segment(slot.segment);
+                }
             }
             class => {
                 let shard = &self.arena_ref(arena).classes[class as usize].shards[shard_index];
@@ -708,12 +742,17 @@ impl DevicePool {
         self.count_allocated(shard_index, -(capacity as i64));
     }
 
-    /// Returns deferred blocks whose work has completed to the free lists.
-    fn reclaim_deferred(&self) {
+    /// Returns blocks whose pending work has completed to the free lists (the slow path does
+    /// this too); how many came back.
+    pub fn reclaim(&self) -> usize {
+        self.reclaim_deferred()
+    }
+
+    fn reclaim_deferred(&self) -> usize {
         let ready: Vec<Deferred> = {
             let mut deferred = lock(&self.deferred);
             if deferred.is_empty() {
-                return;
+                return 0;
             }
             let (ready, waiting) = std::mem::take(&mut *deferred)
                 .into_iter()
@@ -721,9 +760,11 @@ impl DevicePool {
             *deferred = waiting;
             ready
         };
+        let count = ready.len();
         for entry in ready {
             self.release(entry.slot, entry.arena, entry.class, entry.capacity);
         }
+        count
     }
 
     fn allocated_bytes(&self) -> u64 {
@@ -770,11 +811,10 @@ impl DevicePool {
                         return 0;
                     };
                     let base = entry.allocation.address();
-                    match carve.as_ref() {
-                        Some(current) if current.segment == segment => {
-                            (current.next - base) / class.size
-                        }
-                        _ => entry.allocation.len() / class.size,
+                    if carve.segment == segment && carve.end > 0 {
+                        (carve.next - base) / class.size
+                    } else {
+                        entry.allocation.len() / class.size
                     }
                 };
                 let empty: Vec<u32> = free
@@ -786,11 +826,9 @@ impl DevicePool {
                 for shard in shards.iter_mut() {
                     shard.slots.retain(|slot| !empty.contains(&slot.segment));
                 }
-                if carve
-                    .as_ref()
-                    .is_some_and(|current| empty.contains(&current.segment))
-                {
-                    *carve = None;
+                if carve.end > 0 && empty.contains(&carve.segment) {
+                    carve.next = 0;
+                    carve.end = 0;
                 }
                 idle.extend(empty);
             }

@@ -422,8 +422,19 @@ impl ResidencyManager {
         size: usize,
         policy: Policy,
     ) -> Result<DeviceAllocation> {
+        self.allocate_aligned(device, size, policy, 0)
+    }
+
+    /// [`ResidencyManager::allocate_with`] with an alignment (a power of two; 0: the driver's).
+    pub fn allocate_aligned(
+        &self,
+        device: &Device,
+        size: usize,
+        policy: Policy,
+        alignment: usize,
+    ) -> Result<DeviceAllocation> {
         let owner = self.index_of(device)?;
-        let buffer = self.shared.context.alloc_device(device, size, 0)?;
+        let buffer = self.shared.context.alloc_device(device, size, alignment)?;
         let state = Arc::new(AllocationState {
             id: self.shared.next_id.fetch_add(1, Ordering::Relaxed),
             owner,
@@ -465,22 +476,25 @@ impl ResidencyManager {
 
     /// Makes `allocation` resident on `device` now, whatever the policy: before the program
     /// launches its own kernels that read it there. Counts against the host budget.
-    pub fn ensure_resident_on(&self, allocation: &DeviceAllocation, device: &Device) -> Result<()> {
+    pub fn ensure_resident_on(&self, allocation: &impl Resident, device: &Device) -> Result<()> {
         self.check_owned(allocation)?;
         let index = self.index_of(device)?;
-        self.shared
-            .make_resident(&allocation.state, index, Request::Explicit)
-            .map(|_| ())
+        let state = allocation.residency().state;
+        self.shared.make_resident(state, index, Request::Explicit)?;
+        if index != state.owner {
+            allocation.note_peer_use(index);
+        }
+        Ok(())
     }
 
     /// [`ResidencyManager::ensure_resident_on`] for several allocations.
-    pub fn ensure_resident_batch(
+    pub fn ensure_resident_batch<R: Resident>(
         &self,
-        allocations: &[&DeviceAllocation],
+        allocations: &[&R],
         device: &Device,
     ) -> Result<()> {
         for allocation in allocations {
-            self.ensure_resident_on(allocation, device)?;
+            self.ensure_resident_on(*allocation, device)?;
         }
         Ok(())
     }

@@ -1,0 +1,342 @@
+//! The caching pool: reuse, the three size paths, peer hints and collateral residency, reuse
+//! after pending work, out of memory, trim, and the trace goals.
+
+mod common;
+
+use common::{Harness, Random};
+use lazy_usm::trace::{TraceOp, ddp, serving};
+use lazy_usm::*;
+use std::collections::HashMap;
+
+const MIB: usize = 1 << 20;
+
+fn setup(harness: &Harness, policy: Policy) -> (ResidencyManager, Vec<Device>) {
+    let devices = harness.runtime.devices().unwrap();
+    let manager = ResidencyManager::new(
+        Context::new(&devices).unwrap(),
+        ResidencyConfig::new(policy),
+    )
+    .unwrap();
+    (manager, devices)
+}
+
+#[test]
+fn blocks_are_reused_and_stats_add_up() {
+    let harness = Harness::simulated("b70x2");
+    let (manager, devices) = setup(&harness, Policy::Lazy);
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    let sizes = [
+        1usize,
+        255,
+        256,
+        3000,
+        70_000,
+        MIB,
+        MIB + 1,
+        5 * MIB,
+        70 * MIB,
+    ];
+    let blocks: Vec<_> = sizes
+        .iter()
+        .map(|&size| pool.allocate(size).unwrap())
+        .collect();
+    for (block, &size) in blocks.iter().zip(&sizes) {
+        assert_eq!(block.len(), size);
+        assert!(block.capacity() >= size);
+        assert_eq!(block.address() % 256, 0, "256-byte aligned");
+    }
+    let stats = pool.stats();
+    let capacities: u64 = blocks.iter().map(|block| block.capacity() as u64).sum();
+    assert_eq!(stats.allocated_bytes, capacities);
+    assert_eq!(
+        stats.cached_bytes,
+        stats.reserved_bytes - stats.allocated_bytes
+    );
+    assert!(stats.reserved_bytes >= stats.allocated_bytes);
+    assert_eq!(
+        harness.counter("live_allocations"),
+        stats.segments,
+        "one allocation per segment"
+    );
+    let addresses: Vec<usize> = blocks.iter().map(Memory::address).collect();
+    drop(blocks);
+    assert_eq!(pool.stats().allocated_bytes, 0);
+    // The same sizes again: every block but the dedicated one is a hit at the same address.
+    let again: Vec<_> = sizes
+        .iter()
+        .map(|&size| pool.allocate(size).unwrap())
+        .collect();
+    let mut reused: Vec<usize> = again[..3].iter().map(Memory::address).collect();
+    let mut first: Vec<usize> = addresses[..3].to_vec();
+    reused.sort();
+    first.sort();
+    assert_eq!(reused, first, "the small blocks come back");
+    let stats = pool.stats();
+    assert!(stats.hits >= 6, "{stats:?}");
+    drop(again);
+    assert!(pool.trim().unwrap() > 0);
+    assert_eq!(
+        pool.stats().reserved_bytes,
+        0,
+        "trim released every idle segment"
+    );
+    drop((pool, manager));
+    harness.assert_clean();
+}
+
+#[test]
+fn the_large_path_splits_and_coalesces() {
+    let harness = Harness::simulated("b70x2");
+    let (manager, devices) = setup(&harness, Policy::Lazy);
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    let a = pool.allocate(10 * MIB).unwrap();
+    let b = pool.allocate(10 * MIB).unwrap();
+    let c = pool.allocate(10 * MIB).unwrap();
+    assert_eq!(
+        pool.stats().reserved_bytes,
+        32 * MIB as u64,
+        "three fit one 32 MiB segment"
+    );
+    assert_eq!(b.address(), a.address() + 10 * MIB);
+    drop(a);
+    drop(b);
+    // The two freed neighbours coalesced: 20 MiB fits where they were.
+    let merged = pool.allocate(20 * MIB).unwrap();
+    assert_eq!(merged.address(), c.address() - 20 * MIB);
+    assert_eq!(pool.stats().segments, 1);
+    drop((merged, c));
+    drop((pool, manager));
+    harness.assert_clean();
+}
+
+#[test]
+fn hinted_blocks_share_without_new_residency_and_collateral_is_reported() {
+    let harness = Harness::simulated("b70x2");
+    let (manager, devices) = setup(&harness, Policy::Lazy);
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    let mut landing = manager.allocate(&devices[1], 64 * 1024).unwrap();
+
+    // Unhinted: copying one 64 KiB block to the peer makes its whole segment (four blocks of
+    // the class, the first time) resident.
+    let plain = pool.allocate(64 * 1024).unwrap();
+    let path = manager.copy(&mut landing, 0, &plain, 0, 64 * 1024).unwrap();
+    assert_eq!(path, CopyPath::PeerToPeer);
+    let peer = pool.stats().peers[0];
+    assert_eq!(
+        (peer.device, peer.resident_bytes, peer.shared_bytes),
+        (1, 256 * 1024, 64 * 1024)
+    );
+    assert_eq!(peer.collateral_bytes, 192 * 1024);
+
+    // Hinted: the segment is resident on the peer from the start; sharing costs no new call.
+    let hinted = pool.allocate_for(64 * 1024, &[&devices[1]]).unwrap();
+    let calls = harness.counter("make_resident_calls");
+    manager
+        .copy(&mut landing, 0, &hinted, 0, 64 * 1024)
+        .unwrap();
+    assert_eq!(harness.counter("make_resident_calls"), calls);
+    let second = pool.allocate_for(64 * 1024, &[&devices[1]]).unwrap();
+    manager
+        .copy(&mut landing, 0, &second, 0, 64 * 1024)
+        .unwrap();
+    assert_eq!(
+        harness.counter("make_resident_calls"),
+        calls,
+        "the same segment"
+    );
+    assert!(pool.report(5).contains("resident on device 1"));
+
+    // Trim drops the residency no live shared block needs, but keeps the hinted arena's.
+    drop(plain);
+    pool.trim().unwrap();
+    let peer = pool.stats().peers[0];
+    assert_eq!(
+        peer.resident_bytes,
+        256 * 1024,
+        "only the hinted segment remains resident"
+    );
+    drop((hinted, second, landing));
+    drop((pool, manager));
+    harness.assert_clean();
+}
+
+#[test]
+fn a_block_freed_under_a_pending_copy_is_reused_only_after_it() {
+    let harness = Harness::simulated("b70x2");
+    let (manager, devices) = setup(&harness, Policy::Lazy);
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    let context = manager.context();
+    let list = context
+        .immediate_list(&devices[0].preferred_copy_engine().unwrap())
+        .unwrap();
+    let gate = EventPool::new(context, 1).unwrap().event(0).unwrap();
+    let target = pool.allocate(4096).unwrap();
+    let source = pool.allocate(4096).unwrap();
+    let busy = [target.address(), source.address()];
+    let pending = list.copy_async_after(target, source, Some(&gate)).unwrap();
+    pending.detach();
+    // The copy waits on the gate: neither block may come back while it is pending.
+    let held: Vec<_> = (0..64).map(|_| pool.allocate(4096).unwrap()).collect();
+    assert!(held.iter().all(|block| !busy.contains(&block.address())));
+    drop(held);
+    gate.signal().unwrap();
+    // Once the copy has completed, both blocks come back.
+    let mut reclaimed = 0;
+    for _ in 0..10_000 {
+        reclaimed += pool.reclaim();
+        if reclaimed == 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(100));
+    }
+    assert_eq!(reclaimed, 2, "the blocks came back after the copy");
+    let again: Vec<_> = (0..66).map(|_| pool.allocate(4096).unwrap()).collect();
+    assert!(
+        busy.iter()
+            .all(|address| again.iter().any(|block| block.address() == *address))
+    );
+    drop(again);
+    assert_eq!(harness.counter("free_hazards"), 0);
+    drop((list, gate, pool, manager));
+    harness.assert_clean();
+}
+
+#[test]
+fn out_of_memory_releases_cached_segments_then_fails_cleanly() {
+    let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+    config.faults.device_memory_limit_bytes = Some(256 * MIB as u64);
+    let harness = Harness::with_config(config);
+    let (manager, devices) = setup(&harness, Policy::Lazy);
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    // Fill the device with cached large segments, then free everything.
+    let blocks: Vec<_> = (0..7).map(|_| pool.allocate(30 * MIB).unwrap()).collect();
+    drop(blocks);
+    assert!(pool.stats().cached_bytes >= 7 * 30 * MIB as u64);
+    // A dedicated 200 MiB request fits only once the cache is released: the pool does that.
+    let big = pool.allocate(200 * MIB).unwrap();
+    assert_eq!(big.len(), 200 * MIB);
+    drop(big);
+    // More than the device has: the typed error, nothing leaked.
+    let error = pool.allocate(300 * MIB).unwrap_err();
+    assert!(matches!(error, Error::OutOfDeviceMemory { .. }), "{error}");
+    pool.trim().unwrap();
+    assert_eq!(pool.stats().reserved_bytes, 0);
+    drop((pool, manager));
+    harness.assert_clean();
+}
+
+#[test]
+fn named_blocks_are_reported_largest_first() {
+    let harness = Harness::simulated("b70x2");
+    let (manager, devices) = setup(&harness, Policy::Lazy);
+    let pool = DevicePool::new(&manager, &devices[1], PoolConfig::default()).unwrap();
+    let small = pool.allocate_named(1000, "bias").unwrap();
+    let large = pool.allocate_named(12 * MIB, "embedding").unwrap();
+    let report = pool.report(10);
+    let (embedding, bias) = (
+        report.find("embedding").unwrap(),
+        report.find("bias").unwrap(),
+    );
+    assert!(embedding < bias, "{report}");
+    drop(large);
+    assert!(!pool.report(10).contains("embedding"));
+    drop(small);
+    drop((pool, manager));
+    harness.assert_clean();
+}
+
+/// Replays a trace through a pool; returns peak reserved / peak live, and collateral residency
+/// over shared bytes summed across the trace's steps (a time average).
+fn replay(trace: &[TraceOp]) -> (f64, f64) {
+    let harness = Harness::simulated("b70x2");
+    let (manager, devices) = setup(&harness, Policy::Lazy);
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    let mut live = HashMap::new();
+    let (mut live_bytes, mut peak_live) = (0usize, 0usize);
+    let (mut collateral_sum, mut shared_sum) = (0u64, 0u64);
+    for op in trace {
+        match *op {
+            TraceOp::Allocate { id, size, shared } => {
+                let block = if shared {
+                    pool.allocate_for(size, &[&devices[1]]).unwrap()
+                } else {
+                    pool.allocate(size).unwrap()
+                };
+                if shared {
+                    manager.ensure_resident_on(&block, &devices[1]).unwrap();
+                }
+                live_bytes += size;
+                peak_live = peak_live.max(live_bytes);
+                live.insert(id, (block, size));
+            }
+            TraceOp::Free { id } => {
+                let (_, size) = live.remove(&id).unwrap();
+                live_bytes -= size;
+            }
+        }
+        let peer = pool.stats().peers[0];
+        collateral_sum += peer.collateral_bytes;
+        shared_sum += peer.shared_bytes;
+    }
+    let ratio = pool.stats().peak_reserved_bytes as f64 / peak_live as f64;
+    drop(live);
+    drop((pool, manager));
+    harness.assert_clean();
+    (ratio, collateral_sum as f64 / shared_sum.max(1) as f64)
+}
+
+#[test]
+fn traces_meet_the_fragmentation_and_collateral_goals() {
+    for (name, trace) in [("ddp", ddp(4, 11)), ("serving", serving(200, 5))] {
+        let (fragmentation, collateral) = replay(&trace);
+        println!(
+            "{name}: peak reserved / peak live = {fragmentation:.3}, collateral / shared = {collateral:.3}"
+        );
+        assert!(
+            fragmentation <= 1.15,
+            "{name}: peak reserved / peak live = {fragmentation:.3}"
+        );
+        assert!(
+            collateral <= 0.10,
+            "{name}: collateral / shared = {collateral:.3}"
+        );
+    }
+}
+
+#[test]
+fn threads_hammering_one_pool_never_overlap() {
+    let harness = Harness::simulated("b70x2");
+    let (manager, devices) = setup(&harness, Policy::Lazy);
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    std::thread::scope(|scope| {
+        for thread in 0..4u64 {
+            let (pool, manager) = (&pool, &manager);
+            scope.spawn(move || {
+                let mut random = Random::new(thread + 100);
+                let mut live: Vec<(Block<'_>, u8)> = Vec::new();
+                for step in 0..200 {
+                    if live.len() < 16 && random.next() % 3 != 0 {
+                        let size = random.size(1, 3 * MIB);
+                        let mut block = pool.allocate(size).unwrap();
+                        let tag = (step as u8) ^ (thread as u8 * 37);
+                        manager
+                            .write(&mut block, 0, &vec![tag; size.min(4096)])
+                            .unwrap();
+                        live.push((block, tag));
+                    } else if !live.is_empty() {
+                        let (block, tag) = live.swap_remove(random.between(0, live.len() - 1));
+                        let mut back = vec![0; block.len().min(4096)];
+                        manager.read(&block, 0, &mut back).unwrap();
+                        assert!(
+                            back.iter().all(|&byte| byte == tag),
+                            "thread {thread} lost its bytes"
+                        );
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(pool.stats().allocated_bytes, 0);
+    drop((pool, manager));
+    harness.assert_clean();
+}
