@@ -315,7 +315,7 @@ fn threads_hammering_one_pool_never_overlap() {
                 let mut random = Random::new(thread + 100);
                 let mut live: Vec<(Block<'_>, u8)> = Vec::new();
                 for step in 0..200 {
-                    if live.len() < 16 && random.next() % 3 != 0 {
+                    if live.len() < 16 && !random.next().is_multiple_of(3) {
                         let size = random.size(1, 3 * MIB);
                         let mut block = pool.allocate(size).unwrap();
                         let tag = (step as u8) ^ (thread as u8 * 37);
