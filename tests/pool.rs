@@ -340,3 +340,97 @@ fn threads_hammering_one_pool_never_overlap() {
     drop((pool, manager));
     harness.assert_clean();
 }
+
+mod model {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Allocate(usize),
+        Free(usize),
+        Copy(usize, usize),
+        Trim,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => prop_oneof![1..4096usize, 4096..(2 * MIB), (2 * MIB)..(40 * MIB)].prop_map(Op::Allocate),
+            3 => any::<usize>().prop_map(Op::Free),
+            2 => (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Op::Copy(a, b)),
+            1 => Just(Op::Trim),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        /// Random allocate / free / copy / trim sequences agree with a reference model: live
+        /// blocks never overlap, their bytes survive, the statistics add up, and everything is
+        /// returned at the end.
+        #[test]
+        fn the_pool_agrees_with_a_reference_model(ops in prop::collection::vec(op(), 1..40)) {
+            let harness = Harness::simulated("b70x2");
+            let (manager, devices) = setup(&harness, Policy::Lazy);
+            let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+            let mut live: Vec<(Block<'_>, u8)> = Vec::new();
+            let mut tag = 0u8;
+            for op in ops {
+                match op {
+                    Op::Allocate(size) => {
+                        let mut block = pool.allocate(size).unwrap();
+                        tag = tag.wrapping_add(1);
+                        let probe = size.min(512);
+                        manager.write(&mut block, 0, &vec![tag; probe]).unwrap();
+                        manager.write(&mut block, size - probe, &vec![tag; probe]).unwrap();
+                        live.push((block, tag));
+                    }
+                    Op::Free(index) if !live.is_empty() => {
+                        let (block, tag) = live.swap_remove(index % live.len());
+                        let probe = block.len().min(512);
+                        let mut back = vec![0; probe];
+                        manager.read(&block, block.len() - probe, &mut back).unwrap();
+                        prop_assert!(back.iter().all(|&byte| byte == tag), "bytes survived");
+                    }
+                    Op::Copy(a, b) if live.len() >= 2 => {
+                        let (a, b) = (a % live.len(), b % live.len());
+                        if a != b {
+                            let len = live[a].0.len().min(live[b].0.len()).min(512);
+                            let (dst, src) = if a < b {
+                                let (left, right) = live.split_at_mut(b);
+                                (&mut left[a], &right[0])
+                            } else {
+                                let (left, right) = live.split_at_mut(a);
+                                (&mut right[0], &left[b])
+                            };
+                            manager.copy(&mut dst.0, 0, &src.0, 0, len).unwrap();
+                            // The destination's head now holds the source's tag; rewrite it so
+                            // the whole block carries one tag again.
+                            let tag = dst.1;
+                            manager.write(&mut dst.0, 0, &vec![tag; len]).unwrap();
+                        }
+                    }
+                    Op::Trim => {
+                        pool.trim().unwrap();
+                    }
+                    _ => {}
+                }
+                let mut ranges: Vec<(usize, usize)> = live.iter().map(|(b, _)| (b.address(), b.capacity())).collect();
+                ranges.sort();
+                for pair in ranges.windows(2) {
+                    prop_assert!(pair[0].0 + pair[0].1 <= pair[1].0, "live blocks overlap: {pair:?}");
+                }
+                let stats = pool.stats();
+                let capacities: u64 = live.iter().map(|(b, _)| b.capacity() as u64).sum();
+                prop_assert_eq!(stats.allocated_bytes, capacities);
+                prop_assert_eq!(stats.cached_bytes, stats.reserved_bytes - stats.allocated_bytes);
+            }
+            drop(live);
+            pool.trim().unwrap();
+            prop_assert_eq!(pool.stats().reserved_bytes, 0);
+            drop(pool);
+            drop(manager);
+            harness.assert_clean();
+        }
+    }
+}
