@@ -33,6 +33,7 @@ mod driver;
 mod error;
 mod event;
 mod handles;
+mod host;
 mod memory;
 mod pool;
 mod probe;
@@ -52,6 +53,10 @@ pub use error::{Error, Result, ZeResult};
 pub use event::{Event, EventPool, KernelTimestamp};
 pub use handles::{
     CommandListHandle, ContextHandle, DeviceHandle, DriverHandle, EventHandle, EventPoolHandle,
+};
+pub use host::{
+    HostMemory, HostPath, IMPORT_ALIGNMENT, PageAlignedBytes, PinnedHostBuffer, Registration,
+    host_path,
 };
 pub use memory::{DeviceBuffer, FreePolicy, HostBuffer, Memory, MemoryKind, SharedBuffer};
 pub use pool::{Block, DevicePool, PeerResidency, PoolConfig, PoolStats, trace};

@@ -1,0 +1,311 @@
+//! Registered host memory: caller-owned host ranges imported into the driver (Intel's
+//! `zexDriverImportExternalPointer`), so host<->device copies from them run as direct DMA rather
+//! than through the driver's pageable staging. Where the extension is missing or refuses, the
+//! memory stays usable unregistered, and the reason is logged once and returned.
+
+use crate::context::Context;
+use crate::driver::Driver;
+use crate::error::{Error, Result, check};
+use crate::memory::{HostBuffer, Memory, MemoryKind};
+use level_zero_sys::extensions::{
+    ZEX_DRIVER_IMPORT_EXTERNAL_POINTER, ZEX_DRIVER_RELEASE_IMPORTED_POINTER,
+    zex_pfnDriverImportExternalPointer_t, zex_pfnDriverReleaseImportedPointer_t,
+};
+use std::collections::{BTreeMap, HashSet};
+use std::ffi::c_void;
+use std::sync::{LazyLock, Mutex};
+
+/// Page size imports must be aligned to: compute-runtime imports whole pages.
+pub const IMPORT_ALIGNMENT: usize = 4096;
+
+/// Live imports by (driver handle, start) -> length, to refuse overlaps before the driver sees
+/// them.
+static IMPORTS: LazyLock<Mutex<BTreeMap<(usize, usize), usize>>> = LazyLock::new(Default::default);
+/// Reasons already logged, so each is logged once per process.
+static LOGGED: LazyLock<Mutex<HashSet<String>>> = LazyLock::new(Default::default);
+
+fn log_once(reason: &str) {
+    let mut logged = LOGGED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if logged.insert(reason.to_string()) {
+        log::warn!(
+            "lazy-usm: host memory stays unregistered ({reason}); copies run at pageable speed"
+        );
+    }
+}
+
+/// Whether a host range was registered with the driver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Registration {
+    /// Imported: copies to and from it are direct DMA.
+    Registered,
+    /// Not imported, for this reason; copies work, staged by the driver.
+    Unregistered(String),
+}
+
+/// How a host<->device copy of some host memory runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostPath {
+    /// Direct DMA: registered memory or a driver host allocation.
+    Direct,
+    /// Pageable memory, staged by the driver.
+    Staged,
+}
+
+/// Caller-owned host memory registered with a driver for as long as this value lives.
+///
+/// ```
+/// use lazy_usm::{HostMemory, Registration, Runtime};
+/// let runtime = Runtime::simulated("b70x2")?;
+/// let driver = &runtime.drivers()?[0];
+/// let mut pages = lazy_usm::PageAlignedBytes::new(1 << 20);
+/// let host = HostMemory::register(driver, pages.as_mut_slice())?;
+/// assert_eq!(host.registration(), &Registration::Registered);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
+pub struct HostMemory<'a> {
+    driver: Driver,
+    bytes: &'a mut [u8],
+    registration: Registration,
+    release: Option<zex_pfnDriverReleaseImportedPointer_t>,
+}
+
+impl std::fmt::Debug for HostMemory<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostMemory")
+            .field(
+                "address",
+                &format_args!("{:#x}", self.bytes.as_ptr() as usize),
+            )
+            .field("len", &self.bytes.len())
+            .field("registration", &self.registration)
+            .finish()
+    }
+}
+
+impl<'a> HostMemory<'a> {
+    /// Registers `bytes` with `driver`. The range must be non-empty, start and end on
+    /// [`IMPORT_ALIGNMENT`], and overlap no other live registration with this driver: otherwise
+    /// a typed error. A driver without the extension, or one that refuses, leaves it
+    /// unregistered (logged once; see [`HostMemory::registration`]).
+    pub fn register(driver: &Driver, bytes: &'a mut [u8]) -> Result<Self> {
+        let (start, len) = (bytes.as_ptr() as usize, bytes.len());
+        if len == 0 {
+            return Err(Error::invalid("cannot register an empty host range"));
+        }
+        if !start.is_multiple_of(IMPORT_ALIGNMENT) || !len.is_multiple_of(IMPORT_ALIGNMENT) {
+            return Err(Error::invalid(format!(
+                "host range {start:#x}+{len} is not aligned to {IMPORT_ALIGNMENT}-byte pages"
+            )));
+        }
+        let key = driver.handle().0 as usize;
+        let mut imports = IMPORTS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let overlap = imports
+            .range((key, 0)..(key, start + len))
+            .next_back()
+            .filter(|&(&(_, base), &length)| base + length > start);
+        if let Some((&(_, base), &length)) = overlap {
+            return Err(Error::invalid(format!(
+                "host range {start:#x}+{len} overlaps the registered range {base:#x}+{length}"
+            )));
+        }
+        let functions = driver
+            .extension_function(ZEX_DRIVER_IMPORT_EXTERNAL_POINTER)
+            .zip(driver.extension_function(ZEX_DRIVER_RELEASE_IMPORTED_POINTER));
+        let Some((import, release)) = functions else {
+            let reason = "the driver has no zexDriverImportExternalPointer".to_string();
+            log_once(&reason);
+            return Ok(Self {
+                driver: driver.clone(),
+                bytes,
+                registration: Registration::Unregistered(reason),
+                release: None,
+            });
+        };
+        // SAFETY: the driver returned these addresses for these names, whose signatures Intel's
+        // zex_driver.h declares.
+        let (import, release) = unsafe {
+            (
+                std::mem::transmute::<*const c_void, zex_pfnDriverImportExternalPointer_t>(import),
+                std::mem::transmute::<*const c_void, zex_pfnDriverReleaseImportedPointer_t>(
+                    release,
+                ),
+            )
+        };
+        // SAFETY: a live driver and a caller-owned range borrowed for this value's life.
+        let result = unsafe { import(driver.handle().0, start as *mut c_void, len) };
+        match check("zexDriverImportExternalPointer", result) {
+            Ok(()) => {
+                imports.insert((key, start), len);
+                Ok(Self {
+                    driver: driver.clone(),
+                    bytes,
+                    registration: Registration::Registered,
+                    release: Some(release),
+                })
+            }
+            Err(error) => {
+                let reason = error.to_string();
+                log_once(&reason);
+                Ok(Self {
+                    driver: driver.clone(),
+                    bytes,
+                    registration: Registration::Unregistered(reason),
+                    release: None,
+                })
+            }
+        }
+    }
+
+    /// Whether it was registered, and why not if not.
+    pub fn registration(&self) -> &Registration {
+        &self.registration
+    }
+
+    /// Whether copies to and from it are direct.
+    pub fn is_registered(&self) -> bool {
+        self.registration == Registration::Registered
+    }
+
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        self.bytes
+    }
+
+    /// The bytes, for writing.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        self.bytes
+    }
+}
+
+impl Drop for HostMemory<'_> {
+    fn drop(&mut self) {
+        let Some(release) = self.release.take() else {
+            return;
+        };
+        let start = self.bytes.as_ptr() as usize;
+        IMPORTS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .remove(&(self.driver.handle().0 as usize, start));
+        // SAFETY: the range this value imported, released once, here.
+        let result = unsafe { release(self.driver.handle().0, start as *mut c_void) };
+        if let Err(error) = check("zexDriverReleaseImportedPointer", result) {
+            log::error!("lazy-usm: {error}");
+        }
+    }
+}
+
+/// Page-aligned, zeroed host bytes owned by Rust: what [`HostMemory::register`] wants.
+///
+/// ```
+/// let mut bytes = lazy_usm::PageAlignedBytes::new(5000);
+/// assert_eq!(bytes.as_slice().len(), 8192, "rounded up to whole pages");
+/// assert_eq!(bytes.as_mut_slice().as_ptr() as usize % 4096, 0);
+/// ```
+pub struct PageAlignedBytes {
+    pages: Vec<Page>,
+}
+
+#[repr(C, align(4096))]
+#[derive(Clone, Copy)]
+struct Page([u8; IMPORT_ALIGNMENT]);
+
+impl PageAlignedBytes {
+    /// `len` bytes rounded up to whole pages.
+    pub fn new(len: usize) -> Self {
+        Self {
+            pages: vec![Page([0; IMPORT_ALIGNMENT]); len.div_ceil(IMPORT_ALIGNMENT)],
+        }
+    }
+
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        let len = self.pages.len() * IMPORT_ALIGNMENT;
+        // SAFETY: `Page` is plain bytes with no padding; the vector holds `len` of them.
+        unsafe { std::slice::from_raw_parts(self.pages.as_ptr() as *const u8, len) }
+    }
+
+    /// The bytes, for writing.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        let len = self.pages.len() * IMPORT_ALIGNMENT;
+        // SAFETY: as above, and `&mut self` makes this the only view.
+        unsafe { std::slice::from_raw_parts_mut(self.pages.as_mut_ptr() as *mut u8, len) }
+    }
+}
+
+/// Pinned host memory for transfers: the driver's own host allocation (pinned at allocation,
+/// direct on every driver, no import needed), which is why the staged peer-copy path uses one.
+///
+/// ```
+/// use lazy_usm::{Context, HostPath, PinnedHostBuffer, Runtime};
+/// let devices = Runtime::simulated("b70x2")?.devices()?;
+/// let context = Context::new(&devices)?;
+/// let mut pinned = PinnedHostBuffer::new(&context, 4096)?;
+/// pinned.as_mut_slice().fill(1);
+/// assert_eq!(lazy_usm::host_path(&context, pinned.as_slice())?, HostPath::Direct);
+/// # Ok::<(), lazy_usm::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct PinnedHostBuffer {
+    buffer: HostBuffer,
+}
+
+impl PinnedHostBuffer {
+    /// `len` bytes of page-aligned pinned host memory.
+    pub fn new(context: &Context, len: usize) -> Result<Self> {
+        Ok(Self {
+            buffer: context.alloc_host(len, IMPORT_ALIGNMENT)?,
+        })
+    }
+
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        self.buffer.as_slice()
+    }
+
+    /// The bytes, for writing.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        self.buffer.as_mut_slice()
+    }
+
+    /// The underlying host allocation.
+    pub fn buffer(&self) -> &HostBuffer {
+        &self.buffer
+    }
+}
+
+/// How a host<->device copy of `bytes` will run in `context`: direct for memory registered with
+/// its driver or allocated by it as host memory, staged for pageable memory.
+pub fn host_path(context: &Context, bytes: &[u8]) -> Result<HostPath> {
+    let (start, len) = (bytes.as_ptr() as usize, bytes.len());
+    let key = context.driver().handle().0 as usize;
+    let registered = IMPORTS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .range((key, 0)..=(key, start))
+        .next_back()
+        .is_some_and(|(&(_, base), &length)| start + len <= base + length);
+    if registered {
+        return Ok(HostPath::Direct);
+    }
+    let info = context.pointer_info(start)?;
+    let inside = info
+        .range
+        .is_some_and(|(base, size)| start + len <= base + size);
+    Ok(match info.kind {
+        Some(MemoryKind::Host | MemoryKind::Shared) if inside => HostPath::Direct,
+        _ => HostPath::Staged,
+    })
+}
+
+impl Memory for PinnedHostBuffer {
+    fn allocation(&self) -> &dyn crate::memory::AllocationView {
+        self.buffer.allocation()
+    }
+}
+
+impl crate::memory::sealed::Sealed for PinnedHostBuffer {}

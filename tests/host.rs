@@ -1,0 +1,193 @@
+//! Registered host memory on the simulator: round trip, release on drop, errors, the hidden
+//! extension (logged once, copies still correct), and which copies run direct.
+
+mod common;
+
+use common::Harness;
+use lazy_usm::*;
+use std::sync::Mutex;
+
+static WARNINGS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+struct Capture;
+
+impl log::Log for Capture {
+    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+        true
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        if record.level() <= log::Level::Warn {
+            WARNINGS.lock().unwrap().push(record.args().to_string());
+        }
+    }
+    fn flush(&self) {}
+}
+
+static LOGGER: Capture = Capture;
+
+fn capture_logs() {
+    let _ = log::set_logger(&LOGGER);
+    log::set_max_level(log::LevelFilter::Warn);
+}
+
+#[test]
+fn registration_round_trip_and_release_on_drop() {
+    let harness = Harness::simulated("b70x2");
+    let driver = &harness.runtime.drivers().unwrap()[0];
+    let mut pages = PageAlignedBytes::new(64 * 1024);
+    {
+        let host = HostMemory::register(driver, pages.as_mut_slice()).unwrap();
+        assert!(host.is_registered());
+        assert_eq!(harness.counter("live_imports"), 1);
+    }
+    assert_eq!(
+        harness.counter("live_imports"),
+        0,
+        "released exactly once, on drop"
+    );
+    // Registering the same range again works once the first registration is gone.
+    let again = HostMemory::register(driver, pages.as_mut_slice()).unwrap();
+    assert!(again.is_registered());
+    drop(again);
+    harness.assert_clean();
+}
+
+#[test]
+fn empty_and_unaligned_ranges_are_typed_errors() {
+    let harness = Harness::simulated("b70x2");
+    let driver = &harness.runtime.drivers().unwrap()[0];
+    let mut pages = PageAlignedBytes::new(4 * 4096);
+    let (first, rest) = pages.as_mut_slice().split_at_mut(2 * 4096);
+    let first_start = first.as_ptr() as usize;
+    let registered = HostMemory::register(driver, first).unwrap();
+    let invalid = |result: Result<HostMemory<'_>>, needle: &str| match result {
+        Err(Error::InvalidArgument(message)) => assert!(message.contains(needle), "{message}"),
+        other => panic!("expected InvalidArgument with `{needle}`, got {other:?}"),
+    };
+    invalid(HostMemory::register(driver, &mut []), "empty");
+    let (odd, _) = rest.split_at_mut(4096 + 100);
+    invalid(HostMemory::register(driver, odd), "not aligned");
+    let mut other_pages = PageAlignedBytes::new(4096);
+    let unaligned = &mut other_pages.as_mut_slice()[8..];
+    invalid(HostMemory::register(driver, unaligned), "not aligned");
+    assert_eq!(
+        harness.counter("live_imports"),
+        1,
+        "nothing reached the driver"
+    );
+    assert_eq!(registered.as_slice().as_ptr() as usize, first_start);
+    drop(registered);
+    harness.assert_clean();
+}
+
+#[test]
+fn overlapping_registrations_are_refused() {
+    let harness = Harness::simulated("b70x2");
+    let driver = &harness.runtime.drivers().unwrap()[0];
+    let mut pages = PageAlignedBytes::new(3 * 4096);
+    let start = pages.as_mut_slice().as_mut_ptr();
+    let whole = HostMemory::register(driver, pages.as_mut_slice()).unwrap();
+    // A second, overlapping view of the same pages, as a caller with raw pointers could make.
+    // SAFETY: the view is only registered and dropped; no byte is read or written through it.
+    let overlapping = unsafe { std::slice::from_raw_parts_mut(start.add(4096), 4096) };
+    match HostMemory::register(driver, overlapping) {
+        Err(Error::InvalidArgument(message)) => assert!(message.contains("overlaps"), "{message}"),
+        other => panic!("expected an overlap error, got {other:?}"),
+    }
+    drop(whole);
+    harness.assert_clean();
+}
+
+#[test]
+fn a_hidden_extension_leaves_memory_unregistered_logs_once_and_copies_still_work() {
+    capture_logs();
+    let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+    config.zex_extension = false;
+    let harness = Harness::with_config(config);
+    let devices = harness.runtime.devices().unwrap();
+    let driver = devices[0].driver();
+    let context = Context::new(&devices).unwrap();
+    let mut pages = PageAlignedBytes::new(8192);
+    let mut second_pages = PageAlignedBytes::new(4096);
+    let mut host = HostMemory::register(driver, pages.as_mut_slice()).unwrap();
+    let second = HostMemory::register(driver, second_pages.as_mut_slice()).unwrap();
+    for memory in [&host, &second] {
+        match memory.registration() {
+            Registration::Unregistered(reason) => {
+                assert!(reason.contains("zexDriverImportExternalPointer"))
+            }
+            Registration::Registered => panic!("the extension is hidden"),
+        }
+    }
+    let logged = WARNINGS
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|message| message.contains("no zexDriverImportExternalPointer"))
+        .count();
+    assert_eq!(logged, 1, "logged once, not per registration");
+    host.as_mut_slice()
+        .iter_mut()
+        .enumerate()
+        .for_each(|(i, byte)| *byte = i as u8);
+    let list = context
+        .immediate_list(&devices[0].preferred_copy_engine().unwrap())
+        .unwrap();
+    let mut device = context.alloc_device(&devices[0], 8192, 0).unwrap();
+    assert_eq!(
+        host_path(&context, host.as_slice()).unwrap(),
+        HostPath::Staged
+    );
+    list.write(&mut device, 0, host.as_slice()).unwrap();
+    let mut back = vec![0; 8192];
+    list.read(&device, 0, &mut back).unwrap();
+    assert!(back == host.as_slice(), "copies are still correct");
+    assert_eq!(harness.counter("host_staged_copies"), 2);
+    drop((list, device, context, host, second));
+    harness.assert_clean();
+}
+
+#[test]
+fn copies_from_registered_and_driver_host_memory_run_direct() {
+    let harness = Harness::simulated("b70x2");
+    let devices = harness.runtime.devices().unwrap();
+    let context = Context::new(&devices).unwrap();
+    let list = context
+        .immediate_list(&devices[1].preferred_copy_engine().unwrap())
+        .unwrap();
+    let mut device = context.alloc_device(&devices[1], 16 * 1024, 0).unwrap();
+    let mut pages = PageAlignedBytes::new(16 * 1024);
+    pages.as_mut_slice().fill(3);
+    let host = HostMemory::register(devices[1].driver(), pages.as_mut_slice()).unwrap();
+    assert_eq!(
+        host_path(&context, host.as_slice()).unwrap(),
+        HostPath::Direct
+    );
+    assert_eq!(
+        host_path(&context, &host.as_slice()[4096..8192]).unwrap(),
+        HostPath::Direct
+    );
+    list.write(&mut device, 0, host.as_slice()).unwrap();
+    let mut pinned = PinnedHostBuffer::new(&context, 16 * 1024).unwrap();
+    assert_eq!(
+        host_path(&context, pinned.as_slice()).unwrap(),
+        HostPath::Direct
+    );
+    list.read(&device, 0, pinned.as_mut_slice()).unwrap();
+    assert_eq!(pinned.as_slice(), host.as_slice());
+    let pageable = vec![0u8; 16 * 1024];
+    assert_eq!(host_path(&context, &pageable).unwrap(), HostPath::Staged);
+    list.write(&mut device, 0, &pageable).unwrap();
+    assert_eq!(
+        harness.counter("host_direct_copies"),
+        2,
+        "registered write, pinned read"
+    );
+    assert_eq!(
+        harness.counter("host_staged_copies"),
+        1,
+        "the pageable write"
+    );
+    drop((list, device, host, pinned, context));
+    harness.assert_clean();
+}
