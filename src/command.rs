@@ -34,6 +34,8 @@ pub struct CommandList {
     engine: Engine,
     handle: CommandListHandle,
     done: Event,
+    /// When the last synchronous command ran, in device ticks.
+    last_timestamp: Cell<Option<KernelTimestamp>>,
     _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -96,6 +98,7 @@ impl Context {
             engine: engine.clone(),
             handle: CommandListHandle(handle),
             done,
+            last_timestamp: Cell::new(None),
             _not_sync: PhantomData,
         })
     }
@@ -133,11 +136,21 @@ impl CommandList {
         })
     }
 
-    /// Waits for the list's completion event and resets it.
+    /// Waits for the list's completion event, keeps its timestamp and resets it.
     fn finish(&self) -> Result<()> {
         let waited = self.done.wait();
+        if waited.is_ok() {
+            self.last_timestamp
+                .set(self.done.kernel_timestamp().ok().flatten());
+        }
         let reset = self.done.reset();
         waited.and(reset)
+    }
+
+    /// When the last synchronous copy or fill of this list ran on the device, in ticks of the
+    /// device's timestamp clock (`DeviceProperties::timestamp_frequency` per second).
+    pub fn last_timestamp(&self) -> Option<KernelTimestamp> {
+        self.last_timestamp.get()
     }
 
     fn copy_and_wait(&self, dst: usize, src: usize, len: usize) -> Result<()> {
@@ -388,7 +401,7 @@ pub(crate) fn staged_copy(
     (src, src_offset): (&dyn Memory, usize),
     len: usize,
     bounce: &mut crate::memory::HostBuffer,
-) -> Result<()> {
+) -> Result<Option<KernelTimestamp>> {
     let context = &src_list.context;
     context.check_memory(dst)?;
     context.check_memory(src)?;
@@ -402,7 +415,7 @@ pub(crate) fn staged_copy(
         ));
     }
     if len == 0 {
-        return Ok(());
+        return Ok(None);
     }
     let chunks = len.div_ceil(half);
     let pool = EventPool::new(context, 2 * chunks as u32)?;
@@ -439,7 +452,22 @@ pub(crate) fn staged_copy(
             outcome = waited;
         }
     }
-    outcome
+    outcome?;
+    // From the first chunk leaving the source to the last arriving (one clock per platform).
+    let start = filled
+        .first()
+        .map(Event::kernel_timestamp)
+        .transpose()?
+        .flatten();
+    let end = drained
+        .last()
+        .map(Event::kernel_timestamp)
+        .transpose()?
+        .flatten();
+    Ok(start.zip(end).map(|(start, end)| KernelTimestamp {
+        start: start.start,
+        end: end.end,
+    }))
 }
 
 impl CommandList {

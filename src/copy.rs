@@ -35,6 +35,16 @@ pub enum CopyPath {
     Staged,
 }
 
+/// How a copy travelled and when it ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopyReport {
+    /// The path it took.
+    pub path: CopyPath,
+    /// When it ran on the device (for a staged copy: from the first chunk leaving the source to
+    /// the last arriving), in device timestamp ticks.
+    pub device_time: Option<crate::KernelTimestamp>,
+}
+
 /// Marks allocations as used by a copy until dropped.
 struct InUse<'a> {
     shared: &'a Shared,
@@ -195,6 +205,19 @@ impl ResidencyManager {
         src_offset: usize,
         len: usize,
     ) -> Result<CopyPath> {
+        self.copy_timed(dst, dst_offset, src, src_offset, len)
+            .map(|report| report.path)
+    }
+
+    /// [`ResidencyManager::copy`], also returning when the copy ran on the device.
+    pub fn copy_timed(
+        &self,
+        dst: &mut impl Resident,
+        dst_offset: usize,
+        src: &impl Resident,
+        src_offset: usize,
+        len: usize,
+    ) -> Result<CopyReport> {
         self.check_pair(dst, src)?;
         let checks: [(&dyn Resident, usize, &str); 2] = [
             (&*dst, dst_offset, "destination"),
@@ -221,8 +244,12 @@ impl ResidencyManager {
         let _in_use = InUse::new(shared, [Arc::clone(&dst_state), Arc::clone(&src_state)]);
         if executing == owner {
             let guard = shared.list(executing)?;
-            list_of(&guard)?.copy(dst, dst_offset, src, src_offset, len)?;
-            return Ok(CopyPath::Local);
+            let list = list_of(&guard)?;
+            list.copy(dst, dst_offset, src, src_offset, len)?;
+            return Ok(CopyReport {
+                path: CopyPath::Local,
+                device_time: list.last_timestamp(),
+            });
         }
         let peer_to_peer = if src_state.resident.load().contains(executing) {
             shared.link_usable(executing, owner)?
@@ -236,8 +263,12 @@ impl ResidencyManager {
         if peer_to_peer {
             src.note_peer_use(executing);
             let guard = shared.list(executing)?;
-            list_of(&guard)?.copy(dst, dst_offset, src, src_offset, len)?;
-            return Ok(CopyPath::PeerToPeer);
+            let list = list_of(&guard)?;
+            list.copy(dst, dst_offset, src, src_offset, len)?;
+            return Ok(CopyReport {
+                path: CopyPath::PeerToPeer,
+                device_time: list.last_timestamp(),
+            });
         }
         // Lock the two lists in index order, so concurrent copies cannot deadlock.
         let (first, second) = (owner.min(executing), owner.max(executing));
@@ -252,7 +283,7 @@ impl ResidencyManager {
         let bounce = staging
             .as_mut()
             .ok_or_else(|| Error::invalid("staging buffer missing"))?;
-        staged_copy(
+        let interval = staged_copy(
             source_list,
             target_list,
             (dst, dst_offset),
@@ -260,7 +291,10 @@ impl ResidencyManager {
             len,
             bounce,
         )?;
-        Ok(CopyPath::Staged)
+        Ok(CopyReport {
+            path: CopyPath::Staged,
+            device_time: interval,
+        })
     }
 
     /// Copies host bytes into `dst[offset..]` on its owner's copy engine, and waits.

@@ -43,7 +43,7 @@ mod runtime;
 
 pub use command::{CommandList, Deferrable, PendingCopy};
 pub use context::{Context, PointerInfo};
-pub use copy::CopyPath;
+pub use copy::{CopyPath, CopyReport};
 pub use device::{
     Device, DeviceProperties, Engine, MemoryProperties, PciAddress, PeerAccess, PeerBandwidth,
     QueueGroup,
