@@ -34,12 +34,14 @@ mod error;
 mod event;
 mod handles;
 mod host;
+pub mod measure;
 mod memory;
 mod pool;
 mod probe;
 mod queue;
 mod residency;
 mod runtime;
+pub mod workload;
 
 pub use command::{CommandList, Deferrable, PendingCopy};
 pub use context::{Context, PointerInfo};
