@@ -67,6 +67,8 @@ struct Job {
     worker: usize,
     engine: Engine,
     fence: Option<usize>,
+    /// The host's modelled clock when it submitted the job: no command starts earlier.
+    submitted_at: u64,
 }
 
 static NEXT_WORKER: AtomicUsize = AtomicUsize::new(1);
@@ -338,6 +340,7 @@ pub(crate) fn submit(
         worker: queue.worker.id,
         engine: queue.engine,
         fence,
+        submitted_at: state.host_clock,
     };
     let sent = queue
         .worker
@@ -352,30 +355,47 @@ pub(crate) fn submit(
     if queue.synchronous || !platform.config.async_execution {
         let worker = queue.worker.id;
         platform.wait_until(state, u64::MAX, |state| {
-            state.outstanding.get(&worker).copied().unwrap_or(0) == 0
+            let done = state.outstanding.get(&worker).copied().unwrap_or(0) == 0;
+            if done {
+                state.observe_worker(worker);
+            }
+            done
         });
     }
     Ok(())
 }
 
 fn run(platform: &Inner, job: Job) {
+    // Modelled time: a command starts once its engine is free, the host has submitted it, and
+    // the events it waits on have signalled; it lasts what the timing model says. Real
+    // execution speed never enters, so timestamps are the same on every machine.
+    let mut ready_at = job.submitted_at;
     let mut last_interval = None;
     for op in job.ops {
         match op {
             Op::Wait(events) => {
                 let state = platform.lock();
                 platform.wait_until(state, u64::MAX, |state| {
-                    events
+                    let all = events
                         .iter()
-                        .all(|event| state.events.get(event).is_none_or(|event| event.signaled))
+                        .all(|event| state.events.get(event).is_none_or(|event| event.signaled));
+                    if all {
+                        for event in &events {
+                            if let Some((_, end)) =
+                                state.events.get(event).and_then(|e| e.timestamp)
+                            {
+                                ready_at = ready_at.max(end);
+                            }
+                        }
+                    }
+                    all
                 });
             }
             Op::Signal(event) => {
-                let now = platform.now_ns();
                 let mut state = platform.lock();
                 if let Some(event) = state.events.get_mut(&event) {
                     event.signaled = true;
-                    event.timestamp = Some(last_interval.unwrap_or((now, now)));
+                    event.timestamp = Some(last_interval.unwrap_or((ready_at, ready_at)));
                 }
                 platform.changed.notify_all();
             }
@@ -393,7 +413,7 @@ fn run(platform: &Inner, job: Job) {
                 nanos,
                 touched,
             } => {
-                last_interval = Some(schedule(platform, job.engine, nanos));
+                last_interval = Some(schedule(platform, job.engine, nanos, ready_at));
                 // SAFETY: both ranges were checked at submission to lie inside live simulator
                 // allocations (kept alive while pending) or caller-owned host memory that the
                 // Level Zero contract keeps valid until the command completes; overlapping
@@ -414,7 +434,7 @@ fn run(platform: &Inner, job: Job) {
                 nanos,
                 touched,
             } => {
-                last_interval = Some(schedule(platform, job.engine, nanos));
+                last_interval = Some(schedule(platform, job.engine, nanos, ready_at));
                 // SAFETY: `dst..dst + size` was checked at submission as for copies.
                 let target = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, size) };
                 for (byte, value) in target.iter_mut().zip(pattern.iter().cycle()) {
@@ -424,25 +444,28 @@ fn run(platform: &Inner, job: Job) {
             }
         }
     }
+    let end = last_interval.map_or(ready_at, |(_, end)| end);
     let mut state = platform.lock();
     if let Some(jobs) = state.outstanding.get_mut(&job.worker) {
         *jobs = jobs.saturating_sub(1);
     }
+    let worker_end = state.worker_end.entry(job.worker).or_default();
+    *worker_end = (*worker_end).max(end);
     if let Some(fence) = job.fence {
         state.fences.insert(fence, true);
+        state.fence_end.insert(fence, end);
     }
     platform.changed.notify_all();
 }
 
-/// Modelled start and end of a command of `nanos` on `engine`.
-fn schedule(platform: &Inner, engine: Engine, nanos: u64) -> (u64, u64) {
-    let now = platform.now_ns();
+/// Modelled start and end of a command of `nanos` on `engine`, not before `ready_at`.
+fn schedule(platform: &Inner, engine: Engine, nanos: u64, ready_at: u64) -> (u64, u64) {
     let mut state = platform.lock();
     let clock = state
         .engine_clock
         .entry((engine.device, engine.ordinal, engine.index))
         .or_default();
-    let start = (*clock).max(now);
+    let start = (*clock).max(ready_at);
     *clock = start + nanos;
     (start, start + nanos)
 }

@@ -173,9 +173,34 @@ pub(crate) struct State {
     pub outstanding: HashMap<usize, u64>,
     /// Modelled time (ns) at which each engine is next free.
     pub engine_clock: HashMap<(u32, u32, u32), u64>,
+    /// The host's modelled clock (ns): advances when the host waits for device work.
+    pub host_clock: u64,
+    /// Modelled end of the last job of each worker, and of the job each fence tracks.
+    pub worker_end: HashMap<usize, u64>,
+    pub fence_end: HashMap<usize, u64>,
     /// Objects created in each context that must go before it.
     pub context_children: HashMap<usize, u64>,
     pub next_allocation_id: u64,
+}
+
+impl State {
+    /// The host has seen `worker`'s work complete: its clock moves past it.
+    pub(crate) fn observe_worker(&mut self, worker: usize) {
+        let end = self.worker_end.get(&worker).copied().unwrap_or(0);
+        self.host_clock = self.host_clock.max(end);
+    }
+
+    /// A queue or immediate list is gone: its bookkeeping goes too.
+    pub(crate) fn forget_worker(&mut self, worker: usize) {
+        self.observe_worker(worker);
+        self.worker_end.remove(&worker);
+        self.outstanding.remove(&worker);
+    }
+
+    /// The host has seen an event signalled at `end`.
+    pub(crate) fn observe(&mut self, end: u64) {
+        self.host_clock = self.host_clock.max(end);
+    }
 }
 
 pub(crate) struct Inner {
@@ -578,6 +603,9 @@ impl Platform {
             fences: HashMap::new(),
             outstanding: HashMap::new(),
             engine_clock: HashMap::new(),
+            host_clock: 0,
+            worker_end: HashMap::new(),
+            fence_end: HashMap::new(),
             context_children: HashMap::new(),
             next_allocation_id: 0,
         };

@@ -88,6 +88,7 @@ pub(crate) unsafe extern "C" fn queue_destroy(queue: ze_command_queue_handle_t) 
         let (platform, object) = registry::queue(queue as usize)?;
         registry::unregister(queue as usize);
         object.worker.stop();
+        platform.lock().forget_worker(object.worker.id);
         release(&platform, object.context, true);
         Ok(())
     })
@@ -147,7 +148,11 @@ pub(crate) unsafe extern "C" fn queue_synchronize(
         let worker = object.worker.id;
         let state = platform.lock();
         let done = platform.wait_until(state, timeout, |state| {
-            state.outstanding.get(&worker).copied().unwrap_or(0) == 0
+            let done = state.outstanding.get(&worker).copied().unwrap_or(0) == 0;
+            if done {
+                state.observe_worker(worker);
+            }
+            done
         });
         if done {
             Ok(())
@@ -211,6 +216,7 @@ pub(crate) unsafe extern "C" fn list_destroy(list: ze_command_list_handle_t) -> 
         registry::unregister(list as usize);
         if let Some(queue) = &object.immediate {
             queue.worker.stop();
+            platform.lock().forget_worker(queue.worker.id);
         }
         release(&platform, object.context, false);
         Ok(())

@@ -106,8 +106,8 @@ pub(crate) unsafe extern "C" fn destroy(event: ze_event_handle_t) -> ze_result_t
 pub(crate) unsafe extern "C" fn host_signal(event: ze_event_handle_t) -> ze_result_t {
     guard(|| {
         let (platform, _) = registry::event(event as usize)?;
-        let now = platform.now_ns();
         let mut state = platform.lock();
+        let now = state.host_clock;
         if let Some(event) = state.events.get_mut(&(event as usize)) {
             event.signaled = true;
             event.timestamp.get_or_insert((now, now));
@@ -126,7 +126,13 @@ pub(crate) unsafe extern "C" fn host_synchronize(
         let key = event as usize;
         let state = platform.lock();
         let signaled = platform.wait_until(state, timeout, |state| {
-            state.events.get(&key).is_none_or(|event| event.signaled)
+            let signaled = state.events.get(&key).is_none_or(|event| event.signaled);
+            if let Some((_, end)) = state.events.get(&key).and_then(|event| event.timestamp)
+                && signaled
+            {
+                state.observe(end);
+            }
+            signaled
         });
         if signaled {
             Ok(())
@@ -223,6 +229,7 @@ pub(crate) unsafe extern "C" fn fence_destroy(fence: ze_fence_handle_t) -> ze_re
         registry::unregister(fence as usize);
         let mut state = platform.lock();
         state.fences.remove(&(fence as usize));
+        state.fence_end.remove(&(fence as usize));
         state.counters.live_fences -= 1;
         if let Ok(context) = context
             && let Some(children) = state.context_children.get_mut(&context)
@@ -242,7 +249,11 @@ pub(crate) unsafe extern "C" fn fence_host_synchronize(
         let key = fence as usize;
         let state = platform.lock();
         let signaled = platform.wait_until(state, timeout, |state| {
-            state.fences.get(&key).copied().unwrap_or(true)
+            let signaled = state.fences.get(&key).copied().unwrap_or(true);
+            if signaled && let Some(&end) = state.fence_end.get(&key) {
+                state.observe(end);
+            }
+            signaled
         });
         if signaled {
             Ok(())
