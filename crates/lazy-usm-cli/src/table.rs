@@ -18,7 +18,7 @@ impl Table {
         self.rows.push(cells);
     }
 
-    /// Columns padded to their widest cell; the first column left-aligned, the rest right.
+    /// Columns padded to their widest cell; numbers right-aligned, text left-aligned.
     pub fn render(&self) -> String {
         let columns = self.header.len();
         let width = |column: usize| {
@@ -30,15 +30,24 @@ impl Table {
                 .unwrap_or(0)
         };
         let widths: Vec<usize> = (0..columns).map(width).collect();
+        let numeric: Vec<bool> = (0..columns)
+            .map(|column| {
+                self.rows
+                    .iter()
+                    .filter_map(|row| row.get(column))
+                    .all(|cell| cell.parse::<f64>().is_ok() || cell == "n/a")
+                    && !self.rows.is_empty()
+            })
+            .collect();
         let line = |row: &Vec<String>| {
             let cells: Vec<String> = row
                 .iter()
                 .enumerate()
                 .map(|(column, cell)| {
-                    if column == 0 {
-                        format!("{cell:<width$}", width = widths[column])
-                    } else {
+                    if numeric[column] {
                         format!("{cell:>width$}", width = widths[column])
+                    } else {
+                        format!("{cell:<width$}", width = widths[column])
                     }
                 })
                 .collect();
@@ -57,4 +66,18 @@ impl Table {
 /// Bytes as GiB with two decimals.
 pub fn bytes_gib(bytes: u64) -> String {
     format!("{:.2}", bytes as f64 / (1u64 << 30) as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn numbers_right_text_left() {
+        let mut table = super::Table::new(vec!["name".into(), "GiB".into()]);
+        table.row(vec!["a".into(), "1.50".into()]);
+        table.row(vec!["longer".into(), "12.00".into()]);
+        assert_eq!(
+            table.render(),
+            "  name      GiB\n  a        1.50\n  longer  12.00\n"
+        );
+    }
 }
