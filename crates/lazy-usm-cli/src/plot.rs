@@ -57,6 +57,12 @@ pub fn svg(title: &str, series: &[(String, Vec<u64>)]) -> String {
         (left + right) / 2.0,
         HEIGHT - 20.0
     );
+    for (label, at) in [("1".to_string(), left), (steps.to_string(), right)] {
+        out += &format!(
+            "<text x=\"{at}\" y=\"{:.1}\" text-anchor=\"middle\">{label}</text>\n",
+            bottom + 16.0
+        );
+    }
     for (index, (name, values)) in series.iter().enumerate() {
         let colour = COLOURS[index % COLOURS.len()];
         let points: Vec<String> = values
@@ -70,7 +76,8 @@ pub fn svg(title: &str, series: &[(String, Vec<u64>)]) -> String {
             -(index as f64) * 2.0,
             points.join(" ")
         );
-        let ly = upper + 16.0 * index as f64;
+        // The legend sits mid-height, clear of both a high (eager) and a low (lazy) line.
+        let ly = HEIGHT / 2.0 - 24.0 + 16.0 * index as f64;
         out += &format!(
             "<rect x=\"{}\" y=\"{:.1}\" width=\"12\" height=\"3\" fill=\"{colour}\"/>\n",
             right - 110.0,
