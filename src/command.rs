@@ -75,13 +75,7 @@ impl Context {
     /// An immediate command list on `engine`, which must be a device of this context.
     pub fn immediate_list(&self, engine: &Engine) -> Result<CommandList> {
         self.check_device(&engine.device)?;
-        let desc = ze_command_queue_desc_t {
-            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
-            ordinal: engine.group.ordinal,
-            index: engine.index,
-            mode: ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
-            ..Default::default()
-        };
+        let desc = engine.queue_desc();
         let done = EventPool::new(self, 1)?.event(0)?;
         let mut handle = null_mut();
         // SAFETY: a live context and device of it, a valid descriptor and output pointer.

@@ -242,31 +242,20 @@ impl ResidencyManager {
         );
         let (executing, owner) = (dst_state.owner, src_state.owner);
         let _in_use = InUse::new(shared, [Arc::clone(&dst_state), Arc::clone(&src_state)]);
-        if executing == owner {
-            let guard = shared.list(executing)?;
-            let list = list_of(&guard)?;
-            list.copy(dst, dst_offset, src, src_offset, len)?;
-            return Ok(CopyReport {
-                path: CopyPath::Local,
-                device_time: list.last_timestamp(),
-            });
-        }
-        let peer_to_peer = if src_state.resident.load().contains(executing) {
-            shared.link_usable(executing, owner)?
-        } else if shared.may_auto_resident(src_state.policy, executing, owner)
-            && shared.link_usable(executing, owner)?
-        {
-            shared.make_resident(&src_state, executing, Request::Automatic)?
-        } else {
-            false
-        };
-        if peer_to_peer {
+        let direct = if executing == owner {
+            Some(CopyPath::Local)
+        } else if self.peer_path(&src_state, executing, owner)? {
             src.note_peer_use(executing);
+            Some(CopyPath::PeerToPeer)
+        } else {
+            None
+        };
+        if let Some(path) = direct {
             let guard = shared.list(executing)?;
             let list = list_of(&guard)?;
             list.copy(dst, dst_offset, src, src_offset, len)?;
             return Ok(CopyReport {
-                path: CopyPath::PeerToPeer,
+                path,
                 device_time: list.last_timestamp(),
             });
         }
@@ -294,6 +283,21 @@ impl ResidencyManager {
         Ok(CopyReport {
             path: CopyPath::Staged,
             device_time: interval,
+        })
+    }
+
+    /// Whether `executing` reads the source (owned by `owner`) over P2P: it is resident there
+    /// already, or its policy lets it become so now, and the pair's link is sound.
+    fn peer_path(&self, source: &Arc<AllocationState>, executing: u32, owner: u32) -> Result<bool> {
+        let shared = &*self.shared;
+        Ok(if source.resident.load().contains(executing) {
+            shared.link_usable(executing, owner)?
+        } else if shared.may_auto_resident(source.policy, executing, owner)
+            && shared.link_usable(executing, owner)?
+        {
+            shared.make_resident(source, executing, Request::Automatic)?
+        } else {
+            false
         })
     }
 

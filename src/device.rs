@@ -153,6 +153,19 @@ pub struct Engine {
     pub index: u32,
 }
 
+impl Engine {
+    /// The descriptor of an asynchronous queue (or immediate list) on this engine.
+    pub(crate) fn queue_desc(&self) -> ze_command_queue_desc_t {
+        ze_command_queue_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+            ordinal: self.group.ordinal,
+            index: self.index,
+            mode: ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+            ..Default::default()
+        }
+    }
+}
+
 /// Peer-to-peer capabilities of a device pair, one direction.
 ///
 /// ```

@@ -61,13 +61,7 @@ impl CommandQueue {
     /// A queue on `engine`, a device of `context`.
     pub fn new(context: &Context, engine: &Engine) -> Result<Self> {
         context.check_device(&engine.device)?;
-        let desc = ze_command_queue_desc_t {
-            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
-            ordinal: engine.group.ordinal,
-            index: engine.index,
-            mode: ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
-            ..Default::default()
-        };
+        let desc = engine.queue_desc();
         let mut handle = null_mut();
         // SAFETY: a live context and device of it, a valid descriptor and output pointer.
         check("zeCommandQueueCreate", unsafe {

@@ -851,13 +851,7 @@ impl DevicePool {
     pub fn trim(&self) -> Result<u64> {
         self.reclaim_deferred();
         let released = self.release_idle_segments();
-        let segments: Vec<Arc<Segment>> = {
-            let table = self
-                .segments
-                .read()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            table.segments.iter().flatten().cloned().collect()
-        };
+        let segments = self.live_segments();
         let devices = self.manager.context().devices();
         for segment in segments {
             let hinted = self.arena_ref(segment.arena).peers;
@@ -873,6 +867,14 @@ impl DevicePool {
         Ok(released)
     }
 
+    fn live_segments(&self) -> Vec<Arc<Segment>> {
+        let table = self
+            .segments
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        table.segments.iter().flatten().cloned().collect()
+    }
+
     /// Current statistics.
     pub fn stats(&self) -> PoolStats {
         self.note_peak();
@@ -886,13 +888,7 @@ impl DevicePool {
                 }
             }
         }
-        let segments: Vec<Arc<Segment>> = {
-            let table = self
-                .segments
-                .read()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            table.segments.iter().flatten().cloned().collect()
-        };
+        let segments = self.live_segments();
         let allocated = self.allocated_bytes();
         let reserved = self.reserved.load(Ordering::Acquire);
         let peers = (0..self.shared_bytes.len() as u32)

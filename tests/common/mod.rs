@@ -6,9 +6,6 @@
 use lazy_usm::{Runtime, Source};
 use std::ffi::CString;
 
-/// Marks a child process started by [`run_in_loader_child`].
-pub const CHILD_ENV: &str = "LAZY_USM_TEST_CHILD";
-
 pub struct Harness {
     pub runtime: Runtime,
     driver_library: Option<libloading::Library>,
@@ -32,7 +29,7 @@ impl Harness {
     /// In a child started by [`run_in_loader_child`]: the system loader.
     pub fn loader_child() -> Self {
         assert!(
-            std::env::var_os(CHILD_ENV).is_some(),
+            ze_sim::loader_test::is_child(),
             "this test runs only in a child process started by a loader test"
         );
         let runtime = Runtime::system().expect("system runtime");
@@ -144,56 +141,10 @@ impl Harness {
     }
 }
 
-/// Runs the `#[ignore]`d test `name` of this binary in a child whose Level Zero is the system
-/// loader with `libze_sim.so` (configured by `config`: a preset or TOML path) as its only driver,
-/// with the validation layer on. Skips, saying why, where the loader or the driver is absent,
-/// except under CI, where that fails.
+/// Runs the `#[ignore]`d test `name` in a child process behind the real loader, with its
+/// validation layer on.
 pub fn run_in_loader_child(name: &str, config: &str) {
-    let ci = std::env::var_os("CI").is_some();
-    let skip = |why: String| {
-        assert!(!ci, "loader-path test cannot run under CI: {why}");
-        eprintln!("SKIPPED {name}: {why}");
-    };
-    // SAFETY: probing for the loader; its initialisers only set up its own state.
-    if let Err(error) = unsafe { libloading::Library::new("libze_loader.so.1") } {
-        return skip(format!(
-            "no Level Zero loader (apt-get install -y libze1): {error}"
-        ));
-    }
-    let executable = std::env::current_exe().expect("test executable");
-    let target_dir = executable
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target dir");
-    let driver = target_dir.join("libze_sim.so");
-    if !driver.exists() {
-        return skip(format!(
-            "{} not built (cargo build -p ze-sim)",
-            driver.display()
-        ));
-    }
-    let output = std::process::Command::new(&executable)
-        .args([
-            name,
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, "1")
-        .env("ZE_ENABLE_ALT_DRIVERS", &driver)
-        .env("ZE_SIM_CONFIG", config)
-        .env("ZE_ENABLE_VALIDATION_LAYER", "1")
-        .env("ZE_ENABLE_PARAMETER_VALIDATION", "1")
-        .env_remove("LAZY_USM_ZE_LOADER")
-        .output()
-        .expect("child test process");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success() && stdout.contains("1 passed"),
-        "child {name} ({config}) failed:\n{stdout}\n{stderr}"
-    );
+    ze_sim::loader_test::run_in_loader_child(name, config, true);
 }
 
 /// Declares `in_process`, `child` and `loader` tests for a body taking `&Harness`.

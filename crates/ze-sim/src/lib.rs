@@ -41,6 +41,7 @@ mod ddi_field_counts;
 mod entry;
 mod exec;
 mod exports;
+pub mod loader_test;
 mod platform;
 mod registry;
 mod slots;

@@ -6,6 +6,28 @@ use crate::registry::{self, Event, EventPool, Fence, Object};
 use level_zero_sys::*;
 use std::sync::Arc;
 
+/// Blocks the host until `status` says signalled (or `timeout_ns` passes: `NOT_READY`), then
+/// moves the host's modelled clock past the signal.
+fn host_wait(
+    platform: &crate::platform::Inner,
+    timeout_ns: u64,
+    mut status: impl FnMut(&crate::platform::State) -> (bool, Option<u64>),
+) -> Result<(), ze_result_t> {
+    let state = platform.lock();
+    let signaled = platform.wait_until(state, timeout_ns, |state| {
+        let (signaled, end) = status(state);
+        if let (true, Some(end)) = (signaled, end) {
+            state.observe(end);
+        }
+        signaled
+    });
+    if signaled {
+        Ok(())
+    } else {
+        Err(ze_result_t::ZE_RESULT_NOT_READY)
+    }
+}
+
 pub(crate) unsafe extern "C" fn pool_create(
     context: ze_context_handle_t,
     desc: *const ze_event_pool_desc_t,
@@ -124,21 +146,11 @@ pub(crate) unsafe extern "C" fn host_synchronize(
     guard(|| {
         let (platform, _) = registry::event(event as usize)?;
         let key = event as usize;
-        let state = platform.lock();
-        let signaled = platform.wait_until(state, timeout, |state| {
-            let signaled = state.events.get(&key).is_none_or(|event| event.signaled);
-            if let Some((_, end)) = state.events.get(&key).and_then(|event| event.timestamp)
-                && signaled
-            {
-                state.observe(end);
-            }
-            signaled
-        });
-        if signaled {
-            Ok(())
-        } else {
-            Err(ze_result_t::ZE_RESULT_NOT_READY)
-        }
+        host_wait(&platform, timeout, |state| {
+            let event = state.events.get(&key);
+            let end = event.and_then(|event| event.timestamp).map(|(_, end)| end);
+            (event.is_none_or(|event| event.signaled), end)
+        })
     })
 }
 
@@ -247,19 +259,10 @@ pub(crate) unsafe extern "C" fn fence_host_synchronize(
     guard(|| {
         let (platform, _) = registry::fence(fence as usize)?;
         let key = fence as usize;
-        let state = platform.lock();
-        let signaled = platform.wait_until(state, timeout, |state| {
+        host_wait(&platform, timeout, |state| {
             let signaled = state.fences.get(&key).copied().unwrap_or(true);
-            if signaled && let Some(&end) = state.fence_end.get(&key) {
-                state.observe(end);
-            }
-            signaled
-        });
-        if signaled {
-            Ok(())
-        } else {
-            Err(ze_result_t::ZE_RESULT_NOT_READY)
-        }
+            (signaled, state.fence_end.get(&key).copied())
+        })
     })
 }
 

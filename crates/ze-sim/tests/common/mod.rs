@@ -37,9 +37,6 @@ pub fn ok(result: ze_result_t) {
     );
 }
 
-/// Environment variable that marks a child process started by [`run_in_loader_child`].
-pub const CHILD_ENV: &str = "ZE_SIM_TEST_CHILD";
-
 impl Sim {
     pub fn in_process(config: SimConfig) -> Self {
         let platform = Platform::new(config).expect("platform");
@@ -62,7 +59,7 @@ impl Sim {
     /// `libze_sim.so`.
     pub fn loader_child() -> Self {
         assert!(
-            std::env::var_os(CHILD_ENV).is_some(),
+            ze_sim::loader_test::is_child(),
             "this test runs only in a child process started by a loader_* test"
         );
         let api = ZeApi::load_system().expect("system loader");
@@ -425,60 +422,9 @@ pub fn parse_fdinfo(text: &str) -> HashMap<String, String> {
         .collect()
 }
 
-/// Runs the `#[ignore]`d test `name` of this test binary in a child process whose Level Zero is
-/// the system loader with `libze_sim.so` as its only driver, configured by `preset`, optionally
-/// with the loader's validation layer on. Skips (saying why) where the loader or the driver
-/// library is absent, except under CI, where that is a failure.
+/// Runs the `#[ignore]`d test `name` in a child process behind the real loader.
 pub fn run_in_loader_child(name: &str, preset: &str, validation: bool) {
-    let ci = std::env::var_os("CI").is_some();
-    let skip = |why: String| {
-        assert!(!ci, "loader-path test cannot run under CI: {why}");
-        eprintln!("SKIPPED {name}: {why}");
-    };
-    // SAFETY: probing for the loader; its initialisers only set up its own state.
-    if let Err(error) = unsafe { libloading::Library::new("libze_loader.so.1") } {
-        return skip(format!(
-            "no Level Zero loader (apt-get install -y libze1): {error}"
-        ));
-    }
-    let executable = std::env::current_exe().expect("test executable");
-    let target_dir = executable
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target dir");
-    let driver = target_dir.join("libze_sim.so");
-    if !driver.exists() {
-        return skip(format!(
-            "{} not built (cargo build -p ze-sim)",
-            driver.display()
-        ));
-    }
-    let mut command = std::process::Command::new(&executable);
-    command
-        .args([
-            name,
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, "1")
-        .env("ZE_ENABLE_ALT_DRIVERS", &driver)
-        .env("ZE_SIM_CONFIG", preset)
-        .env_remove("ZE_ENABLE_VALIDATION_LAYER")
-        .env_remove("ZE_ENABLE_PARAMETER_VALIDATION");
-    if validation {
-        command
-            .env("ZE_ENABLE_VALIDATION_LAYER", "1")
-            .env("ZE_ENABLE_PARAMETER_VALIDATION", "1");
-    }
-    let output = command.output().expect("child test process");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success() && stdout.contains("1 passed"),
-        "child {name} (preset {preset}, validation {validation}) failed:\n{stdout}\n{stderr}"
-    );
+    ze_sim::loader_test::run_in_loader_child(name, preset, validation);
 }
 
 // SAFETY: driver, device and context handles may be used from any thread (the spec makes those

@@ -1,0 +1,88 @@
+//! For test suites that run the same bodies behind the system's Level Zero loader: a child
+//! process of the test binary with `libze_sim.so` as the loader's only driver.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Environment variable that marks such a child process.
+pub const CHILD_ENV: &str = "ZE_SIM_LOADER_CHILD";
+
+/// Why the loader path cannot run here, or `None` if it can: the loader library and
+/// `libze_sim.so` (built next to the test binary's `deps/` folder) must both exist.
+pub fn unavailable() -> Option<String> {
+    // SAFETY: probing for the loader; its initialisers only set up its own state.
+    if let Err(error) = unsafe { libloading::Library::new("libze_loader.so.1") } {
+        return Some(format!(
+            "no Level Zero loader (apt-get install -y libze1): {error}"
+        ));
+    }
+    driver_library().err()
+}
+
+/// `libze_sim.so` next to the running test binary's target folder.
+pub fn driver_library() -> Result<PathBuf, String> {
+    let executable = std::env::current_exe().map_err(|error| error.to_string())?;
+    let target = executable
+        .parent()
+        .and_then(|deps| deps.parent())
+        .ok_or("the test binary has no target folder")?;
+    let driver = target.join("libze_sim.so");
+    if driver.exists() {
+        Ok(driver)
+    } else {
+        Err(format!(
+            "{} not built (cargo build -p ze-sim)",
+            driver.display()
+        ))
+    }
+}
+
+/// Runs the `#[ignore]`d test `name` of the running test binary in a child process whose Level
+/// Zero is the system loader driving `libze_sim.so` configured by `config` (a preset or TOML
+/// path), with the loader's validation layer on if `validation`. Skips, saying why, where the
+/// loader path is unavailable, unless `CI` is set: there that is a failure. Panics with the
+/// child's output if it fails.
+pub fn run_in_loader_child(name: &str, config: &str, validation: bool) {
+    if let Some(why) = unavailable() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "loader-path test cannot run under CI: {why}"
+        );
+        eprintln!("SKIPPED {name}: {why}");
+        return;
+    }
+    let driver = driver_library().expect("checked above");
+    let executable = std::env::current_exe().expect("test executable");
+    let mut command = Command::new(&executable);
+    command
+        .args([
+            name,
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ENV, "1")
+        .env("ZE_ENABLE_ALT_DRIVERS", &driver)
+        .env(crate::CONFIG_ENV, config)
+        .env_remove("LAZY_USM_ZE_LOADER")
+        .env_remove("ZE_ENABLE_VALIDATION_LAYER")
+        .env_remove("ZE_ENABLE_PARAMETER_VALIDATION");
+    if validation {
+        command
+            .env("ZE_ENABLE_VALIDATION_LAYER", "1")
+            .env("ZE_ENABLE_PARAMETER_VALIDATION", "1");
+    }
+    let output = command.output().expect("child test process");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "child {name} ({config}, validation {validation}) failed:\n{stdout}\n{stderr}"
+    );
+}
+
+/// Whether this process is such a child.
+pub fn is_child() -> bool {
+    std::env::var_os(CHILD_ENV).is_some()
+}
