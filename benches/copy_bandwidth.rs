@@ -3,7 +3,7 @@
 //! modelled bandwidth each mode would reach on seed 000's hardware is printed first.
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use lazy_usm::measure::{PeerMode, peer_copy};
+use lazy_usm::measure::{PeerCopy, PeerMode, peer_copy};
 use lazy_usm::{Context, Policy, ResidencyConfig, ResidencyManager, Runtime};
 use std::time::Duration;
 
@@ -18,9 +18,13 @@ fn copy_bandwidth(c: &mut Criterion) {
         let rates: Vec<String> = SIZES
             .iter()
             .map(|&size| {
-                let sample =
-                    peer_copy(&context, &devices[0], &devices[1], size, mode, false, false)
-                        .expect("copy");
+                let sample = peer_copy(
+                    &context,
+                    &devices[0],
+                    &devices[1],
+                    PeerCopy::new(size, mode),
+                )
+                .expect("copy");
                 format!(
                     "{size} B: {:.2}",
                     sample.sample.device_gbps().unwrap_or(f64::NAN)

@@ -84,7 +84,11 @@ impl Shared {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         if slot.is_none() {
-            let engine = self.device(index).preferred_copy_engine()?;
+            let device = self.device(index);
+            let engine = match self.config.engine {
+                crate::EngineChoice::Copy => device.preferred_copy_engine()?,
+                crate::EngineChoice::Compute => device.compute_engine()?,
+            };
             *slot = Some(self.context.immediate_list(&engine)?);
         }
         Ok(slot)

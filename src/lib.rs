@@ -68,8 +68,8 @@ pub use probe::{
 };
 pub use queue::{CommandQueue, RecordedList, Submission};
 pub use residency::{
-    DeviceAllocation, DeviceCost, DeviceSet, HostCost, MAX_DEVICES, Policy, ResidencyConfig,
-    ResidencyHandle, ResidencyManager, Resident, SelfTest,
+    DeviceAllocation, DeviceCost, DeviceSet, EngineChoice, HostCost, MAX_DEVICES, Policy,
+    ResidencyConfig, ResidencyHandle, ResidencyManager, Resident, SelfTest,
 };
 pub use runtime::{Choice, Runtime, Source};
 

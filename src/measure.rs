@@ -94,14 +94,43 @@ fn modelled(context: &Context) -> bool {
     )
 }
 
-/// Copies `size` bytes from `source` to `target` (and back at the same time if
-/// `bidirectional`) in `mode`, and times it. With `validate`, checks the bytes that arrived.
+/// What to measure: how much, how, and on which engines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerCopy {
+    /// Bytes per direction.
+    pub size: usize,
+    /// How the source is made reachable.
+    pub mode: PeerMode,
+    /// Copy both ways at once.
+    pub bidirectional: bool,
+    /// Check the bytes that arrived.
+    pub validate: bool,
+    /// Copy or compute engines.
+    pub engine: crate::EngineChoice,
+}
+
+impl PeerCopy {
+    /// `size` bytes one way in `mode` on copy engines, unvalidated.
+    pub fn new(size: usize, mode: PeerMode) -> Self {
+        Self {
+            size,
+            mode,
+            bidirectional: false,
+            validate: false,
+            engine: crate::EngineChoice::Copy,
+        }
+    }
+}
+
+/// Copies from `source` to `target` (and back at the same time if bidirectional) as `what`
+/// says, and times it.
 ///
 /// ```
-/// use lazy_usm::{Context, Runtime, measure::{PeerMode, peer_copy}};
+/// use lazy_usm::{Context, Runtime, measure::{PeerCopy, PeerMode, peer_copy}};
 /// let devices = Runtime::simulated("b70x2")?.devices()?;
 /// let context = Context::new(&devices)?;
-/// let result = peer_copy(&context, &devices[0], &devices[1], 64 << 20, PeerMode::LazyWarm, false, true)?;
+/// let what = PeerCopy { validate: true, ..PeerCopy::new(64 << 20, PeerMode::LazyWarm) };
+/// let result = peer_copy(&context, &devices[0], &devices[1], what)?;
 /// assert!(result.sample.modelled && result.validated);
 /// let gbps = result.sample.device_gbps().unwrap();
 /// assert!((gbps - 28.6).abs() < 0.5, "seed 000's P2P rate, modelled: {gbps}");
@@ -111,11 +140,15 @@ pub fn peer_copy(
     context: &Context,
     source: &Device,
     target: &Device,
-    size: usize,
-    mode: PeerMode,
-    bidirectional: bool,
-    validate: bool,
+    what: PeerCopy,
 ) -> Result<PeerSample> {
+    let PeerCopy {
+        size,
+        mode,
+        bidirectional,
+        validate,
+        engine,
+    } = what;
     if size == 0 {
         return Err(Error::invalid("copy size is 0"));
     }
@@ -124,7 +157,11 @@ pub fn peer_copy(
         PeerMode::Eager => Policy::Eager,
         PeerMode::Staged => Policy::Manual,
     };
-    let manager = ResidencyManager::new(context.clone(), ResidencyConfig::new(policy))?;
+    let config = ResidencyConfig {
+        engine,
+        ..ResidencyConfig::new(policy)
+    };
+    let manager = ResidencyManager::new(context.clone(), config)?;
     let pattern: Vec<u8> = (0..size.min(1 << 20)).map(|i| (i * 13 + 5) as u8).collect();
     let mut a = manager.allocate(source, size)?;
     let mut b = manager.allocate(target, size)?;

@@ -12,4 +12,4 @@ pub use accounting::{DeviceCost, HostCost};
 pub use device_set::{DeviceSet, MAX_DEVICES};
 pub(crate) use manager::{AllocationState, LinkState, Request, Shared};
 pub use manager::{DeviceAllocation, ResidencyHandle, ResidencyManager, Resident};
-pub use policy::{Policy, ResidencyConfig, SelfTest};
+pub use policy::{EngineChoice, Policy, ResidencyConfig, SelfTest};

@@ -102,6 +102,22 @@ pub struct ResidencyConfig {
     /// Size of each half of the pinned bounce buffer of staged copies (8 MiB: large enough to
     /// amortise the per-command latency, small enough to overlap the two halves well).
     pub staging_chunk: usize,
+    /// Which engines run the manager's copies.
+    pub engine: EngineChoice,
+}
+
+/// Which engines run copies.
+///
+/// ```
+/// assert_eq!(lazy_usm::EngineChoice::default(), lazy_usm::EngineChoice::Copy);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EngineChoice {
+    /// A copy-only engine (blitter) where the device has one, else a compute engine.
+    #[default]
+    Copy,
+    /// A compute engine.
+    Compute,
 }
 
 impl ResidencyConfig {
@@ -112,6 +128,7 @@ impl ResidencyConfig {
             host_budget: None,
             self_test: SelfTest::OnFirstUse,
             staging_chunk: 8 << 20,
+            engine: EngineChoice::Copy,
         }
     }
 }

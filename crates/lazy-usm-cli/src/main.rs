@@ -6,7 +6,7 @@ mod plot;
 mod table;
 
 use clap::{Parser, Subcommand};
-use lazy_usm::measure::{Direction, HostKind, PeerMode, host_copy, peer_copy};
+use lazy_usm::measure::{Direction, HostKind, PeerCopy, PeerMode, host_copy, peer_copy};
 use lazy_usm::workload::{Workload, WorkloadReport, run};
 use lazy_usm::{Context, Device, Policy, ResidencyConfig, ResidencyManager, Runtime};
 use serde_json::{Value, json};
@@ -50,35 +50,42 @@ enum Command {
         policies: Vec<String>,
     },
     /// Peer copy bandwidth (what level-zero-tests' ze_peer measures).
-    PeerBench {
-        /// Source and target device, as `0:1` (default: every pair).
-        #[arg(long)]
-        pair: Option<String>,
-        /// Smallest size in bytes (default 8).
-        #[arg(long, default_value_t = 8)]
-        min: usize,
-        /// Largest size in bytes (default 256 MiB).
-        #[arg(long, default_value_t = 256 << 20)]
-        max: usize,
-        /// Copy both ways at once.
-        #[arg(long)]
-        bidirectional: bool,
-        /// Check the bytes that arrived.
-        #[arg(long)]
-        validate: bool,
-        /// Modes: lazy-first, lazy-warm, eager, staged (default: all).
-        #[arg(long, value_delimiter = ',')]
-        modes: Vec<String>,
-        /// Host<->device bandwidth of pageable, registered and driver-host memory instead.
-        #[arg(long)]
-        host: bool,
-    },
+    PeerBench(PeerBenchArgs),
     /// VRAM, GTT and pinned host memory of a live process, from DRM fdinfo and nr_gpu_active.
     Probe {
         /// Process id (default: this process).
         #[arg(long)]
         pid: Option<u32>,
     },
+}
+
+/// Options of `peer-bench`.
+#[derive(clap::Args, Debug)]
+struct PeerBenchArgs {
+    /// Source and target device, as `0:1` (default: every pair).
+    #[arg(long)]
+    pair: Option<String>,
+    /// Smallest size in bytes (default 8).
+    #[arg(long, default_value_t = 8)]
+    min: usize,
+    /// Largest size in bytes (default 256 MiB).
+    #[arg(long, default_value_t = 256 << 20)]
+    max: usize,
+    /// Copy both ways at once.
+    #[arg(long)]
+    bidirectional: bool,
+    /// Check the bytes that arrived.
+    #[arg(long)]
+    validate: bool,
+    /// Modes: lazy-first, lazy-warm, eager, staged (default: all).
+    #[arg(long, value_delimiter = ',')]
+    modes: Vec<String>,
+    /// Host<->device bandwidth of pageable, registered and driver-host memory instead.
+    #[arg(long)]
+    host: bool,
+    /// Engines that run the copies: copy (blitters, where the device has them) or compute.
+    #[arg(long, default_value = "copy")]
+    engine: String,
 }
 
 fn fail(message: impl std::fmt::Display) -> String {
@@ -241,16 +248,11 @@ fn report(cli: &Cli, runtime: &Runtime, note: &str) -> Result<(), String> {
         [PeerMode::LazyWarm, PeerMode::Staged]
             .into_iter()
             .map(|mode| {
-                peer_copy(
-                    &context,
-                    &devices[0],
-                    &devices[1],
-                    64 << 20,
-                    mode,
-                    false,
-                    true,
-                )
-                .map(|s| (mode, s))
+                let what = PeerCopy {
+                    validate: true,
+                    ..PeerCopy::new(64 << 20, mode)
+                };
+                peer_copy(&context, &devices[0], &devices[1], what).map(|s| (mode, s))
             })
             .collect::<lazy_usm::Result<Vec<_>>>()
             .map_err(fail)?
@@ -414,26 +416,25 @@ fn sizes(min: usize, max: usize) -> Result<Vec<usize>, String> {
     Ok(sizes)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn peer_bench(
     cli: &Cli,
     runtime: &Runtime,
     note: &str,
-    pair: Option<&str>,
-    min: usize,
-    max: usize,
-    bidirectional: bool,
-    validate: bool,
-    modes: &[String],
-    host: bool,
+    args: &PeerBenchArgs,
 ) -> Result<(), String> {
     let devices = runtime.devices().map_err(fail)?;
     let context = Context::new(&devices).map_err(fail)?;
-    let sizes = sizes(min, max)?;
+    let sizes = sizes(args.min, args.max)?;
+    let (bidirectional, validate) = (args.bidirectional, args.validate);
+    let engine = match args.engine.as_str() {
+        "copy" => lazy_usm::EngineChoice::Copy,
+        "compute" => lazy_usm::EngineChoice::Compute,
+        other => return Err(format!("unknown engine `{other}`; engines: copy, compute")),
+    };
     eprintln!("{note}");
     let mut results = Vec::new();
     let mut rows = Vec::new();
-    if host {
+    if args.host {
         let total = sizes.len() * 2 * HostKind::ALL.len();
         for direction in [Direction::HostToDevice, Direction::DeviceToHost] {
             for kind in HostKind::ALL {
@@ -454,8 +455,8 @@ fn peer_bench(
         }
         eprintln!();
     } else {
-        let modes = parse_modes(modes)?;
-        let pairs: Vec<(usize, usize)> = match pair {
+        let modes = parse_modes(&args.modes)?;
+        let pairs: Vec<(usize, usize)> = match args.pair.as_deref() {
             Some(text) => {
                 let (a, b) = text
                     .split_once(':')
@@ -486,16 +487,14 @@ fn peer_bench(
             for &mode in &modes {
                 for &size in &sizes {
                     eprint!("\rpeer bench {}/{total}", results.len() + 1);
-                    let result = peer_copy(
-                        &context,
-                        &devices[a],
-                        &devices[b],
-                        size,
-                        mode,
+                    let what = PeerCopy {
                         bidirectional,
                         validate,
-                    )
-                    .map_err(fail)?;
+                        engine,
+                        ..PeerCopy::new(size, mode)
+                    };
+                    let result =
+                        peer_copy(&context, &devices[a], &devices[b], what).map_err(fail)?;
                     results.push(json!({"source": a, "target": b, "mode": mode.name(), "bytes": size,
                         "bidirectional": bidirectional, "path": format!("{:?}", result.path),
                         "host_gbps": result.sample.host_gbps(), "device_gbps": result.sample.device_gbps(),
@@ -600,26 +599,7 @@ fn main() -> ExitCode {
                 plot,
                 policies,
             } => host_cost(&cli, &runtime, &note, workload, plot.as_deref(), policies),
-            Command::PeerBench {
-                pair,
-                min,
-                max,
-                bidirectional,
-                validate,
-                modes,
-                host,
-            } => peer_bench(
-                &cli,
-                &runtime,
-                &note,
-                pair.as_deref(),
-                *min,
-                *max,
-                *bidirectional,
-                *validate,
-                modes,
-                *host,
-            ),
+            Command::PeerBench(args) => peer_bench(&cli, &runtime, &note, args),
             Command::Probe { .. } => unreachable!("handled above"),
         }),
     };

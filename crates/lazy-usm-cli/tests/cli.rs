@@ -165,6 +165,36 @@ fn peer_bench_reports_modelled_bandwidth_by_size() {
 }
 
 #[test]
+fn peer_bench_runs_on_compute_engines_too() {
+    let results = json(&[
+        "--preset",
+        "b70x2",
+        "--json",
+        "peer-bench",
+        "--pair",
+        "1:0",
+        "--min",
+        "1048576",
+        "--max",
+        "1048576",
+        "--modes",
+        "eager",
+        "--engine",
+        "compute",
+        "--validate",
+        "--bidirectional",
+    ]);
+    let result = &results[0];
+    assert_eq!(
+        (result["source"].as_u64(), result["target"].as_u64()),
+        (Some(1), Some(0))
+    );
+    assert_eq!(result["validated"], true);
+    assert_eq!(result["bidirectional"], true);
+    assert_eq!(result["path"], "PeerToPeer");
+}
+
+#[test]
 fn peer_bench_host_compares_pageable_registered_and_driver_host_memory() {
     let results = json(&[
         "--preset",
@@ -271,6 +301,10 @@ fn bad_arguments_say_what_is_wrong_and_fail() {
             "neither a preset",
         ),
         (vec!["report", "--frobnicate"], "--frobnicate"),
+        (
+            vec!["--preset", "b70x2", "peer-bench", "--engine", "warp"],
+            "unknown engine `warp`",
+        ),
         (
             vec!["--preset", "b70x2", "--sim-config", "x.toml", "report"],
             "cannot be used with",
