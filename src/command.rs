@@ -73,6 +73,17 @@ pub(crate) fn locate(memory: &dyn Memory, offset: usize, len: usize, role: &str)
 
 impl Context {
     /// An immediate command list on `engine`, which must be a device of this context.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices[..1])?;
+    /// let list = context.immediate_list(&devices[0].compute_engine()?)?;
+    /// assert_eq!(list.engine().group.ordinal, 0);
+    /// assert!(context.immediate_list(&devices[1].compute_engine()?).is_err(), "device 1 is not in the context");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn immediate_list(&self, engine: &Engine) -> Result<CommandList> {
         self.check_device(&engine.device)?;
         let desc = engine.queue_desc();
@@ -100,11 +111,31 @@ impl Context {
 
 impl CommandList {
     /// The engine the list runs on.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[1].preferred_copy_engine()?)?;
+    /// assert_eq!(list.engine().device, devices[1]);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
 
     /// The context.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].compute_engine()?)?;
+    /// assert_eq!(list.context(), &context);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn context(&self) -> &Context {
         &self.context
     }
@@ -143,6 +174,20 @@ impl CommandList {
 
     /// When the last synchronous copy or fill of this list ran on the device, in ticks of the
     /// device's timestamp clock (`DeviceProperties::timestamp_frequency` per second).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// assert_eq!(list.last_timestamp(), None);
+    /// let mut buffer = context.alloc_device(&devices[0], 1 << 20, 0)?;
+    /// list.fill(&mut buffer, 0, 1 << 20, &[0])?;
+    /// let stamp = list.last_timestamp().unwrap();
+    /// assert!(stamp.end > stamp.start);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn last_timestamp(&self) -> Option<KernelTimestamp> {
         self.last_timestamp.get()
     }
@@ -159,6 +204,23 @@ impl CommandList {
     ///
     /// Device memory of another device must be resident on this list's device
     /// ([`Context::make_resident`]); lazy-usm's residency layer does that for you.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let mut a = context.alloc_device(&devices[0], 64, 0)?;
+    /// let mut b = context.alloc_device(&devices[0], 64, 0)?;
+    /// list.write(&mut a, 0, &[9; 64])?;
+    /// list.copy(&mut b, 32, &a, 0, 32)?;
+    /// let mut back = [0; 32];
+    /// list.read(&b, 32, &mut back)?;
+    /// assert_eq!(back, [9; 32]);
+    /// assert!(list.copy(&mut b, 40, &a, 0, 32).is_err(), "out of bounds");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn copy(
         &self,
         dst: &mut impl Memory,
@@ -175,6 +237,19 @@ impl CommandList {
     }
 
     /// Copies within one buffer; the ranges must not overlap.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let mut buffer = context.alloc_device(&devices[0], 64, 0)?;
+    /// list.write(&mut buffer, 0, &[5; 16])?;
+    /// list.copy_within(&mut buffer, 0, 32, 16)?;
+    /// assert!(list.copy_within(&mut buffer, 0, 8, 16).is_err(), "overlap");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn copy_within(
         &self,
         buffer: &mut impl Memory,
@@ -196,6 +271,18 @@ impl CommandList {
     }
 
     /// Copies host bytes into `dst[dst_offset..]` and waits.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let mut buffer = context.alloc_device(&devices[0], 8, 0)?;
+    /// list.write(&mut buffer, 4, &[1, 2, 3, 4])?;
+    /// assert!(list.write(&mut buffer, 6, &[1, 2, 3, 4]).is_err());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn write(&self, dst: &mut impl Memory, dst_offset: usize, data: &[u8]) -> Result<()> {
         self.context.check_memory(dst)?;
         let to = locate(dst, dst_offset, data.len(), "destination")?;
@@ -203,6 +290,19 @@ impl CommandList {
     }
 
     /// Copies `src[src_offset..]` into host bytes and waits.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let buffer = context.alloc_device(&devices[0], 8, 0)?;
+    /// let mut out = [1u8; 8];
+    /// list.read(&buffer, 0, &mut out)?;
+    /// assert_eq!(out, [0; 8], "fresh device memory reads as zero on the simulator");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn read(&self, src: &impl Memory, src_offset: usize, out: &mut [u8]) -> Result<()> {
         self.context.check_memory(src)?;
         let from = locate(src, src_offset, out.len(), "source")?;
@@ -211,6 +311,19 @@ impl CommandList {
 
     /// Fills `dst[offset..offset + len]` with `pattern` repeated, and waits. The pattern's size
     /// must be a power of two no larger than the engine's limit.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let mut buffer = context.alloc_host(8, 0)?;
+    /// list.fill(&mut buffer, 0, 8, &[1, 2])?;
+    /// assert_eq!(buffer.as_slice(), &[1, 2, 1, 2, 1, 2, 1, 2]);
+    /// assert!(list.fill(&mut buffer, 0, 8, &[1, 2, 3]).is_err(), "not a power of two");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn fill(
         &self,
         dst: &mut impl Memory,
@@ -283,6 +396,20 @@ impl CommandList {
     }
 
     /// [`CommandList::copy_async`] that starts only once `wait` has signalled.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let gate = EventPool::new(&context, 1)?.event(0)?;
+    /// let pending = list.copy_async_after(context.alloc_host(64, 0)?, context.alloc_device(&devices[0], 64, 0)?, Some(&gate))?;
+    /// assert!(!pending.is_complete()?, "waits for the gate");
+    /// gate.signal()?;
+    /// pending.wait()?;
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn copy_async_after<D: Memory, S: Memory>(
         &self,
         dst: D,
@@ -338,11 +465,34 @@ pub struct PendingCopy<'list, D: Memory, S: Memory> {
 
 impl<D: Memory, S: Memory> PendingCopy<'_, D, S> {
     /// Whether the copy has completed.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let pending = list.copy_async(context.alloc_host(64, 0)?, context.alloc_device(&devices[0], 64, 0)?)?;
+    /// let _ = pending.is_complete()?;
+    /// let (host, _) = pending.wait()?;
+    /// assert_eq!(host.as_slice(), &[0; 64]);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn is_complete(&self) -> Result<bool> {
         self.event.is_signaled()
     }
 
     /// Waits for completion and hands the buffers back.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let (_, _) = list.copy_async(context.alloc_host(64, 0)?, context.alloc_host(64, 0)?)?.wait()?;
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn wait(mut self) -> Result<(D, S)> {
         self.event.wait()?;
         Ok(self
@@ -352,6 +502,17 @@ impl<D: Memory, S: Memory> PendingCopy<'_, D, S> {
     }
 
     /// Waits for completion and returns when the copy ran, in device ticks, with the buffers.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let (_, _, stamp) = list.copy_async(context.alloc_host(64, 0)?, context.alloc_host(64, 0)?)?.wait_timed()?;
+    /// assert!(stamp.is_some());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn wait_timed(mut self) -> Result<(D, S, Option<KernelTimestamp>)> {
         self.event.wait()?;
         let stamp = self.event.kernel_timestamp()?;
@@ -366,6 +527,17 @@ impl<D: Memory, S: Memory> PendingCopy<'_, D, S> {
 impl<D: Deferrable, S: Deferrable> PendingCopy<'_, D, S> {
     /// Returns at once, handing both buffers back to their pool, which reuses them only after
     /// the copy completes.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// let list = manager.context().immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// list.copy_async(pool.allocate(256)?, pool.allocate(256)?)?.detach(); // back to the pool once done
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn detach(mut self) {
         if let Some((dst, src)) = self.buffers.take() {
             dst.defer(Arc::clone(&self.event));

@@ -76,6 +76,16 @@ pub struct PointerInfo {
 
 impl Context {
     /// A context over `devices` (one or many, all of one driver, no repeats).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let single = Context::new(&devices[..1])?;
+    /// assert_eq!(single.devices().len(), 1);
+    /// assert!(Context::new(&[]).is_err());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn new(devices: &[Device]) -> Result<Self> {
         let first = devices
             .first()
@@ -134,21 +144,54 @@ impl Context {
     }
 
     /// The devices the context spans.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(Context::new(&devices)?.devices(), &devices[..]);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn devices(&self) -> &[Device] {
         &self.inner.devices
     }
 
     /// Whether `device` is in the context.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices[1..])?;
+    /// assert!(context.contains(&devices[1]) && !context.contains(&devices[0]));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn contains(&self, device: &Device) -> bool {
         self.inner.devices.contains(device)
     }
 
     /// The driver.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(Context::new(&devices)?.driver(), devices[0].driver());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn driver(&self) -> &Driver {
         &self.inner.driver
     }
 
     /// The raw handle.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert!(!Context::new(&devices)?.handle().0.is_null());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn handle(&self) -> ContextHandle {
         self.inner.handle
     }
@@ -187,11 +230,34 @@ impl Context {
 
     /// Makes `memory` resident on `device` (`zeContextMakeMemoryResident`). On a peer of the
     /// owner this costs host memory on recent drivers: lazy-usm's residency layer decides when.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let buffer = context.alloc_device(&devices[0], 1 << 20, 0)?;
+    /// context.make_resident(&buffer, &devices[1])?;
+    /// assert_eq!(runtime.simulator().unwrap().host_pinned_bytes(), 1 << 20, "the peer mirror");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn make_resident(&self, memory: &impl Memory, device: &Device) -> Result<()> {
         self.residency(memory, device, false)
     }
 
     /// Evicts `memory` from `device` (`zeContextEvictMemory`).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let buffer = context.alloc_device(&devices[0], 1 << 20, 0)?;
+    /// context.make_resident(&buffer, &devices[1])?;
+    /// context.evict(&buffer, &devices[1])?;
+    /// assert_eq!(runtime.simulator().unwrap().host_pinned_bytes(), 0);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn evict(&self, memory: &impl Memory, device: &Device) -> Result<()> {
         self.residency(memory, device, true)
     }
@@ -306,6 +372,16 @@ impl Context {
 
     /// Errors that `Drop` implementations met (a failed free, a failed wait) and could not
     /// return; taking them clears the list.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// drop(context.alloc_device(&devices[0], 64, 0)?);
+    /// assert!(context.take_drop_errors().is_empty());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn take_drop_errors(&self) -> Vec<Error> {
         std::mem::take(
             &mut *self

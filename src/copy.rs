@@ -201,6 +201,18 @@ impl ResidencyManager {
     /// destination device (`Lazy` does, at this first use; `PeerEnabled` once
     /// `enable_peer_access` allowed it; `Manual` only if the program made it resident); otherwise
     /// it stages through pinned host memory and costs no residency.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let source = manager.allocate(&devices[0], 4096)?;
+    /// let mut target = manager.allocate(&devices[1], 4096)?;
+    /// assert_eq!(manager.copy(&mut target, 0, &source, 0, 4096)?, CopyPath::PeerToPeer);
+    /// assert_eq!(manager.host_cost().current_bytes, 4096);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn copy(
         &self,
         dst: &mut impl Resident,
@@ -214,6 +226,18 @@ impl ResidencyManager {
     }
 
     /// [`ResidencyManager::copy`], also returning when the copy ran on the device.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let source = manager.allocate(&devices[0], 1 << 20)?;
+    /// let mut target = manager.allocate(&devices[1], 1 << 20)?;
+    /// let report = manager.copy_timed(&mut target, 0, &source, 0, 1 << 20)?;
+    /// assert!(report.device_time.is_some());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn copy_timed(
         &self,
         dst: &mut impl Resident,
@@ -306,6 +330,16 @@ impl ResidencyManager {
     }
 
     /// Copies host bytes into `dst[offset..]` on its owner's copy engine, and waits.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let mut allocation = manager.allocate(&devices[1], 8)?;
+    /// manager.write(&mut allocation, 0, &[1; 8])?;
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn write(&self, dst: &mut impl Resident, offset: usize, data: &[u8]) -> Result<()> {
         self.check_owned(dst)?;
         let guard = self.shared.list(dst.residency().state.owner)?;
@@ -313,6 +347,19 @@ impl ResidencyManager {
     }
 
     /// Copies `src[offset..]` into host bytes on its owner's copy engine, and waits.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let mut allocation = manager.allocate(&devices[1], 8)?;
+    /// manager.write(&mut allocation, 0, &[4; 8])?;
+    /// let mut out = [0; 8];
+    /// manager.read(&allocation, 0, &mut out)?;
+    /// assert_eq!(out, [4; 8]);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn read(&self, src: &impl Resident, offset: usize, out: &mut [u8]) -> Result<()> {
         self.check_owned(src)?;
         let guard = self.shared.list(src.residency().state.owner)?;
@@ -321,6 +368,16 @@ impl ResidencyManager {
 
     /// Runs the P2P self-test of `executing` reading `owner`'s memory now; whether the link
     /// delivered the right bytes. The result decides later copies' path.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let acs = Runtime::simulated("b70x2-acs")?.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&acs)?, ResidencyConfig::default())?;
+    /// assert!(!manager.self_test(&acs[1], &acs[0])?, "the link corrupts data");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn self_test(&self, executing: &crate::Device, owner: &crate::Device) -> Result<bool> {
         let index = |device: &crate::Device| {
             self.context()

@@ -129,6 +129,15 @@ pub struct QueueGroup {
 
 impl QueueGroup {
     /// A copy-only group: the blitter engines, preferred for copies.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let groups = devices[0].queue_groups()?;
+    /// assert!(!groups[0].is_copy_only() && groups[1].is_copy_only());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn is_copy_only(&self) -> bool {
         self.copy && !self.compute
     }
@@ -213,16 +222,40 @@ impl Device {
     }
 
     /// Position in the driver's enumeration.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(devices.iter().map(Device::index).collect::<Vec<_>>(), [0, 1]);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn index(&self) -> u32 {
         self.index
     }
 
     /// The raw handle.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_ne!(devices[0].handle(), devices[1].handle());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn handle(&self) -> DeviceHandle {
         self.handle
     }
 
     /// The driver.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(devices[0].driver(), devices[1].driver());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn driver(&self) -> &Driver {
         &self.driver
     }
@@ -232,6 +265,15 @@ impl Device {
     }
 
     /// Name, ids, UUID, PCI address and limits.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let properties = devices[1].properties()?;
+    /// assert_eq!((properties.vendor_id, properties.device_id), (0x8086, 0xe223));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn properties(&self) -> Result<DeviceProperties> {
         let mut properties = ze_device_properties_t {
             stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2,
@@ -269,6 +311,14 @@ impl Device {
     }
 
     /// The device's memories.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(devices[0].memory_properties()?[0].total_size, 32 << 30);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn memory_properties(&self) -> Result<Vec<MemoryProperties>> {
         let blank = ze_device_memory_properties_t {
             stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES,
@@ -288,6 +338,14 @@ impl Device {
     }
 
     /// The command-queue groups, by ordinal.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(devices[0].queue_groups()?.len(), 2);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn queue_groups(&self) -> Result<Vec<QueueGroup>> {
         let blank = ze_command_queue_group_properties_t {
             stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES,
@@ -325,6 +383,15 @@ impl Device {
     }
 
     /// Engine `index` of queue group `ordinal`, checked to exist.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(devices[0].engine(1, 1)?.index, 1);
+    /// assert!(devices[0].engine(2, 0).is_err());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn engine(&self, ordinal: u32, index: u32) -> Result<Engine> {
         let groups = self.queue_groups()?;
         let group = *groups.get(ordinal as usize).ok_or_else(|| {
@@ -348,6 +415,14 @@ impl Device {
     }
 
     /// The first engine of a copy-only group (a blitter), if the device has one.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert!(devices[0].copy_engine()?.unwrap().group.is_copy_only());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn copy_engine(&self) -> Result<Option<Engine>> {
         let group = self
             .queue_groups()?
@@ -361,6 +436,14 @@ impl Device {
     }
 
     /// The first engine of a compute group.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert!(devices[0].compute_engine()?.group.compute);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn compute_engine(&self) -> Result<Engine> {
         let group = self
             .queue_groups()?
@@ -377,6 +460,14 @@ impl Device {
     }
 
     /// The engine copies should use: a copy-only one when there is one, else a compute one.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(devices[0].preferred_copy_engine()?.group.ordinal, 1);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn preferred_copy_engine(&self) -> Result<Engine> {
         match self.copy_engine()? {
             Some(engine) => Ok(engine),
@@ -385,6 +476,14 @@ impl Device {
     }
 
     /// Whether this device can access `peer`'s memory, and how (this direction only).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert!(devices[0].peer_access(&devices[1])?.atomics);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn peer_access(&self, peer: &Device) -> Result<PeerAccess> {
         let mut bandwidth = ze_device_p2p_bandwidth_exp_properties_t {
             stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_P2P_BANDWIDTH_EXP_PROPERTIES,
@@ -432,6 +531,15 @@ impl Device {
     }
 
     /// `zeDeviceCanAccessPeer`: whether this device can access `peer`'s memory.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let b60 = Runtime::simulated("b60x4")?.devices()?;
+    /// assert!(!b60[0].can_access_peer(&b60[1])?);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn can_access_peer(&self, peer: &Device) -> Result<bool> {
         let mut value: ze_bool_t = 0;
         // SAFETY: live device handles and a valid output pointer.

@@ -65,11 +65,28 @@ impl Driver {
     }
 
     /// The runtime this driver belongs to.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let driver = devices[0].driver();
+    /// assert_eq!(driver.runtime().source(), runtime.source());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn runtime(&self) -> &Runtime {
         &self.inner.runtime
     }
 
     /// The raw handle.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert!(!runtime.drivers()?[0].handle().0.is_null());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn handle(&self) -> DriverHandle {
         self.inner.handle
     }
@@ -79,6 +96,14 @@ impl Driver {
     }
 
     /// The devices of this driver, in enumeration order.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(runtime.drivers()?[0].devices()?, devices);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn devices(&self) -> Result<Vec<Device>> {
         let api = self.api();
         let handles = enumerate("zeDeviceGet", std::ptr::null_mut(), |count, array| {
@@ -93,6 +118,14 @@ impl Driver {
     }
 
     /// The API version the driver implements, as (major, minor).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(devices[0].driver().api_version()?, (1, 4));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn api_version(&self) -> Result<(u32, u32)> {
         let mut version = ze_api_version_t(0);
         // SAFETY: a live driver handle and a valid output pointer.
@@ -103,6 +136,14 @@ impl Driver {
     }
 
     /// The driver's UUID and version.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_ne!(devices[0].driver().properties()?.uuid, [0; 16]);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn properties(&self) -> Result<DriverProperties> {
         let mut properties = ze_driver_properties_t {
             stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES,
@@ -119,6 +160,15 @@ impl Driver {
     }
 
     /// The extensions the driver offers, as (name, version).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let names: Vec<String> = devices[0].driver().extensions()?.into_iter().map(|(name, _)| name).collect();
+    /// assert!(names.contains(&"ZE_extension_memory_free_policies".to_string()));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn extensions(&self) -> Result<Vec<(String, u32)>> {
         let api = self.api();
         let items = enumerate(
@@ -136,6 +186,15 @@ impl Driver {
     }
 
     /// The address of an extension function, or `None` when the driver does not offer it.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert!(devices[0].driver().extension_function(c"zexDriverImportExternalPointer").is_some());
+    /// assert!(devices[0].driver().extension_function(c"zexNoSuchThing").is_none());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn extension_function(&self, name: &CStr) -> Option<*const c_void> {
         let mut function = std::ptr::null_mut();
         // SAFETY: a live driver handle, a NUL-terminated name and a valid output pointer.
@@ -151,6 +210,14 @@ impl Driver {
     }
 
     /// [`Driver::extension_function`] by a Rust string.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert!(devices[0].driver().has_extension_function("zexDriverReleaseImportedPointer"));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn has_extension_function(&self, name: &str) -> bool {
         CString::new(name).is_ok_and(|name| self.extension_function(&name).is_some())
     }

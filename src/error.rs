@@ -99,6 +99,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// The error for a failed Level Zero call.
+    ///
+    /// ```
+    /// use lazy_usm::{Error, sys};
+    /// let error = Error::from_result("zeEventHostSynchronize", sys::ze_result_t::ZE_RESULT_ERROR_DEVICE_LOST);
+    /// assert!(matches!(error, Error::DeviceLost { .. }));
+    /// ```
     pub fn from_result(call: &'static str, result: ze_result_t) -> Self {
         match result {
             ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY => Self::OutOfDeviceMemory { call },
@@ -112,6 +118,11 @@ impl Error {
     }
 
     /// The `ze_result_t` behind this error, if it came from Level Zero.
+    ///
+    /// ```
+    /// use lazy_usm::Error;
+    /// assert_eq!(Error::InvalidArgument("x".into()).ze_result(), None);
+    /// ```
     pub fn ze_result(&self) -> Option<ze_result_t> {
         match self {
             Self::ZeError { result, .. } => Some(result.0),

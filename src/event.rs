@@ -51,6 +51,16 @@ impl std::fmt::Debug for EventPool {
 
 impl EventPool {
     /// A pool of `count` events.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// assert_eq!(EventPool::new(&context, 4)?.count(), 4);
+    /// assert!(EventPool::new(&context, 0).is_err());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn new(context: &Context, count: u32) -> Result<Self> {
         if count == 0 {
             return Err(Error::invalid("an event pool needs at least one event"));
@@ -84,11 +94,31 @@ impl EventPool {
     }
 
     /// How many events the pool holds.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// assert_eq!(EventPool::new(&context, 2)?.count(), 2);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn count(&self) -> u32 {
         self.inner.count
     }
 
     /// Event `index` of the pool (each index once at a time).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let pool = EventPool::new(&context, 2)?;
+    /// let (a, b) = (pool.event(0)?, pool.event(1)?);
+    /// assert_ne!(a.handle(), b.handle());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn event(&self, index: u32) -> Result<Event> {
         if index >= self.inner.count {
             return Err(Error::invalid(format!(
@@ -173,11 +203,31 @@ impl Event {
     }
 
     /// The raw handle.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// assert!(!EventPool::new(&context, 1)?.event(0)?.handle().0.is_null());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn handle(&self) -> EventHandle {
         self.handle
     }
 
     /// Signals from the host.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let event = EventPool::new(&context, 1)?.event(0)?;
+    /// event.signal()?;
+    /// assert!(event.is_signaled()?);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn signal(&self) -> Result<()> {
         // SAFETY: a live event.
         check("zeEventHostSignal", unsafe {
@@ -186,6 +236,18 @@ impl Event {
     }
 
     /// Returns to the unsignalled state.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let event = EventPool::new(&context, 1)?.event(0)?;
+    /// event.signal()?;
+    /// event.reset()?;
+    /// assert!(!event.is_signaled()?);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn reset(&self) -> Result<()> {
         // SAFETY: a live event.
         check("zeEventHostReset", unsafe {
@@ -194,6 +256,15 @@ impl Event {
     }
 
     /// Whether the event is signalled now.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// assert!(!EventPool::new(&context, 1)?.event(0)?.is_signaled()?);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn is_signaled(&self) -> Result<bool> {
         // SAFETY: a live event.
         match unsafe { (self.api().event_query_status)(self.handle.0) } {
@@ -204,11 +275,32 @@ impl Event {
     }
 
     /// Blocks until the event is signalled.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let event = EventPool::new(&context, 1)?.event(0)?;
+    /// event.signal()?;
+    /// event.wait()?;
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn wait(&self) -> Result<()> {
         self.synchronize(u64::MAX).map(|_| ())
     }
 
     /// Blocks until the event is signalled or `timeout` passes; whether it was signalled.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let event = EventPool::new(&context, 1)?.event(0)?;
+    /// assert!(!event.wait_timeout(std::time::Duration::from_millis(1))?, "nobody signals it");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn wait_timeout(&self, timeout: Duration) -> Result<bool> {
         let nanos = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX - 1);
         self.synchronize(nanos)
@@ -224,6 +316,18 @@ impl Event {
     }
 
     /// When the work before the event ran, once it has signalled; `None` before.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let event = EventPool::new(&context, 1)?.event(0)?;
+    /// assert_eq!(event.kernel_timestamp()?, None);
+    /// event.signal()?;
+    /// assert!(event.kernel_timestamp()?.is_some());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn kernel_timestamp(&self) -> Result<Option<KernelTimestamp>> {
         let mut stamp = ze_kernel_timestamp_result_t::default();
         // SAFETY: a live event and a valid output struct.

@@ -89,6 +89,16 @@ impl<'a> HostMemory<'a> {
     /// [`IMPORT_ALIGNMENT`], and overlap no other live registration with this driver: otherwise
     /// a typed error. A driver without the extension, or one that refuses, leaves it
     /// unregistered (logged once; see [`HostMemory::registration`]).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let mut pages = PageAlignedBytes::new(4096);
+    /// let host = HostMemory::register(devices[0].driver(), pages.as_mut_slice())?;
+    /// assert!(host.is_registered());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn register(driver: &Driver, bytes: &'a mut [u8]) -> Result<Self> {
         let (start, len) = (bytes.as_ptr() as usize, bytes.len());
         if len == 0 {
@@ -161,21 +171,61 @@ impl<'a> HostMemory<'a> {
     }
 
     /// Whether it was registered, and why not if not.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let mut pages = PageAlignedBytes::new(4096);
+    /// let host = HostMemory::register(devices[0].driver(), pages.as_mut_slice())?;
+    /// assert_eq!(host.registration(), &Registration::Registered);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn registration(&self) -> &Registration {
         &self.registration
     }
 
     /// Whether copies to and from it are direct.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let mut pages = PageAlignedBytes::new(8192);
+    /// assert!(HostMemory::register(devices[0].driver(), pages.as_mut_slice())?.is_registered());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn is_registered(&self) -> bool {
         self.registration == Registration::Registered
     }
 
     /// The bytes.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let mut pages = PageAlignedBytes::new(4096);
+    /// let host = HostMemory::register(devices[0].driver(), pages.as_mut_slice())?;
+    /// assert_eq!(host.as_slice().len(), 4096);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn as_slice(&self) -> &[u8] {
         self.bytes
     }
 
     /// The bytes, for writing.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let mut pages = PageAlignedBytes::new(4096);
+    /// let mut host = HostMemory::register(devices[0].driver(), pages.as_mut_slice())?;
+    /// host.as_mut_slice()[0] = 7;
+    /// assert_eq!(host.as_slice()[0], 7);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         self.bytes
     }
@@ -216,6 +266,10 @@ struct Page([u8; IMPORT_ALIGNMENT]);
 
 impl PageAlignedBytes {
     /// `len` bytes rounded up to whole pages.
+    ///
+    /// ```
+    /// assert_eq!(lazy_usm::PageAlignedBytes::new(1).as_slice().len(), 4096);
+    /// ```
     pub fn new(len: usize) -> Self {
         Self {
             pages: vec![Page([0; IMPORT_ALIGNMENT]); len.div_ceil(IMPORT_ALIGNMENT)],
@@ -223,6 +277,10 @@ impl PageAlignedBytes {
     }
 
     /// The bytes.
+    ///
+    /// ```
+    /// assert!(lazy_usm::PageAlignedBytes::new(10).as_slice().iter().all(|&b| b == 0));
+    /// ```
     pub fn as_slice(&self) -> &[u8] {
         let len = self.pages.len() * IMPORT_ALIGNMENT;
         // SAFETY: `Page` is plain bytes with no padding; the vector holds `len` of them.
@@ -230,6 +288,12 @@ impl PageAlignedBytes {
     }
 
     /// The bytes, for writing.
+    ///
+    /// ```
+    /// let mut bytes = lazy_usm::PageAlignedBytes::new(10);
+    /// bytes.as_mut_slice()[9] = 1;
+    /// assert_eq!(bytes.as_slice()[9], 1);
+    /// ```
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         let len = self.pages.len() * IMPORT_ALIGNMENT;
         // SAFETY: as above, and `&mut self` makes this the only view.
@@ -256,6 +320,16 @@ pub struct PinnedHostBuffer {
 
 impl PinnedHostBuffer {
     /// `len` bytes of page-aligned pinned host memory.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let pinned = PinnedHostBuffer::new(&context, 100)?;
+    /// assert_eq!(pinned.as_slice().len(), 100);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn new(context: &Context, len: usize) -> Result<Self> {
         Ok(Self {
             buffer: context.alloc_host(len, IMPORT_ALIGNMENT)?,
@@ -263,16 +337,46 @@ impl PinnedHostBuffer {
     }
 
     /// The bytes.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// assert_eq!(PinnedHostBuffer::new(&context, 8)?.as_slice(), &[0; 8]);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn as_slice(&self) -> &[u8] {
         self.buffer.as_slice()
     }
 
     /// The bytes, for writing.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let mut pinned = PinnedHostBuffer::new(&context, 8)?;
+    /// pinned.as_mut_slice().fill(3);
+    /// assert_eq!(pinned.as_slice(), &[3; 8]);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         self.buffer.as_mut_slice()
     }
 
     /// The underlying host allocation.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let pinned = PinnedHostBuffer::new(&context, 8)?;
+    /// assert_eq!(pinned.buffer().kind(), MemoryKind::Host);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn buffer(&self) -> &HostBuffer {
         &self.buffer
     }
@@ -280,6 +384,15 @@ impl PinnedHostBuffer {
 
 /// How a host<->device copy of `bytes` will run in `context`: direct for memory registered with
 /// its driver or allocated by it as host memory, staged for pageable memory.
+///
+/// ```
+/// # use lazy_usm::*;
+/// # let runtime = Runtime::simulated("b70x2")?;
+/// # let devices = runtime.devices()?;
+/// let context = Context::new(&devices)?;
+/// assert_eq!(host_path(&context, &vec![0u8; 64])?, HostPath::Staged);
+/// # Ok::<(), Error>(())
+/// ```
 pub fn host_path(context: &Context, bytes: &[u8]) -> Result<HostPath> {
     let (start, len) = (bytes.as_ptr() as usize, bytes.len());
     let key = context.driver().handle().0 as usize;

@@ -26,11 +26,21 @@ pub struct Sample {
 
 impl Sample {
     /// GB/s (1e9 bytes per second) by host time.
+    ///
+    /// ```
+    /// let sample = lazy_usm::measure::Sample { bytes: 2_000_000_000, host_seconds: 1.0, device_seconds: Some(0.5), modelled: true };
+    /// assert_eq!(sample.host_gbps(), 2.0);
+    /// ```
     pub fn host_gbps(&self) -> f64 {
         self.bytes as f64 / 1e9 / self.host_seconds
     }
 
     /// GB/s by device time.
+    ///
+    /// ```
+    /// let sample = lazy_usm::measure::Sample { bytes: 2_000_000_000, host_seconds: 1.0, device_seconds: Some(0.5), modelled: true };
+    /// assert_eq!(sample.device_gbps(), Some(4.0));
+    /// ```
     pub fn device_gbps(&self) -> Option<f64> {
         self.device_seconds
             .map(|seconds| self.bytes as f64 / 1e9 / seconds)
@@ -60,6 +70,10 @@ impl PeerMode {
     ];
 
     /// Short name (`lazy-first`, `lazy-warm`, `eager`, `staged`).
+    ///
+    /// ```
+    /// assert_eq!(lazy_usm::measure::PeerMode::LazyFirstTouch.name(), "lazy-first");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             PeerMode::LazyFirstTouch => "lazy-first",
@@ -111,6 +125,11 @@ pub struct PeerCopy {
 
 impl PeerCopy {
     /// `size` bytes one way in `mode` on copy engines, unvalidated.
+    ///
+    /// ```
+    /// let what = lazy_usm::measure::PeerCopy::new(4096, lazy_usm::measure::PeerMode::Eager);
+    /// assert!(!what.bidirectional && !what.validate);
+    /// ```
     pub fn new(size: usize, mode: PeerMode) -> Self {
         Self {
             size,
@@ -256,6 +275,10 @@ impl HostKind {
     ];
 
     /// Short name.
+    ///
+    /// ```
+    /// assert_eq!(lazy_usm::measure::HostKind::DriverHost.name(), "driver-host");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             HostKind::Pageable => "pageable",

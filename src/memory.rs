@@ -195,6 +195,16 @@ macro_rules! buffer {
 
         impl $name {
             /// How the buffer is freed when dropped.
+            ///
+            /// ```
+            /// # use lazy_usm::*;
+            /// # let runtime = Runtime::simulated("b70x2")?;
+            /// # let devices = runtime.devices()?;
+            /// let context = Context::new(&devices)?;
+            /// let mut buffer = context.alloc_host(64, 0)?;
+            /// buffer.set_free_policy(FreePolicy::Deferred);
+            /// # Ok::<(), Error>(())
+            /// ```
             pub fn set_free_policy(&mut self, policy: FreePolicy) {
                 self.allocation.free_policy = policy;
             }
@@ -249,6 +259,15 @@ macro_rules! host_view {
         impl $name {
             /// The bytes, read from the host. No device work can be writing them: asynchronous
             /// copies own their buffers until they complete.
+            ///
+            /// ```
+            /// # use lazy_usm::*;
+            /// # let runtime = Runtime::simulated("b70x2")?;
+            /// # let devices = runtime.devices()?;
+            /// let context = Context::new(&devices)?;
+            /// assert_eq!(context.alloc_host(4, 0)?.as_slice(), &[0; 4]);
+            /// # Ok::<(), Error>(())
+            /// ```
             pub fn as_slice(&self) -> &[u8] {
                 // SAFETY: a live host-accessible allocation of `size` bytes, zero-initialised or
                 // written since; `&self` rules out a concurrent `as_mut_slice`.
@@ -261,6 +280,17 @@ macro_rules! host_view {
             }
 
             /// The bytes, for writing from the host.
+            ///
+            /// ```
+            /// # use lazy_usm::*;
+            /// # let runtime = Runtime::simulated("b70x2")?;
+            /// # let devices = runtime.devices()?;
+            /// let context = Context::new(&devices)?;
+            /// let mut buffer = context.alloc_shared(None, 4, 0)?;
+            /// buffer.as_mut_slice().copy_from_slice(&[1, 2, 3, 4]);
+            /// assert_eq!(buffer.as_slice(), &[1, 2, 3, 4]);
+            /// # Ok::<(), Error>(())
+            /// ```
             pub fn as_mut_slice(&mut self) -> &mut [u8] {
                 // SAFETY: as above; `&mut self` makes this the only view.
                 unsafe {
@@ -312,6 +342,17 @@ impl Context {
     }
 
     /// Device memory on `device` (`alignment` 0 lets the driver choose).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let buffer = context.alloc_device(&devices[1], 4096, 4096)?;
+    /// assert_eq!(buffer.address() % 4096, 0);
+    /// assert!(context.alloc_device(&devices[1], 0, 0).is_err());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn alloc_device(
         &self,
         device: &Device,
@@ -348,6 +389,16 @@ impl Context {
     }
 
     /// Host memory (`alignment` 0 lets the driver choose).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// assert_eq!(context.alloc_host(100, 0)?.len(), 100);
+    /// assert!(context.alloc_host(100, 3).is_err(), "alignment 3");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn alloc_host(&self, size: usize, alignment: usize) -> Result<HostBuffer> {
         check_layout(size, alignment)?;
         let desc = ze_host_mem_alloc_desc_t {
@@ -371,6 +422,15 @@ impl Context {
     }
 
     /// Shared memory, associated with `device` if given.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// assert_eq!(context.alloc_shared(Some(&devices[1]), 100, 0)?.device(), Some(&devices[1]));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn alloc_shared(
         &self,
         device: Option<&Device>,

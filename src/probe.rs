@@ -156,6 +156,11 @@ pub fn probe_process(pid: Option<u32>) -> Result<ProcessMemory> {
 }
 
 /// [`probe_process`] on explicit directories (for tests and unusual mounts).
+///
+/// ```
+/// let missing = std::path::Path::new("/nonexistent/fdinfo");
+/// assert!(lazy_usm::probe_paths(missing, std::path::Path::new("/nonexistent")).is_err());
+/// ```
 pub fn probe_paths(fdinfo_dir: &Path, node_dir: &Path) -> Result<ProcessMemory> {
     let entries = std::fs::read_dir(fdinfo_dir).map_err(|error| {
         Error::invalid(format!("cannot read {}: {error}", fdinfo_dir.display()))

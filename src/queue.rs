@@ -59,6 +59,16 @@ impl Drop for CommandQueue {
 
 impl CommandQueue {
     /// A queue on `engine`, a device of `context`.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let queue = CommandQueue::new(&context, &devices[0].compute_engine()?)?;
+    /// let _ = queue;
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn new(context: &Context, engine: &Engine) -> Result<Self> {
         context.check_device(&engine.device)?;
         let desc = engine.queue_desc();
@@ -81,6 +91,20 @@ impl CommandQueue {
 
     /// Runs a closed list; the returned submission waits for it (on a fence) before the list or
     /// its buffers can be touched again.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let engine = devices[0].compute_engine()?;
+    /// let queue = CommandQueue::new(&context, &engine)?;
+    /// let mut list = RecordedList::new(&context, &engine)?;
+    /// assert!(queue.execute(&list).is_err(), "not closed yet");
+    /// list.close()?;
+    /// queue.execute(&list)?.wait()?;
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn execute<'queue, 'list>(
         &'queue self,
         list: &'list RecordedList<'_>,
@@ -135,6 +159,21 @@ pub struct Submission<'queue, 'list> {
 
 impl Submission<'_, '_> {
     /// Whether the work has completed.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let engine = devices[0].compute_engine()?;
+    /// let queue = CommandQueue::new(&context, &engine)?;
+    /// let mut list = RecordedList::new(&context, &engine)?;
+    /// list.close()?;
+    /// let submission = queue.execute(&list)?;
+    /// let _ = submission.is_complete()?;
+    /// submission.wait()?;
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn is_complete(&self) -> Result<bool> {
         // SAFETY: a live fence.
         match unsafe { (self.queue.context.api().fence_query_status)(self.fence) } {
@@ -145,6 +184,19 @@ impl Submission<'_, '_> {
     }
 
     /// Waits for the work to complete.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let engine = devices[0].compute_engine()?;
+    /// let queue = CommandQueue::new(&context, &engine)?;
+    /// let mut list = RecordedList::new(&context, &engine)?;
+    /// list.close()?;
+    /// queue.execute(&list)?.wait()?;
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn wait(self) -> Result<()> {
         self.synchronize()
     }
@@ -195,6 +247,16 @@ impl Drop for RecordedList<'_> {
 
 impl<'buffers> RecordedList<'buffers> {
     /// An empty list for the queue group of `engine`.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = RecordedList::new(&context, &devices[1].preferred_copy_engine()?)?;
+    /// drop(list);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn new(context: &Context, engine: &Engine) -> Result<Self> {
         context.check_device(&engine.device)?;
         let desc = ze_command_list_desc_t {
@@ -222,6 +284,21 @@ impl<'buffers> RecordedList<'buffers> {
     }
 
     /// Records a copy of `len` bytes from `src[src_offset..]` to `dst[dst_offset..]`.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let engine = devices[0].preferred_copy_engine()?;
+    /// let (source, mut target) = (context.alloc_host(16, 0)?, context.alloc_host(16, 0)?);
+    /// let mut late = context.alloc_host(16, 0)?;
+    /// let mut list = RecordedList::new(&context, &engine)?;
+    /// list.copy(&mut target, 0, &source, 0, 16)?;
+    /// list.close()?;
+    /// assert!(list.copy(&mut late, 0, &source, 0, 16).is_err(), "closed");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn copy(
         &mut self,
         dst: &'buffers mut impl Memory,
@@ -252,6 +329,16 @@ impl<'buffers> RecordedList<'buffers> {
     }
 
     /// Ends recording; the list can then be executed, any number of times.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let mut list = RecordedList::new(&context, &devices[0].compute_engine()?)?;
+    /// list.close()?;
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn close(&mut self) -> Result<()> {
         // SAFETY: a live list.
         check("zeCommandListClose", unsafe {

@@ -110,6 +110,17 @@ impl Runtime {
     }
 
     /// A Level Zero loader (or driver library exporting the API) at an explicit path.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// match Runtime::system_at("/nonexistent/libze_loader.so.1") {
+    ///     Err(Error::Loader(error)) => assert!(error.to_string().contains("/nonexistent")),
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn system_at(path: impl AsRef<std::ffi::OsStr>) -> Result<Self> {
         let api = ZeApi::load_from_path(path)?;
         let origin = api.origin().to_string();
@@ -118,6 +129,15 @@ impl Runtime {
 
     /// A new in-process simulated platform from a preset (`b70x2`, `b70x2-26.05`, `b60x4`,
     /// `b70x2-acs`, `xelink`).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(devices.len(), 2);
+    /// assert!(Runtime::simulated("nonesuch").is_err());
+    /// # Ok::<(), Error>(())
+    /// ```
     #[cfg(feature = "simulator")]
     pub fn simulated(preset: &str) -> Result<Self> {
         Self::simulated_with(
@@ -127,6 +147,16 @@ impl Runtime {
     }
 
     /// A new in-process simulated platform from a configuration.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let mut config = ze_sim::SimConfig::preset("b60x4").unwrap();
+    /// config.devices.truncate(3);
+    /// assert_eq!(Runtime::simulated_with(config)?.devices()?.len(), 3);
+    /// # Ok::<(), Error>(())
+    /// ```
     #[cfg(feature = "simulator")]
     pub fn simulated_with(config: ze_sim::SimConfig) -> Result<Self> {
         let name = config.name.clone();
@@ -182,22 +212,54 @@ impl Runtime {
     }
 
     /// The function table.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert!(runtime.api().context_create_ex.is_some());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn api(&self) -> &ZeApi {
         &self.inner.api
     }
 
     /// Which implementation this is.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(runtime.source(), &Source::Simulated { name: "b70x2".into() });
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn source(&self) -> &Source {
         &self.inner.source
     }
 
     /// The simulated platform behind this runtime, for its accounting; `None` on the system.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(runtime.simulator().unwrap().host_pinned_bytes(), 0);
+    /// # Ok::<(), Error>(())
+    /// ```
     #[cfg(feature = "simulator")]
     pub fn simulator(&self) -> Option<&ze_sim::Platform> {
         self.inner.simulator.as_ref()
     }
 
     /// The drivers, in the loader's order.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(runtime.drivers()?.len(), 1);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn drivers(&self) -> Result<Vec<Driver>> {
         let api = self.api();
         let handles = enumerate("zeDriverGet", std::ptr::null_mut(), |count, array| {
@@ -211,6 +273,14 @@ impl Runtime {
     }
 
     /// Every device of the first driver that has any.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(devices[1].index(), 1);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn devices(&self) -> Result<Vec<crate::Device>> {
         for driver in self.drivers()? {
             let devices = driver.devices()?;

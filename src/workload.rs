@@ -27,6 +27,10 @@ impl Workload {
     pub const ALL: [Workload; 3] = [Workload::Seed000, Workload::Ddp, Workload::Tp];
 
     /// Its name on the command line.
+    ///
+    /// ```
+    /// assert_eq!(lazy_usm::workload::Workload::Tp.name(), "tp");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Workload::Seed000 => "seed000",

@@ -326,6 +326,16 @@ impl Resident for Block<'_> {
 
 impl Block<'_> {
     /// Bytes the block really occupies (its size rounded up to its class or granule).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// assert_eq!(pool.allocate(1000)?.capacity(), 1024);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn capacity(&self) -> usize {
         self.capacity
     }
@@ -387,6 +397,16 @@ impl crate::command::Deferrable for Block<'_> {
 
 impl DevicePool {
     /// A pool for `device`, whose segments `manager` allocates and tracks.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let bad = PoolConfig { small_max: 1 << 30, ..PoolConfig::default() };
+    /// assert!(DevicePool::new(&manager, &devices[0], bad).is_err(), "small_max above dedicated_threshold");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn new(manager: &ResidencyManager, device: &Device, config: PoolConfig) -> Result<Self> {
         let owner = manager.index_of(device)?;
         if config.small_max > config.dedicated_threshold || config.small_max < GRANULE {
@@ -420,11 +440,31 @@ impl DevicePool {
     }
 
     /// The pool's device.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// assert_eq!(pool.device(), &devices[0]);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn device(&self) -> &Device {
         &self.device
     }
 
     /// The manager whose segments the pool uses.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// assert_eq!(pool.manager().context().devices().len(), 2);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn manager(&self) -> &ResidencyManager {
         &self.manager
     }
@@ -490,12 +530,36 @@ impl DevicePool {
     }
 
     /// A block of at least `size` bytes.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// let block = pool.allocate(100 << 20)?; // above the dedicated threshold: its own allocation
+    /// assert_eq!(block.len(), 100 << 20);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn allocate(&self, size: usize) -> Result<Block<'_>> {
         self.allocate_in(size, 0)
     }
 
     /// A block for memory that `peers` will also use: placed in a segment already resident
     /// there, so sharing it costs no new residency.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// let calls = manager.host_cost().make_resident_calls;
+    /// let block = pool.allocate_for(1 << 20, &[&devices[1]])?;
+    /// manager.ensure_resident_on(&block, &devices[1])?;
+    /// assert_eq!(manager.host_cost().make_resident_calls, calls + 2, "owner and peer, once, at segment creation");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn allocate_for(&self, size: usize, peers: &[&Device]) -> Result<Block<'_>> {
         let mut set = DeviceSet::EMPTY;
         for peer in peers {
@@ -509,6 +573,17 @@ impl DevicePool {
     }
 
     /// A block recorded with a name, for [`DevicePool::report`].
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// let _weights = pool.allocate_named(4 << 20, "weights")?;
+    /// assert!(pool.report(1).contains("weights"));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn allocate_named(&self, size: usize, name: &str) -> Result<Block<'_>> {
         let mut block = self.allocate(size)?;
         block.named = true;
@@ -744,6 +819,16 @@ impl DevicePool {
 
     /// Returns blocks whose pending work has completed to the free lists (the slow path does
     /// this too); how many came back.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// assert_eq!(pool.reclaim(), 0, "nothing deferred");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn reclaim(&self) -> usize {
         self.reclaim_deferred()
     }
@@ -848,6 +933,17 @@ impl DevicePool {
 
     /// Releases idle segments and the peer residency of segments no live shared block needs
     /// (outside hinted arenas, which keep theirs); returns the bytes of segments released.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// drop(pool.allocate(10 << 20)?);
+    /// assert_eq!(pool.trim()?, 32 << 20, "the idle large segment");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn trim(&self) -> Result<u64> {
         self.reclaim_deferred();
         let released = self.release_idle_segments();
@@ -876,6 +972,18 @@ impl DevicePool {
     }
 
     /// Current statistics.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// let _block = pool.allocate(4096)?;
+    /// let stats = pool.stats();
+    /// assert_eq!((stats.allocated_bytes, stats.misses), (4096, 1));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn stats(&self) -> PoolStats {
         self.note_peak();
         let (mut hits, mut misses) = (0, 0);
@@ -923,6 +1031,16 @@ impl DevicePool {
     }
 
     /// A readable summary: the statistics and the largest named live blocks.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// assert!(pool.report(10).starts_with("device 0:"));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn report(&self, largest: usize) -> String {
         use std::fmt::Write;
         let stats = self.stats();

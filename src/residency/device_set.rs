@@ -62,6 +62,10 @@ impl DeviceSet {
     }
 
     /// The indices, ascending.
+    ///
+    /// ```
+    /// assert_eq!(lazy_usm::DeviceSet::first(3).iter().collect::<Vec<_>>(), [0, 1, 2]);
+    /// ```
     pub fn iter(self) -> impl Iterator<Item = u32> {
         (0..MAX_DEVICES).filter(move |&index| self.contains(index))
     }

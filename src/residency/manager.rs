@@ -156,26 +156,73 @@ impl Memory for DeviceAllocation {
 
 impl DeviceAllocation {
     /// The devices it is resident on now.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let allocation = manager.allocate(&devices[1], 64)?;
+    /// assert_eq!(allocation.resident(), DeviceSet::single(1));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn resident(&self) -> DeviceSet {
         self.state.resident.load()
     }
 
     /// Index of the owning device.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// assert_eq!(manager.allocate(&devices[1], 64)?.owner(), 1);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn owner(&self) -> u32 {
         self.state.owner
     }
 
     /// Its residency policy.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// assert_eq!(manager.allocate_with(&devices[0], 64, Policy::Manual)?.policy(), Policy::Manual);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn policy(&self) -> Policy {
         self.state.policy
     }
 
     /// The underlying buffer, for the safe core's command lists.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// assert_eq!(manager.allocate(&devices[0], 64)?.buffer().len(), 64);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn buffer(&self) -> &DeviceBuffer {
         &self.buffer
     }
 
     /// Mutable access to the underlying buffer.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let mut allocation = manager.allocate(&devices[0], 64)?;
+    /// allocation.buffer_mut().set_free_policy(FreePolicy::Blocking);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn buffer_mut(&mut self) -> &mut DeviceBuffer {
         &mut self.buffer
     }
@@ -361,6 +408,16 @@ impl Shared {
 
 impl ResidencyManager {
     /// A manager for the devices of `context`.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let config = ResidencyConfig { staging_chunk: 0, ..ResidencyConfig::default() };
+    /// assert!(ResidencyManager::new(context, config).is_err());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn new(context: Context, config: ResidencyConfig) -> Result<Self> {
         let count = context.devices().len();
         if count > MAX_DEVICES as usize {
@@ -386,11 +443,29 @@ impl ResidencyManager {
     }
 
     /// The context.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// assert_eq!(manager.context().devices().len(), 2);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn context(&self) -> &Context {
         &self.shared.context
     }
 
     /// The configuration.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// assert_eq!(manager.config().policy, Policy::Lazy);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn config(&self) -> &ResidencyConfig {
         &self.shared.config
     }
@@ -411,11 +486,31 @@ impl ResidencyManager {
     }
 
     /// A device allocation on `device`, under the manager's policy.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let allocation = manager.allocate(&devices[0], 1 << 20)?;
+    /// assert_eq!(allocation.resident(), DeviceSet::single(0));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn allocate(&self, device: &Device, size: usize) -> Result<DeviceAllocation> {
         self.allocate_with(device, size, self.shared.config.policy)
     }
 
     /// A device allocation on `device` under `policy` (overriding the manager's).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let eager = manager.allocate_with(&devices[0], 1 << 20, Policy::Eager)?;
+    /// assert_eq!(eager.resident(), DeviceSet::first(2));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn allocate_with(
         &self,
         device: &Device,
@@ -426,6 +521,16 @@ impl ResidencyManager {
     }
 
     /// [`ResidencyManager::allocate_with`] with an alignment (a power of two; 0: the driver's).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let allocation = manager.allocate_aligned(&devices[0], 4096, Policy::Lazy, 1 << 16)?;
+    /// assert_eq!(allocation.address() % (1 << 16), 0);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn allocate_aligned(
         &self,
         device: &Device,
@@ -476,6 +581,17 @@ impl ResidencyManager {
 
     /// Makes `allocation` resident on `device` now, whatever the policy: before the program
     /// launches its own kernels that read it there. Counts against the host budget.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let allocation = manager.allocate(&devices[0], 4096)?;
+    /// manager.ensure_resident_on(&allocation, &devices[1])?;
+    /// assert!(allocation.resident().contains(1));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn ensure_resident_on(&self, allocation: &impl Resident, device: &Device) -> Result<()> {
         self.check_owned(allocation)?;
         let index = self.index_of(device)?;
@@ -488,6 +604,17 @@ impl ResidencyManager {
     }
 
     /// [`ResidencyManager::ensure_resident_on`] for several allocations.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let (a, b) = (manager.allocate(&devices[0], 4096)?, manager.allocate(&devices[0], 4096)?);
+    /// manager.ensure_resident_batch(&[&a, &b], &devices[1])?;
+    /// assert_eq!(manager.host_cost().current_bytes, 8192);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn ensure_resident_batch<R: Resident>(
         &self,
         allocations: &[&R],
@@ -501,6 +628,19 @@ impl ResidencyManager {
 
     /// Evicts `allocation` from peer `device`. Fails while a copy through lazy-usm uses it, and
     /// for its owner.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let allocation = manager.allocate(&devices[0], 4096)?;
+    /// manager.ensure_resident_on(&allocation, &devices[1])?;
+    /// manager.evict_from(&allocation, &devices[1])?;
+    /// assert_eq!(manager.host_cost().current_bytes, 0);
+    /// assert!(manager.evict_from(&allocation, &devices[0]).is_err(), "not from its owner");
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn evict_from(&self, allocation: &impl Resident, device: &Device) -> Result<()> {
         self.check_owned(allocation)?;
         let index = self.index_of(device)?;
@@ -524,6 +664,18 @@ impl ResidencyManager {
     }
 
     /// Lets `accessor` become a residency target of `owner`'s `PeerEnabled` allocations.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::new(Policy::PeerEnabled))?;
+    /// manager.enable_peer_access(&devices[1], &devices[0])?;
+    /// let source = manager.allocate(&devices[0], 4096)?;
+    /// let mut target = manager.allocate(&devices[1], 4096)?;
+    /// assert_eq!(manager.copy(&mut target, 0, &source, 0, 4096)?, CopyPath::PeerToPeer);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn enable_peer_access(&self, accessor: &Device, owner: &Device) -> Result<()> {
         let pair = (self.index_of(accessor)?, self.index_of(owner)?);
         self.shared.lock().enabled.insert(pair);
@@ -532,6 +684,20 @@ impl ResidencyManager {
 
     /// Undoes [`ResidencyManager::enable_peer_access`] and evicts the `PeerEnabled`
     /// residencies it allowed, each once no copy uses it.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::new(Policy::PeerEnabled))?;
+    /// manager.enable_peer_access(&devices[1], &devices[0])?;
+    /// let source = manager.allocate(&devices[0], 4096)?;
+    /// let mut target = manager.allocate(&devices[1], 4096)?;
+    /// manager.copy(&mut target, 0, &source, 0, 4096)?;
+    /// manager.disable_peer_access(&devices[1], &devices[0])?;
+    /// assert_eq!(manager.host_cost().current_bytes, 0);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn disable_peer_access(&self, accessor: &Device, owner: &Device) -> Result<()> {
         let (accessor, owner) = (self.index_of(accessor)?, self.index_of(owner)?);
         let mut state = self.shared.lock();
@@ -555,12 +721,30 @@ impl ResidencyManager {
     }
 
     /// Whether `accessor` may use `owner`'s `PeerEnabled` allocations.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// assert!(!manager.peer_access_enabled(&devices[1], &devices[0])?);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn peer_access_enabled(&self, accessor: &Device, owner: &Device) -> Result<bool> {
         let pair = (self.index_of(accessor)?, self.index_of(owner)?);
         Ok(self.shared.lock().enabled.contains(&pair))
     }
 
     /// What peer residency has cost so far.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// assert_eq!(manager.host_cost().devices.len(), 2);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn host_cost(&self) -> HostCost {
         self.shared.accounting.snapshot()
     }

@@ -37,11 +37,19 @@ impl Policy {
     ];
 
     /// Whether allocations become resident on every context device at once.
+    ///
+    /// ```
+    /// assert!(!lazy_usm::Policy::Lazy.resident_at_allocation());
+    /// ```
     pub fn resident_at_allocation(self) -> bool {
         self == Policy::Eager
     }
 
     /// The lower-case name (`eager`, `lazy`, `peer-enabled`, `manual`).
+    ///
+    /// ```
+    /// assert_eq!(lazy_usm::Policy::PeerEnabled.name(), "peer-enabled");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Policy::Eager => "eager",
@@ -122,6 +130,10 @@ pub enum EngineChoice {
 
 impl ResidencyConfig {
     /// The defaults with `policy`.
+    ///
+    /// ```
+    /// assert_eq!(lazy_usm::ResidencyConfig::new(lazy_usm::Policy::Manual).host_budget, None);
+    /// ```
     pub fn new(policy: Policy) -> Self {
         Self {
             policy,

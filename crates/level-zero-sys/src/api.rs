@@ -104,6 +104,13 @@ macro_rules! ze_api {
             /// # Safety
             /// Every address `resolve` returns for a name must be a function with the signature
             /// the Level Zero headers declare for that name, valid while `provider` lives.
+            ///
+            /// ```
+            /// // A provider without the core functions is a typed error, not a panic.
+            /// // SAFETY: nothing is resolved, so nothing can be called.
+            /// let error = unsafe { level_zero_sys::ZeApi::from_resolver("empty", None, |_| None) }.unwrap_err();
+            /// assert!(error.to_string().contains("zeInit"));
+            /// ```
             pub unsafe fn from_resolver(
                 origin: impl Into<String>,
                 provider: Option<Arc<dyn Any + Send + Sync>>,
@@ -216,6 +223,12 @@ ze_api! {
 impl ZeApi {
     /// Loads the system's Level Zero loader: the path in [`LOADER_PATH_ENV`] if set, otherwise
     /// the first of [`SYSTEM_LOADER_NAMES`] the dynamic linker finds.
+    ///
+    /// ```
+    /// if let Err(error) = level_zero_sys::ZeApi::load_system() {
+    ///     println!("{error}");
+    /// }
+    /// ```
     pub fn load_system() -> Result<Self, LoadError> {
         match std::env::var_os(LOADER_PATH_ENV) {
             Some(path) => Self::load_from_path(path),
@@ -236,6 +249,10 @@ impl ZeApi {
     }
 
     /// Loads a Level Zero loader (or any library exporting the Level Zero API) from `path`.
+    ///
+    /// ```
+    /// assert!(level_zero_sys::ZeApi::load_from_path("/nonexistent/libze_loader.so.1").is_err());
+    /// ```
     pub fn load_from_path(path: impl AsRef<std::ffi::OsStr>) -> Result<Self, LoadError> {
         let path = path.as_ref();
         let shown = path.to_string_lossy().into_owned();
@@ -262,6 +279,12 @@ impl ZeApi {
     }
 
     /// What provides these functions (a library path or a simulated platform's name).
+    ///
+    /// ```
+    /// if let Ok(api) = level_zero_sys::ZeApi::load_system() {
+    ///     assert!(api.origin().contains("libze_loader"));
+    /// }
+    /// ```
     pub fn origin(&self) -> &str {
         &self.origin
     }

@@ -315,6 +315,11 @@ impl SimConfig {
     }
 
     /// A preset name, or else a path to a TOML file (the form `ZE_SIM_CONFIG` takes).
+    ///
+    /// ```
+    /// assert_eq!(ze_sim::SimConfig::from_name_or_path("xelink").unwrap().mirror, ze_sim::MirrorMode::None);
+    /// assert!(ze_sim::SimConfig::from_name_or_path("/nonexistent.toml").is_err());
+    /// ```
     pub fn from_name_or_path(value: &str) -> Result<Self, ConfigError> {
         if let Some(config) = Self::preset(value) {
             return Ok(config);
@@ -327,6 +332,12 @@ impl SimConfig {
     }
 
     /// Checks what serde cannot: device count, link indices, addresses, positive rates.
+    ///
+    /// ```
+    /// let mut config = ze_sim::SimConfig::default();
+    /// config.devices[0].pci_address = "bogus".into();
+    /// assert!(config.validate().is_err());
+    /// ```
     pub fn validate(&self) -> Result<(), ConfigError> {
         let invalid = |message: String| Err(ConfigError::Invalid(message));
         if self.devices.is_empty() || self.devices.len() > 64 {
@@ -368,6 +379,11 @@ impl SimConfig {
     }
 
     /// The link between two distinct devices.
+    ///
+    /// ```
+    /// let config = ze_sim::SimConfig::preset("b70x2-acs").unwrap();
+    /// assert_eq!(config.link(0, 1), ze_sim::LinkKind::Corrupt);
+    /// ```
     pub fn link(&self, a: u32, b: u32) -> LinkKind {
         self.links
             .iter()

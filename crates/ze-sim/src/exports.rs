@@ -17,6 +17,11 @@ pub const CONFIG_ENV: &str = "ZE_SIM_CONFIG";
 static GLOBAL: OnceLock<Result<Platform, String>> = OnceLock::new();
 
 /// The process-wide platform the loader path uses, built on first use from [`CONFIG_ENV`].
+///
+/// ```
+/// // Without ZE_SIM_CONFIG, the process-wide platform is `b70x2`.
+/// assert_eq!(ze_sim::global_platform().unwrap().config().devices.len(), 2);
+/// ```
 pub fn global_platform() -> Result<Platform, SimError> {
     GLOBAL
         .get_or_init(|| {
@@ -69,6 +74,13 @@ pub(crate) unsafe extern "C" fn global_init_drivers(
 ///
 /// # Safety
 /// `buf` must be null or valid for `len` bytes of writes.
+///
+/// ```
+/// let mut buffer = vec![0 as std::ffi::c_char; 512];
+/// // SAFETY: a buffer of the given length.
+/// let length = unsafe { ze_sim::zesim_fdinfo(0, buffer.as_mut_ptr(), buffer.len()) };
+/// assert!(length > 0 && length < 512);
+/// ```
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zesim_fdinfo(device_index: u32, buf: *mut c_char, len: usize) -> usize {
     let Some(text) = global_platform().ok().and_then(|p| p.fdinfo(device_index)) else {
@@ -85,6 +97,10 @@ pub unsafe extern "C" fn zesim_fdinfo(device_index: u32, buf: *mut c_char, len: 
 }
 
 /// Host memory pinned by the simulated driver (the `nr_gpu_active` analogue), in bytes.
+///
+/// ```
+/// assert_eq!(ze_sim::zesim_host_pinned_bytes(), 0);
+/// ```
 #[unsafe(no_mangle)]
 pub extern "C" fn zesim_host_pinned_bytes() -> u64 {
     global_platform().map_or(0, |platform| platform.host_pinned_bytes())
@@ -95,6 +111,12 @@ pub extern "C" fn zesim_host_pinned_bytes() -> u64 {
 ///
 /// # Safety
 /// `name` must be null or a NUL-terminated string.
+///
+/// ```
+/// // SAFETY: NUL-terminated names.
+/// assert_eq!(unsafe { ze_sim::zesim_counter(c"evict_calls".as_ptr()) }, 0);
+/// assert_eq!(unsafe { ze_sim::zesim_counter(c"bogus".as_ptr()) }, u64::MAX);
+/// ```
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zesim_counter(name: *const c_char) -> u64 {
     if name.is_null() {

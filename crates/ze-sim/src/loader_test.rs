@@ -9,6 +9,12 @@ pub const CHILD_ENV: &str = "ZE_SIM_LOADER_CHILD";
 
 /// Why the loader path cannot run here, or `None` if it can: the loader library and
 /// `libze_sim.so` (built next to the test binary's `deps/` folder) must both exist.
+///
+/// ```
+/// if let Some(why) = ze_sim::loader_test::unavailable() {
+///     println!("the loader path cannot run here: {why}");
+/// }
+/// ```
 pub fn unavailable() -> Option<String> {
     // SAFETY: probing for the loader; its initialisers only set up its own state.
     if let Err(error) = unsafe { libloading::Library::new("libze_loader.so.1") } {
@@ -20,6 +26,11 @@ pub fn unavailable() -> Option<String> {
 }
 
 /// `libze_sim.so` next to the running test binary's target folder.
+///
+/// ```
+/// // Doctests run outside a target's deps folder: no driver library next to them.
+/// assert!(ze_sim::loader_test::driver_library().is_err());
+/// ```
 pub fn driver_library() -> Result<PathBuf, String> {
     let executable = std::env::current_exe().map_err(|error| error.to_string())?;
     let target = executable
@@ -42,6 +53,13 @@ pub fn driver_library() -> Result<PathBuf, String> {
 /// path), with the loader's validation layer on if `validation`. Skips, saying why, where the
 /// loader path is unavailable, unless `CI` is set: there that is a failure. Panics with the
 /// child's output if it fails.
+///
+/// ```
+/// // In a test binary: runs `my_body::child` behind the loader, skipping where it cannot.
+/// fn loader_test() {
+///     ze_sim::loader_test::run_in_loader_child("my_body::child", "b70x2", true);
+/// }
+/// ```
 pub fn run_in_loader_child(name: &str, config: &str, validation: bool) {
     if let Some(why) = unavailable() {
         assert!(
@@ -83,6 +101,10 @@ pub fn run_in_loader_child(name: &str, config: &str, validation: bool) {
 }
 
 /// Whether this process is such a child.
+///
+/// ```
+/// assert!(!ze_sim::loader_test::is_child());
+/// ```
 pub fn is_child() -> bool {
     std::env::var_os(CHILD_ENV).is_some()
 }

@@ -35,6 +35,12 @@ macro_rules! counters {
             pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
 
             /// A counter by name.
+            ///
+            /// ```
+            /// let counters = ze_sim::Counters::default();
+            /// assert_eq!(counters.get("free_hazards"), Some(0));
+            /// assert_eq!(counters.get("no_such_counter"), None);
+            /// ```
             pub fn get(&self, name: &str) -> Option<u64> {
                 match name {
                     $(stringify!($name) => Some(self.$name),)*
@@ -571,11 +577,22 @@ impl std::fmt::Debug for Platform {
 
 impl Platform {
     /// A new, independent platform.
+    ///
+    /// ```
+    /// let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+    /// config.devices.clear();
+    /// assert!(ze_sim::Platform::new(config).is_err(), "no devices");
+    /// ```
     pub fn new(config: SimConfig) -> Result<Self, SimError> {
         Self::build(config, true)
     }
 
     /// A new platform from a preset name (see [`crate::PRESET_NAMES`]).
+    ///
+    /// ```
+    /// assert!(ze_sim::Platform::preset("b60x4").is_ok());
+    /// assert!(ze_sim::Platform::preset("b61x9").is_err());
+    /// ```
     pub fn preset(name: &str) -> Result<Self, SimError> {
         let config = SimConfig::preset(name).ok_or_else(|| SimError::UnknownPreset(name.into()))?;
         Self::new(config)
@@ -629,23 +646,45 @@ impl Platform {
     }
 
     /// The configuration this platform was built from.
+    ///
+    /// ```
+    /// let platform = ze_sim::Platform::preset("b70x2").unwrap();
+    /// assert_eq!(platform.config().name, "b70x2");
+    /// ```
     pub fn config(&self) -> &SimConfig {
         &self.inner.config
     }
 
     /// The address of the Level Zero entry point `name` driving this platform, or `None` for a
     /// function the simulator does not provide. Pass it to `ZeApi::from_resolver`.
+    ///
+    /// ```
+    /// let platform = ze_sim::Platform::preset("b70x2").unwrap();
+    /// assert!(platform.resolve("zeDriverGet").is_some());
+    /// assert!(platform.resolve("zeModuleCreate").is_none(), "not simulated");
+    /// ```
     pub fn resolve(&self, name: &str) -> Option<*const c_void> {
         let slot = self.inner.slot?;
         slots::resolve(slot, name).or_else(|| crate::entry::resolve(name))
     }
 
     /// Memory use of device `index`.
+    ///
+    /// ```
+    /// let platform = ze_sim::Platform::preset("b70x2").unwrap();
+    /// assert_eq!(platform.device_usage(1).unwrap().vram_bytes, 0);
+    /// assert!(platform.device_usage(2).is_none());
+    /// ```
     pub fn device_usage(&self, index: u32) -> Option<DeviceUsage> {
         self.inner.lock().usage.get(index as usize).copied()
     }
 
     /// Host memory pinned by the driver (the `nr_gpu_active` analogue), in bytes.
+    ///
+    /// ```
+    /// let platform = ze_sim::Platform::preset("b70x2").unwrap();
+    /// assert_eq!(platform.host_pinned_bytes(), 0);
+    /// ```
     pub fn host_pinned_bytes(&self) -> u64 {
         self.inner.lock().host_pinned
     }
@@ -663,21 +702,41 @@ impl Platform {
     }
 
     /// A counter by name (see [`Counters::NAMES`]).
+    ///
+    /// ```
+    /// let platform = ze_sim::Platform::preset("b70x2").unwrap();
+    /// assert_eq!(platform.counter("live_contexts"), Some(0));
+    /// ```
     pub fn counter(&self, name: &str) -> Option<u64> {
         self.inner.lock().counters.get(name)
     }
 
     /// All counters at once.
+    ///
+    /// ```
+    /// let platform = ze_sim::Platform::preset("b70x2").unwrap();
+    /// assert_eq!(platform.counters().submissions, 0);
+    /// ```
     pub fn counters(&self) -> Counters {
         self.inner.lock().counters
     }
 
     /// The driver handle of this platform, as `zeDriverGet` returns it.
+    ///
+    /// ```
+    /// let platform = ze_sim::Platform::preset("b70x2").unwrap();
+    /// assert_ne!(platform.driver_handle(), 0);
+    /// ```
     pub fn driver_handle(&self) -> usize {
         self.inner.driver
     }
 
     /// Whether no submitted work is still pending.
+    ///
+    /// ```
+    /// let platform = ze_sim::Platform::preset("b70x2").unwrap();
+    /// assert!(platform.is_idle());
+    /// ```
     pub fn is_idle(&self) -> bool {
         self.inner
             .lock()
