@@ -5,6 +5,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 if [[ "${CI:-}" == "true" && "$(id -u)" == "0" ]]; then
     if ! dpkg -s libze-dev libclang-dev >/dev/null 2>&1; then
+        apt-get update
         apt-get install -y libze-dev libclang-dev
     fi
     if [[ "$(bindgen --version 2>/dev/null | awk '{print $2}')" != "0.73.2" ]]; then
