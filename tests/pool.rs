@@ -434,3 +434,85 @@ mod model {
         }
     }
 }
+
+mod threaded_model {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    /// Live blocks of every thread, by address: (end, thread).
+    type Registry = Mutex<BTreeMap<usize, (usize, usize)>>;
+
+    fn claim(
+        registry: &Registry,
+        start: usize,
+        capacity: usize,
+        thread: usize,
+    ) -> Result<(), String> {
+        let mut live = registry.lock().unwrap();
+        if let Some((&other, &(end, owner))) = live.range(..start + capacity).next_back()
+            && end > start
+        {
+            return Err(format!(
+                "thread {thread}'s block {start:#x}+{capacity} overlaps thread {owner}'s {other:#x}..{end:#x}"
+            ));
+        }
+        live.insert(start, (start + capacity, thread));
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+        /// Two threads run their own random allocate / free sequences on one pool at once: no
+        /// block is ever handed to both, bytes survive, and everything is returned.
+        #[test]
+        fn threads_agree_with_a_shared_reference_model(
+            sequences in prop::collection::vec(prop::collection::vec((any::<bool>(), 1..(3 * MIB)), 1..40), 2..=2),
+        ) {
+            let harness = Harness::simulated("b70x2");
+            let (manager, devices) = setup(&harness, Policy::Lazy);
+            let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+            let registry: Registry = Mutex::new(BTreeMap::new());
+            let outcome: Result<(), String> = std::thread::scope(|scope| {
+                let workers: Vec<_> = sequences.iter().enumerate().map(|(thread, ops)| {
+                    let (pool, manager, registry) = (&pool, &manager, &registry);
+                    scope.spawn(move || -> Result<(), String> {
+                        let mut live: Vec<(Block<'_>, u8)> = Vec::new();
+                        for (step, &(allocate, size)) in ops.iter().enumerate() {
+                            if allocate || live.is_empty() {
+                                let mut block = pool.allocate(size).map_err(|e| e.to_string())?;
+                                claim(registry, block.address(), block.capacity(), thread)?;
+                                let tag = (step as u8).wrapping_mul(31) ^ thread as u8;
+                                manager.write(&mut block, 0, &vec![tag; size.min(256)]).map_err(|e| e.to_string())?;
+                                live.push((block, tag));
+                            } else {
+                                let (block, tag) = live.swap_remove(size % live.len());
+                                let mut back = vec![0; block.len().min(256)];
+                                manager.read(&block, 0, &mut back).map_err(|e| e.to_string())?;
+                                if back.iter().any(|&byte| byte != tag) {
+                                    return Err(format!("thread {thread} lost the bytes of {:#x}", block.address()));
+                                }
+                                registry.lock().unwrap().remove(&block.address());
+                                drop(block);
+                            }
+                        }
+                        for (block, _) in live {
+                            registry.lock().unwrap().remove(&block.address());
+                        }
+                        Ok(())
+                    })
+                }).collect();
+                workers.into_iter().map(|worker| worker.join().unwrap()).collect()
+            });
+            prop_assert!(outcome.is_ok(), "{:?}", outcome);
+            prop_assert_eq!(pool.stats().allocated_bytes, 0);
+            pool.trim().unwrap();
+            prop_assert_eq!(pool.stats().reserved_bytes, 0);
+            drop(pool);
+            drop(manager);
+            harness.assert_clean();
+        }
+    }
+}
