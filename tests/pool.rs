@@ -504,7 +504,7 @@ mod threaded_model {
                         Ok(())
                     })
                 }).collect();
-                workers.into_iter().map(|worker| worker.join().unwrap()).collect()
+                workers.into_iter().try_for_each(|worker| worker.join().unwrap())
             });
             prop_assert!(outcome.is_ok(), "{:?}", outcome);
             prop_assert_eq!(pool.stats().allocated_bytes, 0);
