@@ -383,15 +383,6 @@ impl CommandList {
         dst: D,
         src: S,
     ) -> Result<PendingCopy<'_, D, S>> {
-        self.context.check_memory(&dst)?;
-        self.context.check_memory(&src)?;
-        if dst.len() != src.len() {
-            return Err(Error::invalid(format!(
-                "asynchronous copy between buffers of {} and {} bytes",
-                dst.len(),
-                src.len()
-            )));
-        }
         self.copy_async_after(dst, src, None)
     }
 

@@ -98,24 +98,31 @@ impl Shared {
     /// configured, a self-test of the pair passed.
     fn link_usable(&self, executing: u32, owner: u32) -> Result<bool> {
         let state = match self.link(executing, owner) {
-            Some(state) => state,
-            None => {
-                let state = if !self.device(executing).can_access_peer(self.device(owner))? {
-                    LinkState::Refused
-                } else if self.config.self_test == SelfTest::Off {
+            LinkState::Unknown => match self.driver_link(executing, owner)? {
+                LinkState::Untested if self.config.self_test == SelfTest::Off => {
+                    self.set_link(executing, owner, LinkState::Trusted);
                     LinkState::Trusted
-                } else {
-                    LinkState::Untested
-                };
-                self.set_link(executing, owner, state);
-                state
-            }
+                }
+                state => state,
+            },
+            known => known,
         };
         Ok(match state {
             LinkState::Trusted => true,
             LinkState::Refused | LinkState::Corrupt => false,
-            LinkState::Untested => self.self_test(executing, owner)?,
+            LinkState::Untested | LinkState::Unknown => self.self_test(executing, owner)?,
         })
+    }
+
+    /// What the driver says of the pair (`Refused` or `Untested`), recorded.
+    fn driver_link(&self, executing: u32, owner: u32) -> Result<LinkState> {
+        let state = if self.device(executing).can_access_peer(self.device(owner))? {
+            LinkState::Untested
+        } else {
+            LinkState::Refused
+        };
+        self.set_link(executing, owner, state);
+        Ok(state)
     }
 
     /// Copies a known pattern from `owner` to `executing` over P2P and checks it arrived.
@@ -379,25 +386,10 @@ impl ResidencyManager {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn self_test(&self, executing: &crate::Device, owner: &crate::Device) -> Result<bool> {
-        let index = |device: &crate::Device| {
-            self.context()
-                .devices()
-                .iter()
-                .position(|candidate| candidate == device)
-                .map(|position| position as u32)
-                .ok_or_else(|| {
-                    Error::invalid(format!("device {} is not in this context", device.index()))
-                })
-        };
-        let (executing, owner) = (index(executing)?, index(owner)?);
-        if !self
-            .shared
-            .device(executing)
-            .can_access_peer(self.shared.device(owner))?
-        {
-            self.shared.set_link(executing, owner, LinkState::Refused);
-            return Ok(false);
+        let (executing, owner) = (self.index_of(executing)?, self.index_of(owner)?);
+        match self.shared.driver_link(executing, owner)? {
+            LinkState::Refused => Ok(false),
+            _ => self.shared.self_test(executing, owner),
         }
-        self.shared.self_test(executing, owner)
     }
 }

@@ -10,8 +10,8 @@ use crate::context::Context;
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::memory::{AllocationView, DeviceBuffer, HostBuffer, Memory, sealed};
-use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// What the manager knows of one allocation, shared with its peer-residency records.
@@ -24,17 +24,17 @@ pub(crate) struct AllocationState {
     pub(crate) resident: AtomicDeviceSet,
     /// Copies through lazy-usm that use it now.
     pub(crate) pending: AtomicU32,
-}
-
-/// One peer residency lazy-usm made, for eviction in least-recently-used order.
-struct PeerResidency {
-    allocation: Arc<AllocationState>,
-    last_use: u64,
+    /// The manager's clock when a peer last used it (kept only under a host budget, where it
+    /// orders eviction).
+    pub(crate) last_use: AtomicU64,
 }
 
 /// What a device pair's P2P link has shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum LinkState {
+    /// Not looked at yet.
+    Unknown,
     /// The driver says the pair has P2P; not tested yet.
     Untested,
     /// The self-test passed (or is switched off).
@@ -45,14 +45,43 @@ pub(crate) enum LinkState {
     Corrupt,
 }
 
+impl LinkState {
+    const ALL: [LinkState; 5] = [
+        LinkState::Unknown,
+        LinkState::Untested,
+        LinkState::Trusted,
+        LinkState::Refused,
+        LinkState::Corrupt,
+    ];
+}
+
+/// One byte per ordered device pair, read without a lock on the copy path.
+struct PairTable {
+    devices: u32,
+    cells: Vec<AtomicU8>,
+}
+
+impl PairTable {
+    fn new(devices: u32) -> Self {
+        Self {
+            devices,
+            cells: (0..devices * devices).map(|_| AtomicU8::new(0)).collect(),
+        }
+    }
+
+    fn get(&self, row: u32, column: u32) -> u8 {
+        self.cells[(row * self.devices + column) as usize].load(Ordering::Acquire)
+    }
+
+    fn set(&self, row: u32, column: u32, value: u8) {
+        self.cells[(row * self.devices + column) as usize].store(value, Ordering::Release);
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct State {
-    /// (accessor, owner) pairs allowed by `enable_peer_access`.
-    enabled: HashSet<(u32, u32)>,
-    /// (allocation id, device) -> the residency.
-    peers: HashMap<(u64, u32), PeerResidency>,
-    /// (executing device, owner) -> the link's state.
-    links: HashMap<(u32, u32), LinkState>,
+    /// (allocation id, device) -> each peer residency lazy-usm made.
+    peers: HashMap<(u64, u32), Arc<AllocationState>>,
 }
 
 pub(crate) struct Shared {
@@ -60,6 +89,10 @@ pub(crate) struct Shared {
     pub(crate) config: ResidencyConfig,
     pub(crate) accounting: Accounting,
     state: Mutex<State>,
+    /// (accessor, owner) pairs allowed by `enable_peer_access`: 1 when allowed.
+    enabled: PairTable,
+    /// (executing device, owner) -> a `LinkState`.
+    links: PairTable,
     /// One copy list per device, made on first use.
     pub(crate) lists: Vec<Mutex<Option<CommandList>>>,
     /// The pinned bounce buffer of staged copies, made on first use.
@@ -273,9 +306,10 @@ impl Shared {
         device: u32,
         request: Request,
     ) -> Result<bool> {
+        // The hot path: one atomic load (and, under a budget, one store for eviction order).
         if allocation.resident.load().contains(device) {
-            if let Some(peer) = self.lock().peers.get_mut(&(allocation.id, device)) {
-                peer.last_use = self.tick();
+            if self.config.host_budget.is_some() && device != allocation.owner {
+                allocation.last_use.store(self.tick(), Ordering::Relaxed);
             }
             return Ok(true);
         }
@@ -312,29 +346,25 @@ impl Shared {
         allocation.resident.insert(device);
         if peer {
             self.accounting.peer_added(device, size);
-            let last_use = self.tick();
-            state.peers.insert(
-                (allocation.id, device),
-                PeerResidency {
-                    allocation: Arc::clone(allocation),
-                    last_use,
-                },
-            );
+            allocation.last_use.store(self.tick(), Ordering::Relaxed);
+            state
+                .peers
+                .insert((allocation.id, device), Arc::clone(allocation));
         }
         Ok(true)
     }
 
-    /// Evicts least recently used idle peer residencies (never of `keep`) until `needed` more
-    /// bytes fit in `budget`.
+    /// Evicts idle peer residencies of the least recently used allocations (never `keep`)
+    /// until `needed` more bytes fit in `budget`.
     fn make_room(&self, state: &mut State, needed: u64, budget: u64, keep: u64) -> Result<()> {
         while self.accounting.current() + needed > budget {
             let victim = state
                 .peers
                 .iter()
-                .filter(|&(&(id, _), peer)| {
-                    id != keep && peer.allocation.pending.load(Ordering::Acquire) == 0
+                .filter(|&(&(id, _), allocation)| {
+                    id != keep && allocation.pending.load(Ordering::Acquire) == 0
                 })
-                .min_by_key(|(_, peer)| peer.last_use)
+                .min_by_key(|(_, allocation)| allocation.last_use.load(Ordering::Relaxed))
                 .map(|(&key, _)| key);
             let Some((id, device)) = victim else {
                 return Err(Error::HostBudgetExceeded {
@@ -343,7 +373,7 @@ impl Shared {
                     in_use: self.accounting.current(),
                 });
             };
-            let allocation = Arc::clone(&state.peers[&(id, device)].allocation);
+            let allocation = Arc::clone(&state.peers[&(id, device)]);
             self.evict_locked(state, &allocation, device)?;
         }
         Ok(())
@@ -374,17 +404,17 @@ impl Shared {
     pub(crate) fn may_auto_resident(&self, policy: Policy, accessor: u32, owner: u32) -> bool {
         match policy {
             Policy::Eager | Policy::Lazy => true,
-            Policy::PeerEnabled => self.lock().enabled.contains(&(accessor, owner)),
+            Policy::PeerEnabled => self.enabled.get(accessor, owner) == 1,
             Policy::Manual => false,
         }
     }
 
-    pub(crate) fn link(&self, executing: u32, owner: u32) -> Option<LinkState> {
-        self.lock().links.get(&(executing, owner)).copied()
+    pub(crate) fn link(&self, executing: u32, owner: u32) -> LinkState {
+        LinkState::ALL[self.links.get(executing, owner) as usize]
     }
 
     pub(crate) fn set_link(&self, executing: u32, owner: u32, link: LinkState) {
-        self.lock().links.insert((executing, owner), link);
+        self.links.set(executing, owner, link as u8);
     }
 
     /// After a copy: PeerEnabled residencies of a pair that was disabled meanwhile go now that
@@ -395,11 +425,14 @@ impl Shared {
         {
             return;
         }
+        let disabled = |device: &u32| self.enabled.get(*device, allocation.owner) == 0;
+        let peers = allocation.resident.load().without(allocation.owner);
+        if !peers.iter().any(|device| disabled(&device)) {
+            return;
+        }
         let mut state = self.lock();
-        for device in allocation.resident.load().without(allocation.owner).iter() {
-            if !state.enabled.contains(&(device, allocation.owner))
-                && let Err(error) = self.evict_locked(&mut state, allocation, device)
-            {
+        for device in peers.iter().filter(disabled) {
+            if let Err(error) = self.evict_locked(&mut state, allocation, device) {
                 log::warn!("lazy-usm: evicting after disable_peer_access failed: {error}");
             }
         }
@@ -435,6 +468,8 @@ impl ResidencyManager {
                 context,
                 config,
                 state: Mutex::new(State::default()),
+                enabled: PairTable::new(count as u32),
+                links: PairTable::new(count as u32),
                 staging: Mutex::new(None),
                 clock: AtomicU64::new(1),
                 next_id: AtomicU64::new(1),
@@ -548,6 +583,7 @@ impl ResidencyManager {
             policy,
             resident: AtomicDeviceSet::new(DeviceSet::EMPTY),
             pending: AtomicU32::new(0),
+            last_use: AtomicU64::new(0),
         });
         let allocation = DeviceAllocation {
             state,
@@ -677,8 +713,8 @@ impl ResidencyManager {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn enable_peer_access(&self, accessor: &Device, owner: &Device) -> Result<()> {
-        let pair = (self.index_of(accessor)?, self.index_of(owner)?);
-        self.shared.lock().enabled.insert(pair);
+        let (accessor, owner) = (self.index_of(accessor)?, self.index_of(owner)?);
+        self.shared.enabled.set(accessor, owner, 1);
         Ok(())
     }
 
@@ -701,17 +737,17 @@ impl ResidencyManager {
     pub fn disable_peer_access(&self, accessor: &Device, owner: &Device) -> Result<()> {
         let (accessor, owner) = (self.index_of(accessor)?, self.index_of(owner)?);
         let mut state = self.shared.lock();
-        state.enabled.remove(&(accessor, owner));
+        self.shared.enabled.set(accessor, owner, 0);
         let idle: Vec<Arc<AllocationState>> = state
             .peers
             .iter()
-            .filter(|&(&(_, device), peer)| {
+            .filter(|&(&(_, device), allocation)| {
                 device == accessor
-                    && peer.allocation.owner == owner
-                    && peer.allocation.policy == Policy::PeerEnabled
-                    && peer.allocation.pending.load(Ordering::Acquire) == 0
+                    && allocation.owner == owner
+                    && allocation.policy == Policy::PeerEnabled
+                    && allocation.pending.load(Ordering::Acquire) == 0
             })
-            .map(|(_, peer)| Arc::clone(&peer.allocation))
+            .map(|(_, allocation)| Arc::clone(allocation))
             .collect();
         for allocation in idle {
             self.shared
@@ -731,8 +767,8 @@ impl ResidencyManager {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn peer_access_enabled(&self, accessor: &Device, owner: &Device) -> Result<bool> {
-        let pair = (self.index_of(accessor)?, self.index_of(owner)?);
-        Ok(self.shared.lock().enabled.contains(&pair))
+        let (accessor, owner) = (self.index_of(accessor)?, self.index_of(owner)?);
+        Ok(self.shared.enabled.get(accessor, owner) == 1)
     }
 
     /// What peer residency has cost so far.
