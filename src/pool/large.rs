@@ -107,13 +107,9 @@ impl LargeHeap {
     /// Segments with no used range.
     pub(crate) fn idle_segments(&self) -> Vec<u32> {
         self.segments
-            .iter()
-            .filter(|&(_, &(base, size))| {
-                self.ranges
-                    .get(&base)
-                    .is_some_and(|range| range.free && range.size == size)
-            })
-            .map(|(&segment, _)| segment)
+            .keys()
+            .copied()
+            .filter(|&segment| self.segment_idle(segment))
             .collect()
     }
 

@@ -777,7 +777,8 @@ impl DevicePool {
         ))
     }
 
-    fn drop_segment(&self, index: u32) {
+    /// Forgets segment `index` (freed once no block holds it); returns its size.
+    fn drop_segment(&self, index: u32) -> u64 {
         let removed = {
             let mut table = self
                 .segments
@@ -789,16 +790,17 @@ impl DevicePool {
             }
             removed
         };
-        if let Some(segment) = removed {
-            self.reserved
-                .fetch_sub(segment.allocation.len() as u64, Ordering::AcqRel);
-        }
+        let size = removed.map_or(0, |segment| segment.allocation.len() as u64);
+        self.reserved.fetch_sub(size, Ordering::AcqRel);
+        size
     }
 
     fn release(&self, slot: Slot, arena: u8, class: u16, capacity: usize) {
         let shard_index = thread_shard();
         match class {
-            DEDICATED => self.drop_segment(slot.segment),
+            DEDICATED => {
+                self.drop_segment(slot.segment);
+            }
             LARGE => {
                 let arena = self.arena_ref(arena);
                 let mut heap = lock(&arena.large);
@@ -874,48 +876,10 @@ impl DevicePool {
 
     /// Releases segments no live block uses; returns the bytes released.
     fn release_idle_segments(&self) -> u64 {
-        let mut released = 0;
         let mut idle: Vec<u32> = Vec::new();
         for arena in self.arenas.iter().filter_map(OnceLock::get) {
-            // Small classes: a segment is idle when every block carved from it is free again.
             for class in arena.classes.iter() {
-                let mut carve = lock(&class.carve);
-                let mut shards: Vec<_> = class.shards.iter().map(|shard| lock(&shard.0)).collect();
-                let mut free: HashMap<u32, usize> = HashMap::new();
-                for shard in &shards {
-                    for slot in &shard.slots {
-                        *free.entry(slot.segment).or_default() += 1;
-                    }
-                }
-                let table = self
-                    .segments
-                    .read()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner());
-                let carved = |segment: u32| -> usize {
-                    let Some(Some(entry)) = table.segments.get(segment as usize) else {
-                        return 0;
-                    };
-                    let base = entry.allocation.address();
-                    if carve.segment == segment && carve.end > 0 {
-                        (carve.next - base) / class.size
-                    } else {
-                        entry.allocation.len() / class.size
-                    }
-                };
-                let empty: Vec<u32> = free
-                    .iter()
-                    .filter(|&(&segment, &count)| count == carved(segment))
-                    .map(|(&segment, _)| segment)
-                    .collect();
-                drop(table);
-                for shard in shards.iter_mut() {
-                    shard.slots.retain(|slot| !empty.contains(&slot.segment));
-                }
-                if carve.end > 0 && empty.contains(&carve.segment) {
-                    carve.next = 0;
-                    carve.end = 0;
-                }
-                idle.extend(empty);
+                idle.extend(self.take_idle_small_segments(class));
             }
             let mut heap = lock(&arena.large);
             for segment in heap.idle_segments() {
@@ -923,12 +887,51 @@ impl DevicePool {
                 idle.push(segment);
             }
         }
-        for segment in idle {
-            let size = self.segment(segment).allocation.len() as u64;
-            self.drop_segment(segment);
-            released += size;
+        idle.into_iter()
+            .map(|segment| self.drop_segment(segment))
+            .sum()
+    }
+
+    /// The class's segments whose every carved block is free again, with their blocks taken
+    /// out of the free lists.
+    fn take_idle_small_segments(&self, class: &Class) -> Vec<u32> {
+        let mut carve = lock(&class.carve);
+        let mut shards: Vec<_> = class.shards.iter().map(|shard| lock(&shard.0)).collect();
+        let mut free: HashMap<u32, usize> = HashMap::new();
+        for slot in shards.iter().flat_map(|shard| shard.slots.iter()) {
+            *free.entry(slot.segment).or_default() += 1;
         }
-        released
+        // Blocks carved so far: all of a full segment, up to the cursor of the current one.
+        let carved = |index: u32, segment: &Segment| -> usize {
+            let base = segment.allocation.address();
+            if carve.end > 0 && carve.segment == index {
+                (carve.next - base) / class.size
+            } else {
+                segment.allocation.len() / class.size
+            }
+        };
+        let empty: Vec<u32> = {
+            let table = self
+                .segments
+                .read()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            free.iter()
+                .filter(|&(&index, &count)| {
+                    table.segments[index as usize]
+                        .as_ref()
+                        .is_some_and(|segment| count == carved(index, segment))
+                })
+                .map(|(&index, _)| index)
+                .collect()
+        };
+        for shard in shards.iter_mut() {
+            shard.slots.retain(|slot| !empty.contains(&slot.segment));
+        }
+        if carve.end > 0 && empty.contains(&carve.segment) {
+            carve.next = 0;
+            carve.end = 0;
+        }
+        empty
     }
 
     /// Releases idle segments and the peer residency of segments no live shared block needs
