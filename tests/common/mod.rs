@@ -4,25 +4,24 @@
 #![allow(dead_code)]
 
 use lazy_usm::{Runtime, Source};
-use std::ffi::CString;
 
 pub struct Harness {
     pub runtime: Runtime,
-    driver_library: Option<libloading::Library>,
+    exports: Option<ze_sim::loader_test::DriverExports>,
 }
 
 impl Harness {
     pub fn simulated(preset: &str) -> Self {
         Self {
             runtime: Runtime::simulated(preset).expect("simulated runtime"),
-            driver_library: None,
+            exports: None,
         }
     }
 
     pub fn with_config(config: ze_sim::SimConfig) -> Self {
         Self {
             runtime: Runtime::simulated_with(config).expect("simulated runtime"),
-            driver_library: None,
+            exports: None,
         }
     }
 
@@ -34,88 +33,43 @@ impl Harness {
         );
         let runtime = Runtime::system().expect("system runtime");
         assert!(matches!(runtime.source(), Source::System { .. }));
-        let path = std::env::var("ZE_ENABLE_ALT_DRIVERS").expect("ZE_ENABLE_ALT_DRIVERS");
-        // SAFETY: the library the loader already loaded; its initialisers are trivial.
-        let library = unsafe { libloading::Library::new(path) }.expect("libze_sim.so");
+        let exports = ze_sim::loader_test::DriverExports::open().expect("libze_sim.so");
         Self {
             runtime,
-            driver_library: Some(library),
+            exports: Some(exports),
         }
+    }
+
+    fn platform(&self) -> &ze_sim::Platform {
+        self.runtime
+            .simulator()
+            .expect("an in-process simulated runtime")
     }
 
     /// A simulator counter, from the in-process platform or `libze_sim.so`'s export.
     pub fn counter(&self, name: &str) -> u64 {
-        match &self.driver_library {
-            None => self
-                .runtime
-                .simulator()
-                .and_then(|platform| platform.counter(name))
-                .unwrap_or(u64::MAX),
-            Some(library) => {
-                let name = CString::new(name).expect("name");
-                // SAFETY: the export's documented signature and a NUL-terminated name.
-                unsafe {
-                    let counter = library
-                        .get::<unsafe extern "C" fn(*const std::ffi::c_char) -> u64>(
-                            b"zesim_counter",
-                        )
-                        .expect("zesim_counter");
-                    counter(name.as_ptr())
-                }
-            }
+        match &self.exports {
+            None => self.platform().counter(name).unwrap_or(u64::MAX),
+            Some(exports) => exports.counter(name),
         }
     }
 
     pub fn host_pinned(&self) -> u64 {
-        match &self.driver_library {
-            None => self
-                .runtime
-                .simulator()
-                .map_or(u64::MAX, |p| p.host_pinned_bytes()),
-            Some(library) => {
-                // SAFETY: the export's documented signature.
-                unsafe {
-                    let pinned = library
-                        .get::<unsafe extern "C" fn() -> u64>(b"zesim_host_pinned_bytes")
-                        .expect("zesim_host_pinned_bytes");
-                    pinned()
-                }
-            }
+        match &self.exports {
+            None => self.platform().host_pinned_bytes(),
+            Some(exports) => exports.host_pinned_bytes(),
         }
     }
 
-    /// GTT bytes of device `index` (the peer mirror), from its DRM fdinfo text.
+    /// GTT bytes of device `index` (the peer mirror), read with the library's fdinfo parser.
     pub fn gtt(&self, index: u32) -> u64 {
-        let text = match &self.driver_library {
-            None => self
-                .runtime
-                .simulator()
-                .and_then(|p| p.fdinfo(index))
-                .unwrap_or_default(),
-            Some(library) => {
-                // SAFETY: the export's documented signature; a buffer of the length it needs.
-                unsafe {
-                    let fdinfo = library
-                        .get::<unsafe extern "C" fn(u32, *mut std::ffi::c_char, usize) -> usize>(
-                            b"zesim_fdinfo",
-                        )
-                        .expect("zesim_fdinfo");
-                    let length = fdinfo(index, std::ptr::null_mut(), 0);
-                    let mut buffer = vec![0u8; length + 1];
-                    fdinfo(
-                        index,
-                        buffer.as_mut_ptr() as *mut std::ffi::c_char,
-                        buffer.len(),
-                    );
-                    String::from_utf8_lossy(&buffer[..length]).into_owned()
-                }
-            }
+        let text = match &self.exports {
+            None => self.platform().fdinfo(index).unwrap_or_default(),
+            Some(exports) => exports.fdinfo(index),
         };
-        text.lines()
-            .find_map(|line| line.strip_prefix("drm-resident-gtt:"))
-            .and_then(|value| value.trim().strip_suffix(" KiB"))
-            .and_then(|kib| kib.parse::<u64>().ok())
-            .map_or(u64::MAX, |kib| kib * 1024)
+        lazy_usm::parse_fdinfo(&text)
+            .and_then(|client| client.resident_gtt)
+            .unwrap_or(u64::MAX)
     }
 
     /// Everything made was released.

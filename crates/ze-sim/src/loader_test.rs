@@ -108,3 +108,74 @@ pub fn run_in_loader_child(name: &str, config: &str, validation: bool) {
 pub fn is_child() -> bool {
     std::env::var_os(CHILD_ENV).is_some()
 }
+
+/// The accounting exports of the `libze_sim.so` the loader loaded in this (child) process: the
+/// same figures [`crate::Platform`] gives in-process, read through the C interface.
+///
+/// ```
+/// // Outside a loader child there is no driver library to open.
+/// assert!(ze_sim::loader_test::DriverExports::open().is_err());
+/// ```
+pub struct DriverExports {
+    library: libloading::Library,
+}
+
+impl DriverExports {
+    /// Opens the library named by `ZE_ENABLE_ALT_DRIVERS` (already loaded by the loader, so this
+    /// reaches the same process-wide platform).
+    pub fn open() -> Result<Self, String> {
+        let path =
+            std::env::var("ZE_ENABLE_ALT_DRIVERS").map_err(|_| "ZE_ENABLE_ALT_DRIVERS is unset")?;
+        // SAFETY: the simulator's library; its initialisers are Rust statics set up lazily.
+        let library = unsafe { libloading::Library::new(&path) }
+            .map_err(|error| format!("{path}: {error}"))?;
+        Ok(Self { library })
+    }
+
+    /// `zesim_fdinfo` of device `index`, as text.
+    pub fn fdinfo(&self, index: u32) -> String {
+        // SAFETY: the export's signature (see `crate::zesim_fdinfo`); a null buffer asks for the
+        // length, then a buffer one byte longer receives the text and its NUL.
+        unsafe {
+            let Ok(fdinfo) =
+                self.library
+                    .get::<unsafe extern "C" fn(u32, *mut std::ffi::c_char, usize) -> usize>(
+                        b"zesim_fdinfo",
+                    )
+            else {
+                return String::new();
+            };
+            let length = fdinfo(index, std::ptr::null_mut(), 0);
+            let mut buffer = vec![0u8; length + 1];
+            fdinfo(
+                index,
+                buffer.as_mut_ptr() as *mut std::ffi::c_char,
+                buffer.len(),
+            );
+            String::from_utf8_lossy(&buffer[..length]).into_owned()
+        }
+    }
+
+    /// `zesim_host_pinned_bytes`.
+    pub fn host_pinned_bytes(&self) -> u64 {
+        // SAFETY: the export's signature (see `crate::zesim_host_pinned_bytes`).
+        unsafe {
+            self.library
+                .get::<unsafe extern "C" fn() -> u64>(b"zesim_host_pinned_bytes")
+                .map_or(u64::MAX, |pinned| pinned())
+        }
+    }
+
+    /// `zesim_counter(name)`; `u64::MAX` for an unknown name.
+    pub fn counter(&self, name: &str) -> u64 {
+        let Ok(name) = std::ffi::CString::new(name) else {
+            return u64::MAX;
+        };
+        // SAFETY: the export's signature (see `crate::zesim_counter`) and a NUL-terminated name.
+        unsafe {
+            self.library
+                .get::<unsafe extern "C" fn(*const std::ffi::c_char) -> u64>(b"zesim_counter")
+                .map_or(u64::MAX, |counter| counter(name.as_ptr()))
+        }
+    }
+}

@@ -5,7 +5,7 @@
 
 use level_zero_sys::*;
 use std::collections::HashMap;
-use std::ffi::{CString, c_void};
+use std::ffi::c_void;
 use std::ptr::null_mut;
 use std::sync::Arc;
 use ze_sim::{Platform, SimConfig};
@@ -16,7 +16,7 @@ pub const MIB: usize = 1 << 20;
 /// Where the accounting comes from: the in-process platform, or `libze_sim.so`'s exports.
 pub enum Accounting {
     InProcess(Platform),
-    Loader(libloading::Library),
+    Loader(ze_sim::loader_test::DriverExports, libloading::Library),
 }
 
 pub struct Sim {
@@ -66,7 +66,8 @@ impl Sim {
         let path = std::env::var("ZE_ENABLE_ALT_DRIVERS").expect("ZE_ENABLE_ALT_DRIVERS");
         // SAFETY: the same library the loader already loaded; its initialisers are trivial.
         let library = unsafe { libloading::Library::new(path) }.expect("libze_sim.so");
-        Self::start(api, Accounting::Loader(library))
+        let exports = ze_sim::loader_test::DriverExports::open().expect("libze_sim.so");
+        Self::start(api, Accounting::Loader(exports, library))
     }
 
     fn start(api: ZeApi, accounting: Accounting) -> Self {
@@ -107,7 +108,9 @@ impl Sim {
     pub fn fdinfo(&self, device: u32) -> HashMap<String, String> {
         let text = match &self.accounting {
             Accounting::InProcess(platform) => platform.fdinfo(device).expect("device"),
-            Accounting::Loader(library) => {
+            // Read here rather than through `DriverExports::fdinfo`, to check the export's
+            // length and NUL-termination contract.
+            Accounting::Loader(_, library) => {
                 // SAFETY: the export's documented signature.
                 let fdinfo = unsafe {
                     library
@@ -147,31 +150,14 @@ impl Sim {
     pub fn host_pinned(&self) -> u64 {
         match &self.accounting {
             Accounting::InProcess(platform) => platform.host_pinned_bytes(),
-            Accounting::Loader(library) => {
-                // SAFETY: the export's documented signature.
-                unsafe {
-                    let pinned = library
-                        .get::<unsafe extern "C" fn() -> u64>(b"zesim_host_pinned_bytes")
-                        .expect("zesim_host_pinned_bytes");
-                    pinned()
-                }
-            }
+            Accounting::Loader(exports, _) => exports.host_pinned_bytes(),
         }
     }
 
     pub fn counter(&self, name: &str) -> u64 {
         match &self.accounting {
             Accounting::InProcess(platform) => platform.counter(name).unwrap_or(u64::MAX),
-            Accounting::Loader(library) => {
-                let name = CString::new(name).expect("name");
-                // SAFETY: the export's documented signature and a NUL-terminated name.
-                unsafe {
-                    let counter = library
-                        .get::<unsafe extern "C" fn(*const i8) -> u64>(b"zesim_counter")
-                        .expect("zesim_counter");
-                    counter(name.as_ptr())
-                }
-            }
+            Accounting::Loader(exports, _) => exports.counter(name),
         }
     }
 
