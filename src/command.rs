@@ -438,11 +438,15 @@ pub trait Deferrable: Memory {
 ///
 /// ```
 /// use lazy_usm::{Context, Runtime};
-/// let devices = Runtime::simulated("b70x2")?.devices()?;
+/// let runtime = Runtime::simulated("b70x2")?;
+/// let devices = runtime.devices()?;
 /// let context = Context::new(&devices)?;
 /// let list = context.immediate_list(&devices[0].compute_engine()?)?;
 /// let pending = list.copy_async(context.alloc_host(64, 0)?, context.alloc_device(&devices[0], 64, 0)?)?;
 /// drop(pending); // waits for the copy, then frees both buffers
+/// let simulator = runtime.simulator().unwrap();
+/// assert_eq!(simulator.counter("free_hazards"), Some(0), "nothing freed under the copy");
+/// assert_eq!(simulator.counter("live_allocations"), Some(0));
 /// # Ok::<(), lazy_usm::Error>(())
 /// ```
 ///
@@ -463,8 +467,10 @@ impl<D: Memory, S: Memory> PendingCopy<'_, D, S> {
     /// # let devices = runtime.devices()?;
     /// let context = Context::new(&devices)?;
     /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
-    /// let pending = list.copy_async(context.alloc_host(64, 0)?, context.alloc_device(&devices[0], 64, 0)?)?;
-    /// let _ = pending.is_complete()?;
+    /// let gate = EventPool::new(&context, 1)?.event(0)?;
+    /// let pending = list.copy_async_after(context.alloc_host(64, 0)?, context.alloc_device(&devices[0], 64, 0)?, Some(&gate))?;
+    /// assert!(!pending.is_complete()?, "held back by the gate");
+    /// gate.signal()?;
     /// let (host, _) = pending.wait()?;
     /// assert_eq!(host.as_slice(), &[0; 64]);
     /// # Ok::<(), Error>(())
@@ -527,6 +533,11 @@ impl<D: Deferrable, S: Deferrable> PendingCopy<'_, D, S> {
     /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
     /// let list = manager.context().immediate_list(&devices[0].preferred_copy_engine()?)?;
     /// list.copy_async(pool.allocate(256)?, pool.allocate(256)?)?.detach(); // back to the pool once done
+    /// let mut returned = 0;
+    /// while returned < 2 {
+    ///     returned += pool.reclaim(); // the copy completes on its engine soon after
+    /// }
+    /// assert_eq!(pool.stats().allocated_bytes, 0);
     /// # Ok::<(), Error>(())
     /// ```
     pub fn detach(mut self) {

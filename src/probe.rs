@@ -143,8 +143,11 @@ const PAGE_BYTES: u64 = 4096;
 ///
 /// ```
 /// let memory = lazy_usm::probe_process(None)?;
-/// // No GPU on this machine: no DRM clients. The call still succeeds.
-/// println!("{} devices, gpu_active {:?}", memory.devices.len(), memory.gpu_active_bytes);
+/// // Each device listed is one the process holds a DRM file descriptor to.
+/// assert!(memory.devices.iter().all(|device| device.clients > 0));
+/// // No such process: a typed error naming what could not be read.
+/// let error = lazy_usm::probe_process(Some(u32::MAX)).unwrap_err();
+/// assert!(error.to_string().contains("4294967295"), "{error}");
 /// # Ok::<(), lazy_usm::Error>(())
 /// ```
 pub fn probe_process(pid: Option<u32>) -> Result<ProcessMemory> {

@@ -66,7 +66,9 @@ impl CommandQueue {
     /// # let devices = runtime.devices()?;
     /// let context = Context::new(&devices)?;
     /// let queue = CommandQueue::new(&context, &devices[0].compute_engine()?)?;
-    /// let _ = queue;
+    /// let single = Context::new(&devices[..1])?;
+    /// assert!(CommandQueue::new(&single, &devices[1].compute_engine()?).is_err(), "device 1 is not in it");
+    /// drop(queue);
     /// # Ok::<(), Error>(())
     /// ```
     pub fn new(context: &Context, engine: &Engine) -> Result<Self> {
@@ -170,8 +172,10 @@ impl Submission<'_, '_> {
     /// let mut list = RecordedList::new(&context, &engine)?;
     /// list.close()?;
     /// let submission = queue.execute(&list)?;
-    /// let _ = submission.is_complete()?;
-    /// submission.wait()?;
+    /// while !submission.is_complete()? {
+    ///     std::thread::yield_now();
+    /// }
+    /// assert!(submission.is_complete()?, "stays complete");
     /// # Ok::<(), Error>(())
     /// ```
     pub fn is_complete(&self) -> Result<bool> {

@@ -70,8 +70,8 @@ macro_rules! ze_api {
         /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
         /// use level_zero_sys::ZeApi;
         /// match ZeApi::load_system() {
-        ///     Ok(api) => println!("Level Zero from {}", api.origin()),
-        ///     Err(error) => println!("no Level Zero loader here: {error}"),
+        ///     Ok(api) => assert!(!api.origin().is_empty()),
+        ///     Err(error) => assert!(error.to_string().contains("libze_loader"), "{error}"),
         /// }
         /// # Ok(()) }
         /// ```
@@ -225,8 +225,11 @@ impl ZeApi {
     /// the first of [`SYSTEM_LOADER_NAMES`] the dynamic linker finds.
     ///
     /// ```
-    /// if let Err(error) = level_zero_sys::ZeApi::load_system() {
-    ///     println!("{error}");
+    /// match level_zero_sys::ZeApi::load_system() {
+    ///     Ok(api) => assert!(api.origin().contains("libze_loader")),
+    ///     // Every name tried is listed, with why it failed.
+    ///     Err(level_zero_sys::LoadError::LibraryNotFound { tried }) => assert!(!tried.is_empty()),
+    ///     Err(other) => panic!("{other}"),
     /// }
     /// ```
     pub fn load_system() -> Result<Self, LoadError> {

@@ -186,6 +186,7 @@ fn b70(pci_address: &str) -> DeviceConfig {
         pci_address: pci_address.into(),
         memory_bytes: 32 * GIB,
         max_mem_alloc_bytes: None,
+        // Engine counts and clock are illustrative, not read off a B70.
         compute_queues: 1,
         copy_queues: 2,
         core_clock_mhz: 2800,
@@ -245,6 +246,7 @@ impl SimConfig {
                 .iter()
                 .map(|address| DeviceConfig {
                     name: "Intel(R) Arc(TM) Pro B60 Graphics (simulated)".into(),
+                    // Illustrative: no seed gives the B60's device id or PCI addresses.
                     device_id: 0xe211,
                     memory_bytes: 24 * GIB,
                     ..b70(address)
@@ -275,6 +277,7 @@ impl SimConfig {
                     .iter()
                     .map(|address| DeviceConfig {
                         name: "Intel(R) Xe Link GPU (simulated)".into(),
+                        // Illustrative: a generic fabric-connected pair, not a measured part.
                         device_id: 0x0bd5,
                         memory_bytes: 64 * GIB,
                         copy_queues: 7,

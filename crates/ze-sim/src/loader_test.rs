@@ -11,9 +11,9 @@ pub const CHILD_ENV: &str = "ZE_SIM_LOADER_CHILD";
 /// `libze_sim.so` (built next to the test binary's `deps/` folder) must both exist.
 ///
 /// ```
-/// if let Some(why) = ze_sim::loader_test::unavailable() {
-///     println!("the loader path cannot run here: {why}");
-/// }
+/// // A doctest has no libze_sim.so beside it, so the loader path is unavailable, and says why.
+/// let why = ze_sim::loader_test::unavailable().unwrap();
+/// assert!(why.contains("libze_loader") || why.contains("libze_sim.so"), "{why}");
 /// ```
 pub fn unavailable() -> Option<String> {
     // SAFETY: probing for the loader; its initialisers only set up its own state.
@@ -54,9 +54,11 @@ pub fn driver_library() -> Result<PathBuf, String> {
 /// loader path is unavailable, unless `CI` is set: there that is a failure. Panics with the
 /// child's output if it fails.
 ///
-/// ```
-/// // In a test binary: runs `my_body::child` behind the loader, skipping where it cannot.
-/// fn loader_test() {
+/// Compiled, not run: it starts the test binary it runs in, which a doctest is not.
+///
+/// ```no_run
+/// #[test]
+/// fn my_body_behind_the_loader() {
 ///     ze_sim::loader_test::run_in_loader_child("my_body::child", "b70x2", true);
 /// }
 /// ```

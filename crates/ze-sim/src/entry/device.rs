@@ -49,6 +49,8 @@ pub(crate) unsafe extern "C" fn get_properties(
         properties.subdeviceId = 0;
         properties.coreClockRate = config.core_clock_mhz;
         properties.maxMemAllocSize = config.max_mem_alloc_bytes.unwrap_or(config.memory_bytes);
+        // The execution-unit figures below are plausible placeholders: nothing in lazy-usm reads
+        // them, and no seed measured them.
         properties.maxHardwareContexts = 4096;
         properties.maxCommandQueuePriority = 0;
         properties.numThreadsPerEU = 8;
@@ -102,6 +104,7 @@ pub(crate) unsafe extern "C" fn get_memory_properties(
         // SAFETY: the caller provides at least one element (count > 0 and non-null).
         let properties = unsafe { out(properties) }?;
         properties.flags = 0;
+        // Placeholders: lazy-usm reads only the size.
         properties.maxClockRate = 2_400;
         properties.maxBusWidth = 256;
         properties.totalSize = config.memory_bytes;
@@ -247,6 +250,7 @@ pub(crate) unsafe extern "C" fn pci_get_properties_ext(
             device: slot,
             function,
         };
+        // PCIe 5.0 x16: about 63 GB/s, the link generation and width's nominal rate.
         properties.maxSpeed = ze_pci_speed_ext_t {
             genVersion: 5,
             width: 16,
