@@ -113,26 +113,29 @@ impl Context {
         };
         let mut handles: Vec<_> = devices.iter().map(|device| device.handle().0).collect();
         let mut handle = std::ptr::null_mut();
-        let all = driver.devices()?.len() == devices.len();
-        // SAFETY: a live driver, a valid descriptor, device array and output pointer.
-        let result = unsafe {
-            match api.context_create_ex {
-                Some(create_ex) => create_ex(
+        let (call, result) = match api.context_create_ex {
+            // SAFETY: a live driver, a valid descriptor, device array and output pointer.
+            Some(create_ex) => ("zeContextCreateEx", unsafe {
+                create_ex(
                     driver.handle().0,
                     &desc,
                     handles.len() as u32,
                     handles.as_mut_ptr(),
                     &mut handle,
-                ),
-                None if all => (api.context_create)(driver.handle().0, &desc, &mut handle),
-                None => {
-                    return Err(Error::invalid(
-                        "this driver lacks zeContextCreateEx: contexts must span all devices",
-                    ));
-                }
+                )
+            }),
+            // Without zeContextCreateEx (spec 1.0) a context spans every device.
+            None if driver.devices()?.len() == devices.len() => ("zeContextCreate", {
+                // SAFETY: a live driver, a valid descriptor and output pointer.
+                unsafe { (api.context_create)(driver.handle().0, &desc, &mut handle) }
+            }),
+            None => {
+                return Err(Error::invalid(
+                    "this driver lacks zeContextCreateEx: contexts must span all devices",
+                ));
             }
         };
-        check("zeContextCreateEx", result)?;
+        check(call, result)?;
         Ok(Self {
             inner: Arc::new(ContextInner {
                 driver,

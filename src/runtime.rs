@@ -81,18 +81,23 @@ impl std::fmt::Debug for Runtime {
 }
 
 impl Runtime {
-    fn start(api: ZeApi, source: Source) -> Result<Self> {
+    /// Initialises Level Zero through `api`.
+    fn start(api: ZeApi, source: Source) -> Result<RuntimeInner> {
         // SAFETY: `zeInit` takes flags only; calling it again is allowed.
         let result = unsafe { (api.init)(ze_init_flag_t::ZE_INIT_FLAG_GPU_ONLY.0) };
         check("zeInit", result)?;
-        Ok(Self {
-            inner: Arc::new(RuntimeInner {
-                api,
-                source,
-                #[cfg(feature = "simulator")]
-                simulator: None,
-            }),
+        Ok(RuntimeInner {
+            api,
+            source,
+            #[cfg(feature = "simulator")]
+            simulator: None,
         })
+    }
+
+    fn from_inner(inner: RuntimeInner) -> Self {
+        Self {
+            inner: Arc::new(inner),
+        }
     }
 
     /// The system's Level Zero loader (`LAZY_USM_ZE_LOADER` or the default library search).
@@ -110,7 +115,7 @@ impl Runtime {
     pub fn system() -> Result<Self> {
         let api = ZeApi::load_system()?;
         let origin = api.origin().to_string();
-        Self::start(api, Source::System { origin })
+        Self::start(api, Source::System { origin }).map(Self::from_inner)
     }
 
     /// A Level Zero loader (or driver library exporting the API) at an explicit path.
@@ -128,7 +133,7 @@ impl Runtime {
     pub fn system_at(path: impl AsRef<std::ffi::OsStr>) -> Result<Self> {
         let api = ZeApi::load_from_path(path)?;
         let origin = api.origin().to_string();
-        Self::start(api, Source::System { origin })
+        Self::start(api, Source::System { origin }).map(Self::from_inner)
     }
 
     /// A new in-process simulated platform from a preset (`b70x2`, `b70x2-26.05`, `b60x4`,
@@ -174,10 +179,9 @@ impl Runtime {
                 resolver.resolve(symbol)
             })
         }?;
-        let mut runtime = Self::start(api, Source::Simulated { name })?;
-        let inner = Arc::get_mut(&mut runtime.inner).expect("not shared yet");
+        let mut inner = Self::start(api, Source::Simulated { name })?;
         inner.simulator = Some(platform);
-        Ok(runtime)
+        Ok(Self::from_inner(inner))
     }
 
     /// The system's Level Zero when it has at least one GPU, otherwise the simulated platform

@@ -319,8 +319,8 @@ pub(crate) fn submit(
         state.lost = true;
         return Err(ze_result_t::ZE_RESULT_ERROR_DEVICE_LOST);
     }
-    // Roll back the implicit commits and counters of a refused submission? Counters record what
-    // was attempted; commits are real (the driver would have committed too).
+    // A refused submission keeps its counters (they record what was attempted) and any owner
+    // commits it made (the driver would have committed the memory too).
     let ops = prepare(platform, &mut state, queue.context, queue.engine, commands)?;
     for op in &ops {
         if let Op::Copy { touched, .. } | Op::Fill { touched, .. } = op {

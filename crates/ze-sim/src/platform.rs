@@ -398,7 +398,7 @@ impl Inner {
         let resident = allocation.resident;
         for device in 0..self.device_count() {
             if resident & (1 << device) != 0 {
-                self.release_residency(&mut state, &allocation, device);
+                self.release_residency(&mut state, allocation.size, allocation.kind, device);
             }
         }
         let size64 = allocation.size as u64;
@@ -420,9 +420,10 @@ impl Inner {
         Ok(())
     }
 
-    fn release_residency(&self, state: &mut State, allocation: &Allocation, device: u32) {
-        let size = allocation.size as u64;
-        match allocation.kind {
+    /// Undoes the accounting of one residency of an allocation of `size` bytes and `kind`.
+    fn release_residency(&self, state: &mut State, size: usize, kind: MemKind, device: u32) {
+        let size = size as u64;
+        match kind {
             MemKind::Device { owner } if owner == device => {
                 state.usage[device as usize].vram_bytes -= size;
             }
@@ -492,11 +493,11 @@ impl Inner {
         if allocation.resident & bit == 0 {
             return Ok(());
         }
-        let allocation = state.allocations.remove(&base).expect("looked up above");
-        self.release_residency(state, &allocation, device);
-        let mut allocation = allocation;
-        allocation.resident &= !bit;
-        state.allocations.insert(base, allocation);
+        let (size, kind) = (allocation.size, allocation.kind);
+        self.release_residency(state, size, kind, device);
+        if let Some(allocation) = state.allocations.get_mut(&base) {
+            allocation.resident &= !bit;
+        }
         Ok(())
     }
 
