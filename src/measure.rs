@@ -324,6 +324,7 @@ pub fn host_copy(
     let mut pageable = None;
     let mut pages = None;
     let mut pinned = None;
+    // Declared after `pages`, so the registration is released before the pages are freed.
     let mut registration = None;
     let host: &mut [u8] = match kind {
         HostKind::Pageable => pageable.insert(vec![1u8; size]).as_mut_slice(),
@@ -347,8 +348,6 @@ pub fn host_copy(
         list.last_timestamp(),
         device.properties()?.timestamp_frequency,
     );
-    drop(registration);
-    drop(pages);
     Ok(Sample {
         bytes: size as u64,
         host_seconds,
