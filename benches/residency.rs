@@ -1,0 +1,63 @@
+//! The residency hot path: asking for residency an allocation already has (one atomic load),
+//! with one thread and with two threads on one manager, without and with a host budget (which
+//! adds one store for eviction order).
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use lazy_usm::{Context, ResidencyConfig, ResidencyManager, Runtime};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+fn residency(c: &mut Criterion) {
+    let runtime = Runtime::simulated("b70x2").expect("simulated platform");
+    let devices = runtime.devices().expect("devices");
+    let mut group = c.benchmark_group("residency");
+    group.warm_up_time(Duration::from_millis(300));
+    group.measurement_time(Duration::from_secs(1));
+    for (name, budget) in [("no_budget", None), ("budget", Some(1u64 << 40))] {
+        let config = ResidencyConfig {
+            host_budget: budget,
+            ..ResidencyConfig::default()
+        };
+        let manager = ResidencyManager::new(Context::new(&devices).expect("context"), config)
+            .expect("manager");
+        let allocation = manager.allocate(&devices[0], 1 << 20).expect("allocation");
+        manager
+            .ensure_resident_on(&allocation, &devices[1])
+            .expect("peer residency");
+        group.bench_function(BenchmarkId::new("already_resident_1t", name), |bench| {
+            bench.iter(|| {
+                manager
+                    .ensure_resident_on(black_box(&allocation), &devices[1])
+                    .expect("resident")
+            });
+        });
+        group.bench_function(BenchmarkId::new("already_resident_2t", name), |bench| {
+            bench.iter_custom(|iterations| {
+                std::thread::scope(|scope| {
+                    let workers: Vec<_> = (0..2)
+                        .map(|_| {
+                            scope.spawn(|| {
+                                let start = Instant::now();
+                                for _ in 0..iterations {
+                                    manager
+                                        .ensure_resident_on(black_box(&allocation), &devices[1])
+                                        .expect("resident");
+                                }
+                                start.elapsed()
+                            })
+                        })
+                        .collect();
+                    workers
+                        .into_iter()
+                        .map(|worker| worker.join().expect("worker"))
+                        .max()
+                        .unwrap_or_default()
+                })
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, residency);
+criterion_main!(benches);
