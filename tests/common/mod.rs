@@ -75,15 +75,10 @@ impl Harness {
     /// Everything made was released.
     #[track_caller]
     pub fn assert_clean(&self) {
-        for name in [
-            "live_allocations",
-            "live_contexts",
-            "live_command_queues",
-            "live_command_lists",
-            "live_event_pools",
-            "live_events",
-            "live_fences",
-        ] {
+        let live = ze_sim::Counters::NAMES
+            .iter()
+            .filter(|name| name.starts_with("live_"));
+        for &name in live {
             assert_eq!(self.counter(name), 0, "{name} after the test");
         }
         assert_eq!(
