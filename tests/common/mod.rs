@@ -86,6 +86,11 @@ impl Harness {
             0,
             "memory freed under pending work"
         );
+        assert_eq!(
+            self.counter("destroy_hazards"),
+            0,
+            "events, lists or queues destroyed under queued work"
+        );
         assert_eq!(self.host_pinned(), 0, "host pinned bytes after the test");
     }
 }

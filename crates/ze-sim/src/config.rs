@@ -115,6 +115,15 @@ pub struct Faults {
     /// After this many submissions every device is lost: later submissions and allocations
     /// fail with `ZE_RESULT_ERROR_DEVICE_LOST`.
     pub device_lost_after_submissions: Option<u64>,
+    /// Each copy and fill takes at least this many real microseconds on its engine, so that
+    /// races between host threads and in-flight work show in tests.
+    pub command_delay_us: Option<u64>,
+    /// The first this many `zeEventHostSynchronize` and `zeFenceHostSynchronize` calls return
+    /// `ZE_RESULT_NOT_READY` at once, whatever their timeout (a driver may).
+    pub not_ready_waits: Option<u64>,
+    /// The first this many `zeEventHostSynchronize` and `zeFenceHostSynchronize` calls fail
+    /// with `ZE_RESULT_ERROR_UNKNOWN` at once, while the work goes on.
+    pub failed_waits: Option<u64>,
 }
 
 /// A whole simulated platform.

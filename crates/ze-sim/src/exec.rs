@@ -5,7 +5,7 @@
 //! completion later: work really is asynchronous, as on hardware.
 
 use crate::config::LinkKind;
-use crate::platform::{Inner, MemKind, State};
+use crate::platform::{Inner, MemKind, State, count_use};
 use level_zero_sys::ze_result_t;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
@@ -67,6 +67,8 @@ struct Job {
     worker: usize,
     engine: Engine,
     fence: Option<usize>,
+    /// The regular lists it executes: they must outlive it.
+    lists: Vec<usize>,
     /// The host's modelled clock when it submitted the job: no command starts earlier.
     submitted_at: u64,
 }
@@ -301,11 +303,13 @@ fn prepare(
     Ok(ops)
 }
 
-/// Checks, costs and queues `commands` on `queue`, signalling `fence` when they complete.
+/// Checks, costs and queues `commands` (recorded in the regular `lists`, if any) on `queue`,
+/// signalling `fence` when they complete.
 pub(crate) fn submit(
     platform: &Arc<Inner>,
     queue: &CommandQueue,
     commands: &[Command],
+    lists: &[usize],
     fence: Option<usize>,
 ) -> Result<(), ze_result_t> {
     let mut state = platform.lock();
@@ -322,15 +326,31 @@ pub(crate) fn submit(
     // A refused submission keeps its counters (they record what was attempted) and any owner
     // commits it made (the driver would have committed the memory too).
     let ops = prepare(platform, &mut state, queue.context, queue.engine, commands)?;
+    // What the job uses, counted before it is sent (the worker needs the lock this holds, so
+    // it cannot start earlier) and released as each part completes.
+    let device = queue.engine.device;
     for op in &ops {
-        if let Op::Copy { touched, .. } | Op::Fill { touched, .. } = op {
-            for base in touched {
-                if let Some(allocation) = state.allocations.get_mut(base) {
-                    allocation.pending += 1;
+        match op {
+            Op::Copy { touched, .. } | Op::Fill { touched, .. } => {
+                for &base in touched {
+                    if let Some(allocation) = state.allocations.get_mut(&base) {
+                        allocation.pending += 1;
+                    }
+                    count_use(&mut state.device_uses, (base, device), 1);
                 }
             }
+            Op::Wait(events) => {
+                for &event in events {
+                    count_use(&mut state.event_uses, event, 1);
+                }
+            }
+            Op::Signal(event) | Op::Reset(event) => count_use(&mut state.event_uses, *event, 1),
         }
     }
+    for &list in lists {
+        count_use(&mut state.list_uses, list, 1);
+    }
+    count_use(&mut state.worker_ops, queue.worker.id, ops.len() as i32);
     *state.outstanding.entry(queue.worker.id).or_default() += 1;
     if let Some(fence) = fence {
         state.fences.insert(fence, false);
@@ -340,6 +360,7 @@ pub(crate) fn submit(
         worker: queue.worker.id,
         engine: queue.engine,
         fence,
+        lists: lists.to_vec(),
         submitted_at: state.host_clock,
     };
     let sent = queue
@@ -375,6 +396,7 @@ fn run(platform: &Inner, job: Job) {
         match op {
             Op::Wait(events) => {
                 let state = platform.lock();
+                // Destroying an awaited event is refused, so every event here is live.
                 platform.wait_until(state, u64::MAX, |state| {
                     let all = events
                         .iter()
@@ -386,24 +408,31 @@ fn run(platform: &Inner, job: Job) {
                             {
                                 ready_at = ready_at.max(end);
                             }
+                            count_use(&mut state.event_uses, *event, -1);
                         }
+                        count_use(&mut state.worker_ops, job.worker, -1);
                     }
                     all
                 });
             }
-            Op::Signal(event) => {
+            Op::Signal(key) => {
                 let mut state = platform.lock();
-                if let Some(event) = state.events.get_mut(&event) {
+                if let Some(event) = state.events.get_mut(&key) {
                     event.signaled = true;
                     event.timestamp = Some(last_interval.unwrap_or((ready_at, ready_at)));
                 }
+                count_use(&mut state.event_uses, key, -1);
+                count_use(&mut state.worker_ops, job.worker, -1);
                 platform.changed.notify_all();
             }
-            Op::Reset(event) => {
-                if let Some(event) = platform.lock().events.get_mut(&event) {
+            Op::Reset(key) => {
+                let mut state = platform.lock();
+                if let Some(event) = state.events.get_mut(&key) {
                     event.signaled = false;
                     event.timestamp = None;
                 }
+                count_use(&mut state.event_uses, key, -1);
+                count_use(&mut state.worker_ops, job.worker, -1);
             }
             Op::Copy {
                 dst,
@@ -413,6 +442,8 @@ fn run(platform: &Inner, job: Job) {
                 nanos,
                 touched,
             } => {
+                delay(platform);
+                check_residency_now(platform, job.engine, &touched);
                 last_interval = Some(schedule(platform, job.engine, nanos, ready_at));
                 // SAFETY: both ranges were checked at submission to lie inside live simulator
                 // allocations (kept alive while pending) or caller-owned host memory that the
@@ -425,7 +456,7 @@ fn run(platform: &Inner, job: Job) {
                         std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, size);
                     }
                 }
-                finish(platform, &touched);
+                finish(platform, &touched, job.engine.device, job.worker);
             }
             Op::Fill {
                 dst,
@@ -434,13 +465,15 @@ fn run(platform: &Inner, job: Job) {
                 nanos,
                 touched,
             } => {
+                delay(platform);
+                check_residency_now(platform, job.engine, &touched);
                 last_interval = Some(schedule(platform, job.engine, nanos, ready_at));
                 // SAFETY: `dst..dst + size` was checked at submission as for copies.
                 let target = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, size) };
                 for (byte, value) in target.iter_mut().zip(pattern.iter().cycle()) {
                     *byte = *value;
                 }
-                finish(platform, &touched);
+                finish(platform, &touched, job.engine.device, job.worker);
             }
         }
     }
@@ -448,6 +481,9 @@ fn run(platform: &Inner, job: Job) {
     let mut state = platform.lock();
     if let Some(jobs) = state.outstanding.get_mut(&job.worker) {
         *jobs = jobs.saturating_sub(1);
+    }
+    for &list in &job.lists {
+        count_use(&mut state.list_uses, list, -1);
     }
     let worker_end = state.worker_end.entry(job.worker).or_default();
     *worker_end = (*worker_end).max(end);
@@ -470,10 +506,34 @@ fn schedule(platform: &Inner, engine: Engine, nanos: u64, ready_at: u64) -> (u64
     (start, start + nanos)
 }
 
-fn finish(platform: &Inner, touched: &[usize]) {
+fn finish(platform: &Inner, touched: &[usize], device: u32, worker: usize) {
     let mut state = platform.lock();
     for &base in touched {
-        Inner::complete_use(&mut state, base);
+        Inner::complete_use(&mut state, base, device);
     }
+    count_use(&mut state.worker_ops, worker, -1);
     platform.changed.notify_all();
+}
+
+/// The `command_delay_us` fault: the command takes real time, so host threads can race it.
+fn delay(platform: &Inner) {
+    if let Some(micros) = platform.config.faults.command_delay_us {
+        std::thread::sleep(std::time::Duration::from_micros(micros));
+    }
+}
+
+/// Residency again as the command runs: memory evicted since it was appended would fault on
+/// hardware, so it counts as a violation.
+fn check_residency_now(platform: &Inner, engine: Engine, touched: &[usize]) {
+    let mut state = platform.lock();
+    let lost = touched
+        .iter()
+        .filter(|base| {
+            state.allocations.get(base).is_some_and(|allocation| {
+                matches!(allocation.kind, MemKind::Device { owner } if owner != engine.device)
+                    && allocation.resident & (1 << engine.device) == 0
+            })
+        })
+        .count();
+    state.counters.residency_violations += lost as u64;
 }

@@ -56,10 +56,15 @@ counters! {
     make_resident_calls,
     /// `zeContextEvictMemory` calls.
     evict_calls,
-    /// Commands that touched device memory not resident on the executing device.
+    /// Commands that touched device memory not resident on the executing device, checked when
+    /// appended and again when they run, and evictions of memory that in-flight work on that
+    /// device uses.
     residency_violations,
     /// Allocations freed while submitted work still used them.
     free_hazards,
+    /// Events, command lists and queues whose destruction was refused because queued work
+    /// still used them (Level Zero forbids destroying them then).
+    destroy_hazards,
     /// Live device, host and shared allocations.
     live_allocations,
     /// Live contexts.
@@ -187,6 +192,35 @@ pub(crate) struct State {
     /// Objects created in each context that must go before it.
     pub context_children: HashMap<usize, u64>,
     pub next_allocation_id: u64,
+    /// (allocation base, executing device) -> submitted commands using it there, not yet done.
+    pub device_uses: HashMap<(usize, u32), u32>,
+    /// Event -> queued commands that wait on it or will signal it.
+    pub event_uses: HashMap<usize, u32>,
+    /// Regular command list -> its executions not yet completed.
+    pub list_uses: HashMap<usize, u32>,
+    /// Worker -> commands submitted to it that have not taken effect yet.
+    pub worker_ops: HashMap<usize, u32>,
+    /// Host waits answered so far (for the `not_ready_waits` and `failed_waits` faults).
+    pub host_waits: u64,
+}
+
+/// Adds `delta` to the count under `key`, removing it when it reaches zero.
+pub(crate) fn count_use<K: std::hash::Hash + Eq>(map: &mut HashMap<K, u32>, key: K, delta: i32) {
+    use std::collections::hash_map::Entry;
+    match map.entry(key) {
+        Entry::Occupied(mut entry) => {
+            let count = entry.get_mut();
+            *count = count.saturating_add_signed(delta);
+            if *count == 0 {
+                entry.remove();
+            }
+        }
+        Entry::Vacant(entry) => {
+            if delta > 0 {
+                entry.insert(delta.unsigned_abs());
+            }
+        }
+    }
 }
 
 impl State {
@@ -314,6 +348,16 @@ impl Inner {
         }
         if alignment != 0 && !alignment.is_power_of_two() {
             return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT);
+        }
+        if size
+            .checked_add(alignment)
+            .is_none_or(|total| total > isize::MAX as usize)
+        {
+            return Err(if alignment > size {
+                ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT
+            } else {
+                ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_SIZE
+            });
         }
         let mut state = self.lock();
         if state.lost {
@@ -493,6 +537,13 @@ impl Inner {
         if allocation.resident & bit == 0 {
             return Ok(());
         }
+        if state.device_uses.get(&(base, device)).copied().unwrap_or(0) > 0 {
+            // Work queued on that device still reads or writes it: the hardware would fault.
+            state.counters.residency_violations += 1;
+        }
+        let Some(allocation) = state.allocations.get(&base) else {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        };
         let (size, kind) = (allocation.size, allocation.kind);
         self.release_residency(state, size, kind, device);
         if let Some(allocation) = state.allocations.get_mut(&base) {
@@ -523,8 +574,10 @@ impl Inner {
         Ok(Some(base))
     }
 
-    /// Undoes one pending use of an allocation; frees a zombie whose work has all completed.
-    pub(crate) fn complete_use(state: &mut State, base: usize) {
+    /// Undoes one pending use of an allocation on `device`; frees a zombie whose work has all
+    /// completed.
+    pub(crate) fn complete_use(state: &mut State, base: usize, device: u32) {
+        count_use(&mut state.device_uses, (base, device), -1);
         if let Some(allocation) = state.allocations.get_mut(&base) {
             allocation.pending = allocation.pending.saturating_sub(1);
         } else if let Some(zombie) = state.zombies.get_mut(&base) {
@@ -626,6 +679,11 @@ impl Platform {
             fence_end: HashMap::new(),
             context_children: HashMap::new(),
             next_allocation_id: 0,
+            device_uses: HashMap::new(),
+            event_uses: HashMap::new(),
+            list_uses: HashMap::new(),
+            worker_ops: HashMap::new(),
+            host_waits: 0,
         };
         let inner = Arc::new(Inner {
             config,

@@ -256,3 +256,122 @@ fn overlapping_copies_are_refused() {
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+/// Destroying what queued work still uses is refused and counted: an event it waits on, and the
+/// immediate list it runs on. Once the work completes, both go.
+#[test]
+fn destroying_what_queued_work_uses_is_refused_and_counted() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let pointer = sim.alloc_device(context, 0, 4096);
+    let pool = sim.event_pool(context, 2);
+    let (gate, done) = (sim.event(pool, 0), sim.event(pool, 1));
+    let list = sim.immediate_list(context, 0, 1);
+    let bytes = vec![7u8; 4096];
+    let source = bytes.as_ptr() as *const c_void;
+    ok(sim.copy(list, pointer, source, 4096, done, &mut [gate]));
+    // SAFETY: events and a list this test created.
+    unsafe {
+        assert_eq!(
+            (sim.api.event_destroy)(gate),
+            ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE
+        );
+        assert_eq!(
+            (sim.api.event_destroy)(done),
+            ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE
+        );
+        assert_eq!(
+            (sim.api.command_list_destroy)(list),
+            ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE
+        );
+        assert_eq!(sim.counter("destroy_hazards"), 3);
+        ok((sim.api.event_host_signal)(gate));
+    }
+    sim.wait(done);
+    sim.destroy_list(list);
+    sim.destroy_events(pool, &[gate, done]);
+    sim.free(context, pointer);
+    sim.destroy_context(context);
+    assert_eq!(sim.counter("residency_violations"), 0);
+    sim.assert_clean();
+}
+
+/// Residency is checked while a command runs: evicting a peer's memory that a queued copy reads
+/// is a violation, counted at the eviction and again when the copy runs.
+#[test]
+fn evicting_under_queued_work_is_a_residency_violation() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0, 1]);
+    let source = sim.alloc_device(context, 0, 4096);
+    let target = sim.alloc_device(context, 1, 4096);
+    ok(sim.make_resident(context, 1, source, 4096));
+    let pool = sim.event_pool(context, 2);
+    let (gate, done) = (sim.event(pool, 0), sim.event(pool, 1));
+    let list = sim.immediate_list(context, 1, 1);
+    ok(sim.copy(list, target, source, 4096, done, &mut [gate]));
+    assert_eq!(
+        sim.counter("residency_violations"),
+        0,
+        "resident when appended"
+    );
+    ok(sim.evict(context, 1, source, 4096));
+    assert_eq!(
+        sim.counter("residency_violations"),
+        1,
+        "evicted under the copy"
+    );
+    // SAFETY: an event this test created.
+    ok(unsafe { (sim.api.event_host_signal)(gate) });
+    sim.wait(done);
+    assert_eq!(
+        sim.counter("residency_violations"),
+        2,
+        "and not resident as it ran"
+    );
+    sim.destroy_list(list);
+    sim.destroy_events(pool, &[gate, done]);
+    sim.free(context, source);
+    sim.free(context, target);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+/// The wait faults: a host wait may come back `NOT_READY` or fail while the work goes on.
+#[test]
+fn wait_faults_answer_before_the_work_is_done() {
+    let mut config = b70x2();
+    config.faults.failed_waits = Some(1);
+    config.faults.not_ready_waits = Some(1);
+    let sim = Sim::in_process(config);
+    let context = sim.context(&[0]);
+    let pool = sim.event_pool(context, 1);
+    let event = sim.event(pool, 0);
+    // SAFETY: an event this test created.
+    unsafe {
+        ok((sim.api.event_host_signal)(event));
+        let wait = sim.api.event_host_synchronize;
+        assert_eq!(wait(event, u64::MAX), ze_result_t::ZE_RESULT_ERROR_UNKNOWN);
+        assert_eq!(wait(event, u64::MAX), ze_result_t::ZE_RESULT_NOT_READY);
+        ok(wait(event, u64::MAX));
+    }
+    sim.destroy_events(pool, &[event]);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+/// An alignment no address space can honour is an alignment error, not out-of-memory.
+#[test]
+fn impossible_alignment_is_an_alignment_error() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let desc = ze_host_mem_alloc_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,
+        ..Default::default()
+    };
+    let mut pointer = null_mut();
+    // SAFETY: valid descriptor and output pointer.
+    let result = unsafe { (sim.api.mem_alloc_host)(context, &desc, 4096, 1 << 63, &mut pointer) };
+    assert_eq!(result, ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}

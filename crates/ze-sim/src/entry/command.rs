@@ -83,9 +83,24 @@ pub(crate) unsafe extern "C" fn queue_create(
     })
 }
 
+/// Refuses (and counts) destroying a queue or list that queued work still uses.
+fn refuse_if_busy(platform: &Inner, worker: Option<usize>, list: usize) -> Result<(), ze_result_t> {
+    let mut state = platform.lock();
+    // A lost device runs nothing more that could use them.
+    let busy = !state.lost
+        && (worker.is_some_and(|worker| state.worker_ops.contains_key(&worker))
+            || state.list_uses.contains_key(&list));
+    if busy {
+        state.counters.destroy_hazards += 1;
+        return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    }
+    Ok(())
+}
+
 pub(crate) unsafe extern "C" fn queue_destroy(queue: ze_command_queue_handle_t) -> ze_result_t {
     guard(|| {
         let (platform, object) = registry::queue(queue as usize)?;
+        refuse_if_busy(&platform, Some(object.worker.id), queue as usize)?;
         registry::unregister(queue as usize);
         object.worker.stop();
         platform.lock().forget_worker(object.worker.id);
@@ -108,7 +123,7 @@ pub(crate) unsafe extern "C" fn queue_execute_command_lists(
         // SAFETY: the caller's array of `count` handles.
         let lists = unsafe { handles(count, lists) }?;
         let mut commands = Vec::new();
-        for list in lists {
+        for &list in &lists {
             let (_, list) = registry::list(list as usize)?;
             if list.immediate.is_some()
                 || list.context != object.context
@@ -135,7 +150,8 @@ pub(crate) unsafe extern "C" fn queue_execute_command_lists(
             }
             Some(fence as usize)
         };
-        exec::submit(&platform, &object, &commands, fence)
+        let executed: Vec<usize> = lists.iter().map(|&list| list as usize).collect();
+        exec::submit(&platform, &object, &commands, &executed, fence)
     })
 }
 
@@ -213,6 +229,8 @@ pub(crate) unsafe extern "C" fn list_create_immediate(
 pub(crate) unsafe extern "C" fn list_destroy(list: ze_command_list_handle_t) -> ze_result_t {
     guard(|| {
         let (platform, object) = registry::list(list as usize)?;
+        let worker = object.immediate.as_ref().map(|queue| queue.worker.id);
+        refuse_if_busy(&platform, worker, list as usize)?;
         registry::unregister(list as usize);
         if let Some(queue) = &object.immediate {
             queue.worker.stop();
@@ -284,7 +302,7 @@ unsafe fn with_events(
 fn append(list: ze_command_list_handle_t, commands: Vec<Command>) -> Result<(), ze_result_t> {
     let (platform, object) = registry::list(list as usize)?;
     match &object.immediate {
-        Some(queue) => exec::submit(&platform, queue, &commands, None),
+        Some(queue) => exec::submit(&platform, queue, &commands, &[], None),
         None => {
             let mut recording = object
                 .recording

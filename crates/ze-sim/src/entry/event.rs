@@ -13,7 +13,16 @@ fn host_wait(
     timeout_ns: u64,
     mut status: impl FnMut(&crate::platform::State) -> (bool, Option<u64>),
 ) -> Result<(), ze_result_t> {
-    let state = platform.lock();
+    let mut state = platform.lock();
+    state.host_waits += 1;
+    let faults = &platform.config.faults;
+    if state.host_waits <= faults.failed_waits.unwrap_or(0) {
+        return Err(ze_result_t::ZE_RESULT_ERROR_UNKNOWN);
+    }
+    let failed = faults.failed_waits.unwrap_or(0);
+    if state.host_waits <= failed + faults.not_ready_waits.unwrap_or(0) {
+        return Err(ze_result_t::ZE_RESULT_NOT_READY);
+    }
     let signaled = platform.wait_until(state, timeout_ns, |state| {
         let (signaled, end) = status(state);
         if let (true, Some(end)) = (signaled, end) {
@@ -116,8 +125,13 @@ pub(crate) unsafe extern "C" fn create(
 pub(crate) unsafe extern "C" fn destroy(event: ze_event_handle_t) -> ze_result_t {
     guard(|| {
         let (platform, object) = registry::event(event as usize)?;
-        registry::unregister(event as usize);
         let mut state = platform.lock();
+        if state.event_uses.contains_key(&(event as usize)) {
+            // Queued work waits on it or will signal it.
+            state.counters.destroy_hazards += 1;
+            return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        }
+        registry::unregister(event as usize);
         state.events.remove(&(event as usize));
         state.used_event_slots.remove(&(object.pool, object.index));
         state.counters.live_events -= 1;
