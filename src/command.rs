@@ -6,6 +6,7 @@ use crate::error::{Error, Result, check};
 use crate::event::{Event, EventPool, KernelTimestamp};
 use crate::handles::CommandListHandle;
 use crate::memory::Memory;
+use crate::residency::{Pin, pin_all};
 use level_zero_sys::*;
 use std::cell::Cell;
 use std::ffi::c_void;
@@ -30,13 +31,30 @@ use std::sync::Arc;
 /// # Ok::<(), lazy_usm::Error>(())
 /// ```
 pub struct CommandList {
-    context: Context,
+    handle: Arc<ListHandle>,
     engine: Engine,
-    handle: CommandListHandle,
     done: Event,
     /// When the last synchronous command ran, in device ticks.
     last_timestamp: Cell<Option<KernelTimestamp>>,
     _not_sync: PhantomData<Cell<()>>,
+}
+
+/// Owns a command-list handle: destroyed when the last holder goes, the list or work still
+/// pending on it ([`Completion`]), so a list is never destroyed under its work.
+pub(crate) struct ListHandle {
+    context: Context,
+    handle: CommandListHandle,
+}
+
+impl Drop for ListHandle {
+    fn drop(&mut self) {
+        // SAFETY: a live list, destroyed once, here; work appended to it holds this handle
+        // until it has completed, so none is pending.
+        let result = unsafe { (self.context.api().command_list_destroy)(self.handle.0) };
+        if let Err(error) = check("zeCommandListDestroy", result) {
+            self.context.record_drop_error(error);
+        }
+    }
 }
 
 impl std::fmt::Debug for CommandList {
@@ -47,27 +65,32 @@ impl std::fmt::Debug for CommandList {
     }
 }
 
-impl Drop for CommandList {
-    fn drop(&mut self) {
-        // Synchronous commands have completed; asynchronous ones borrow the list, so none is
-        // pending here.
-        // SAFETY: a live list, destroyed once, here.
-        let result = unsafe { (self.context.api().command_list_destroy)(self.handle.0) };
-        if let Err(error) = check("zeCommandListDestroy", result) {
-            self.context.record_drop_error(error);
-        }
-    }
+/// The address of `[offset, offset + len)` inside `memory`, checked.
+pub(crate) fn locate(
+    memory: &dyn Memory,
+    offset: usize,
+    len: usize,
+    role: &'static str,
+) -> Result<usize> {
+    locate_range(memory.address(), memory.len(), offset, len, role)
 }
 
-/// The address of `[offset, offset + len)` inside `memory`, checked.
-pub(crate) fn locate(memory: &dyn Memory, offset: usize, len: usize, role: &str) -> Result<usize> {
+/// The address of `[offset, offset + len)` inside `size` bytes at `address`, checked.
+pub(crate) fn locate_range(
+    address: usize,
+    size: usize,
+    offset: usize,
+    len: usize,
+    role: &'static str,
+) -> Result<usize> {
     match offset.checked_add(len) {
-        Some(end) if end <= memory.len() => Ok(memory.address() + offset),
-        _ => Err(Error::invalid(format!(
-            "{role} range {offset}..{} is outside its {}-byte buffer",
-            offset as u128 + len as u128,
-            memory.len()
-        ))),
+        Some(end) if end <= size => Ok(address + offset),
+        _ => Err(Error::OutOfRange {
+            role,
+            offset,
+            len,
+            size,
+        }),
     }
 }
 
@@ -99,9 +122,11 @@ impl Context {
             )
         })?;
         Ok(CommandList {
-            context: self.clone(),
+            handle: Arc::new(ListHandle {
+                context: self.clone(),
+                handle: CommandListHandle(handle),
+            }),
             engine: engine.clone(),
-            handle: CommandListHandle(handle),
             done,
             last_timestamp: Cell::new(None),
             _not_sync: PhantomData,
@@ -137,11 +162,15 @@ impl CommandList {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn context(&self) -> &Context {
-        &self.context
+        &self.handle.context
     }
 
     fn api(&self) -> &ZeApi {
-        self.context.api()
+        self.handle.context.api()
+    }
+
+    fn raw(&self) -> ze_command_list_handle_t {
+        self.handle.handle.0
     }
 
     /// Appends a copy signalling `signal`.
@@ -150,7 +179,7 @@ impl CommandList {
         // outlive the command: synchronous callers wait, asynchronous ones own the buffers.
         check("zeCommandListAppendMemoryCopy", unsafe {
             (self.api().command_list_append_memory_copy)(
-                self.handle.0,
+                self.raw(),
                 dst as *mut c_void,
                 src as *const c_void,
                 len,
@@ -161,14 +190,16 @@ impl CommandList {
         })
     }
 
-    /// Waits for the list's completion event, keeps its timestamp and resets it.
+    /// Waits for the list's completion event, keeps its timestamp and resets it. Never returns
+    /// while the command may still touch the caller's memory ([`Event::wait_settled`]).
     fn finish(&self) -> Result<()> {
-        let waited = self.done.wait();
+        let waited = self.done.wait_settled();
         if waited.is_ok() {
             self.last_timestamp
                 .set(self.done.kernel_timestamp().ok().flatten());
         }
-        let reset = self.done.reset();
+        // The event is private to this list, which is not `Sync`: nothing else uses it now.
+        let reset = self.done.host_reset();
         waited.and(reset)
     }
 
@@ -229,10 +260,11 @@ impl CommandList {
         src_offset: usize,
         len: usize,
     ) -> Result<()> {
-        self.context.check_memory(dst)?;
-        self.context.check_memory(src)?;
+        self.context().check_memory(dst)?;
+        self.context().check_memory(src)?;
         let to = locate(dst, dst_offset, len, "destination")?;
         let from = locate(src, src_offset, len, "source")?;
+        let _pins = pin_all(&[&*dst, src]);
         self.copy_and_wait(to, from, len)
     }
 
@@ -257,7 +289,7 @@ impl CommandList {
         dst_offset: usize,
         len: usize,
     ) -> Result<()> {
-        self.context.check_memory(buffer)?;
+        self.context().check_memory(buffer)?;
         let to = locate(buffer, dst_offset, len, "destination")?;
         let from = locate(buffer, src_offset, len, "source")?;
         if len > 0 && to < from + len && from < to + len {
@@ -267,6 +299,7 @@ impl CommandList {
                 dst_offset + len
             )));
         }
+        let _pins = pin_all(&[&*buffer]);
         self.copy_and_wait(to, from, len)
     }
 
@@ -284,8 +317,9 @@ impl CommandList {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn write(&self, dst: &mut impl Memory, dst_offset: usize, data: &[u8]) -> Result<()> {
-        self.context.check_memory(dst)?;
+        self.context().check_memory(dst)?;
         let to = locate(dst, dst_offset, data.len(), "destination")?;
+        let _pins = pin_all(&[&*dst]);
         self.copy_and_wait(to, data.as_ptr() as usize, data.len())
     }
 
@@ -304,8 +338,9 @@ impl CommandList {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn read(&self, src: &impl Memory, src_offset: usize, out: &mut [u8]) -> Result<()> {
-        self.context.check_memory(src)?;
+        self.context().check_memory(src)?;
         let from = locate(src, src_offset, out.len(), "source")?;
+        let _pins = pin_all(&[src]);
         self.copy_and_wait(out.as_mut_ptr() as usize, from, out.len())
     }
 
@@ -331,7 +366,7 @@ impl CommandList {
         len: usize,
         pattern: &[u8],
     ) -> Result<()> {
-        self.context.check_memory(dst)?;
+        self.context().check_memory(dst)?;
         let limit = self.engine.group.max_fill_pattern_size;
         if !pattern.len().is_power_of_two() || pattern.len() > limit {
             return Err(Error::invalid(format!(
@@ -343,10 +378,11 @@ impl CommandList {
         if len == 0 {
             return Ok(());
         }
+        let _pins = pin_all(&[&*dst]);
         // SAFETY: the range lies in a live buffer; the pattern is copied at append.
         check("zeCommandListAppendMemoryFill", unsafe {
             (self.api().command_list_append_memory_fill)(
-                self.handle.0,
+                self.raw(),
                 to as *mut c_void,
                 pattern.as_ptr() as *const c_void,
                 pattern.len(),
@@ -360,8 +396,9 @@ impl CommandList {
     }
 
     /// Starts copying all of `src` into `dst` (equal sizes) and returns at once. The returned
-    /// handle owns both buffers until the copy completes, and borrows the list, so neither can
-    /// go away under the copy.
+    /// handle owns both buffers, and shares the list, until the copy completes: nothing the
+    /// copy uses can go away under it, even if the handle is leaked with `mem::forget` (then
+    /// they are leaked too).
     ///
     /// ```
     /// use lazy_usm::{Context, Runtime};
@@ -378,26 +415,25 @@ impl CommandList {
     /// assert_eq!(back, host.as_slice());
     /// # Ok::<(), lazy_usm::Error>(())
     /// ```
-    pub fn copy_async<D: Memory, S: Memory>(
-        &self,
-        dst: D,
-        src: S,
-    ) -> Result<PendingCopy<'_, D, S>> {
+    pub fn copy_async<D: Memory, S: Memory>(&self, dst: D, src: S) -> Result<PendingCopy<D, S>> {
         self.copy_async_after(dst, src, None)
     }
 
-    /// [`CommandList::copy_async`] that starts only once `wait` has signalled.
+    /// [`CommandList::copy_async`] that starts only once `gate` has signalled. The copy shares
+    /// the gate until it completes, so dropping your handle to it early is harmless.
     ///
     /// ```
     /// # use lazy_usm::*;
+    /// # use std::sync::Arc;
     /// # let runtime = Runtime::simulated("b70x2")?;
     /// # let devices = runtime.devices()?;
     /// let context = Context::new(&devices)?;
     /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
-    /// let gate = EventPool::new(&context, 1)?.event(0)?;
+    /// let gate = Arc::new(EventPool::new(&context, 1)?.event(0)?);
     /// let pending = list.copy_async_after(context.alloc_host(64, 0)?, context.alloc_device(&devices[0], 64, 0)?, Some(&gate))?;
     /// assert!(!pending.is_complete()?, "waits for the gate");
     /// gate.signal()?;
+    /// drop(gate); // the copy still holds it
     /// pending.wait()?;
     /// # Ok::<(), Error>(())
     /// ```
@@ -405,10 +441,13 @@ impl CommandList {
         &self,
         dst: D,
         src: S,
-        wait: Option<&Event>,
-    ) -> Result<PendingCopy<'_, D, S>> {
-        self.context.check_memory(&dst)?;
-        self.context.check_memory(&src)?;
+        gate: Option<&Arc<Event>>,
+    ) -> Result<PendingCopy<D, S>> {
+        self.context().check_memory(&dst)?;
+        self.context().check_memory(&src)?;
+        if let Some(gate) = gate {
+            gate.check_context(self.context())?;
+        }
         if dst.len() != src.len() {
             return Err(Error::invalid(format!(
                 "asynchronous copy between buffers of {} and {} bytes",
@@ -416,22 +455,119 @@ impl CommandList {
                 src.len()
             )));
         }
-        let event = EventPool::new(&self.context, 1)?.event(0)?;
-        // SAFETY: the returned handle owns both buffers until the event has signalled.
-        unsafe { self.append_with_events(dst.address(), src.address(), dst.len(), &event, wait) }?;
+        let event = EventPool::new(self.context(), 1)?.event(0)?;
+        let pins = pin_all(&[&dst, &src]);
+        let gate = gate.map(Arc::clone);
+        // SAFETY: the returned handle owns both buffers until the event has signalled (or
+        // leaks them); the completion holds the list and the gate as long.
+        unsafe {
+            self.append_with_events(dst.address(), src.address(), dst.len(), &event, gate.as_deref())
+        }?;
         Ok(PendingCopy {
-            list: self,
-            event: Arc::new(event),
+            completion: Arc::new(Completion {
+                event,
+                _list: Arc::clone(&self.handle),
+                _gate: gate,
+                _pins: pins,
+            }),
             buffers: Some((dst, src)),
         })
     }
 }
 
-/// Memory that can be handed back to its owner (a pool) together with the event of the work
-/// still using it, to be reused only once that event signals.
+/// Device work in flight and everything it needs besides memory: the event it signals, the
+/// command list it was appended to, the event it waits for, and the residency pins of the
+/// managed memory it uses. All of it is released only once the work has completed (dropping a
+/// `Completion` waits); leaking it leaks them, which is safe.
+pub struct Completion {
+    event: Event,
+    _list: Arc<ListHandle>,
+    _gate: Option<Arc<Event>>,
+    _pins: Vec<Pin>,
+}
+
+impl std::fmt::Debug for Completion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Completion")
+            .field("event", &self.event.handle())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Completion {
+    /// Whether the work has completed.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let pending = list.copy_async(context.alloc_host(64, 0)?, context.alloc_host(64, 0)?)?;
+    /// let completion = pending.completion();
+    /// pending.wait()?;
+    /// assert!(completion.is_complete()?);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn is_complete(&self) -> Result<bool> {
+        self.event.is_signaled()
+    }
+
+    /// Blocks until the work has completed.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let pending = list.copy_async(context.alloc_host(64, 0)?, context.alloc_host(64, 0)?)?;
+    /// pending.completion().wait()?;
+    /// assert!(pending.is_complete()?);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn wait(&self) -> Result<()> {
+        self.event.wait()
+    }
+
+    /// When the work ran on the device, once it has completed.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let pending = list.copy_async(context.alloc_host(64, 0)?, context.alloc_host(64, 0)?)?;
+    /// let completion = pending.completion();
+    /// pending.wait()?;
+    /// assert!(completion.timestamp()?.is_some());
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn timestamp(&self) -> Result<Option<KernelTimestamp>> {
+        self.event.kernel_timestamp()
+    }
+
+    /// Waits until the work can no longer touch memory ([`Event::wait_settled`]).
+    pub(crate) fn settle(&self) -> Result<()> {
+        self.event.wait_settled()
+    }
+}
+
+impl Drop for Completion {
+    fn drop(&mut self) {
+        // The list, the gate and the pins go after this: not before the work is done.
+        if let Err(error) = self.settle() {
+            self._list.context.record_drop_error(error);
+        }
+    }
+}
+
+/// Memory that can be handed back to its owner (a pool) together with the work still using it,
+/// to be reused only once that work has completed.
 pub trait Deferrable: Memory {
-    /// Gives the memory back; it is reused once `event` has signalled.
-    fn defer(self, event: Arc<Event>);
+    /// Gives the memory back; it is reused once `work` has completed.
+    fn defer(self, work: Arc<Completion>);
 }
 
 /// An asynchronous copy in flight; owns its buffers until it completes.
@@ -443,31 +579,33 @@ pub trait Deferrable: Memory {
 /// let context = Context::new(&devices)?;
 /// let list = context.immediate_list(&devices[0].compute_engine()?)?;
 /// let pending = list.copy_async(context.alloc_host(64, 0)?, context.alloc_device(&devices[0], 64, 0)?)?;
+/// drop(list); // the copy shares the list: it is destroyed once the copy is done
 /// drop(pending); // waits for the copy, then frees both buffers
 /// let simulator = runtime.simulator().unwrap();
 /// assert_eq!(simulator.counter("free_hazards"), Some(0), "nothing freed under the copy");
+/// assert_eq!(simulator.counter("destroy_hazards"), Some(0), "no list destroyed under it");
 /// assert_eq!(simulator.counter("live_allocations"), Some(0));
 /// # Ok::<(), lazy_usm::Error>(())
 /// ```
 ///
 /// Dropping it without [`PendingCopy::wait`] blocks until the copy completes, then frees the
 /// buffers.
-pub struct PendingCopy<'list, D: Memory, S: Memory> {
-    list: &'list CommandList,
-    event: Arc<Event>,
+pub struct PendingCopy<D: Memory, S: Memory> {
+    completion: Arc<Completion>,
     buffers: Option<(D, S)>,
 }
 
-impl<D: Memory, S: Memory> PendingCopy<'_, D, S> {
+impl<D: Memory, S: Memory> PendingCopy<D, S> {
     /// Whether the copy has completed.
     ///
     /// ```
     /// # use lazy_usm::*;
+    /// # use std::sync::Arc;
     /// # let runtime = Runtime::simulated("b70x2")?;
     /// # let devices = runtime.devices()?;
     /// let context = Context::new(&devices)?;
     /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
-    /// let gate = EventPool::new(&context, 1)?.event(0)?;
+    /// let gate = Arc::new(EventPool::new(&context, 1)?.event(0)?);
     /// let pending = list.copy_async_after(context.alloc_host(64, 0)?, context.alloc_device(&devices[0], 64, 0)?, Some(&gate))?;
     /// assert!(!pending.is_complete()?, "held back by the gate");
     /// gate.signal()?;
@@ -476,7 +614,25 @@ impl<D: Memory, S: Memory> PendingCopy<'_, D, S> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn is_complete(&self) -> Result<bool> {
-        self.event.is_signaled()
+        self.completion.is_complete()
+    }
+
+    /// The work, shared: to wait on it or query it elsewhere.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let pending = list.copy_async(context.alloc_host(64, 0)?, context.alloc_host(64, 0)?)?;
+    /// let completion = pending.completion();
+    /// drop(pending);
+    /// assert!(completion.is_complete()?);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn completion(&self) -> Arc<Completion> {
+        Arc::clone(&self.completion)
     }
 
     /// Waits for completion and hands the buffers back.
@@ -490,12 +646,8 @@ impl<D: Memory, S: Memory> PendingCopy<'_, D, S> {
     /// let (_, _) = list.copy_async(context.alloc_host(64, 0)?, context.alloc_host(64, 0)?)?.wait()?;
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn wait(mut self) -> Result<(D, S)> {
-        self.event.wait()?;
-        Ok(self
-            .buffers
-            .take()
-            .expect("buffers are held until wait or drop"))
+    pub fn wait(self) -> Result<(D, S)> {
+        self.wait_timed().map(|(dst, src, _)| (dst, src))
     }
 
     /// Waits for completion and returns when the copy ran, in device ticks, with the buffers.
@@ -511,19 +663,19 @@ impl<D: Memory, S: Memory> PendingCopy<'_, D, S> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn wait_timed(mut self) -> Result<(D, S, Option<KernelTimestamp>)> {
-        self.event.wait()?;
-        let stamp = self.event.kernel_timestamp()?;
-        let (dst, src) = self
-            .buffers
-            .take()
-            .expect("buffers are held until wait or drop");
-        Ok((dst, src, stamp))
+        // On failure the buffers stay here, and `Drop` settles before freeing them.
+        self.completion.settle()?;
+        let stamp = self.completion.timestamp()?;
+        match self.buffers.take() {
+            Some((dst, src)) => Ok((dst, src, stamp)),
+            None => Err(Error::Internal("a pending copy lost its buffers".into())),
+        }
     }
 }
 
-impl<D: Deferrable, S: Deferrable> PendingCopy<'_, D, S> {
+impl<D: Deferrable, S: Deferrable> PendingCopy<D, S> {
     /// Returns at once, handing both buffers back to their pool, which reuses them only after
-    /// the copy completes.
+    /// the copy completes (the pool holds the copy's [`Completion`] until then).
     ///
     /// ```
     /// # use lazy_usm::*;
@@ -533,6 +685,7 @@ impl<D: Deferrable, S: Deferrable> PendingCopy<'_, D, S> {
     /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
     /// let list = manager.context().immediate_list(&devices[0].preferred_copy_engine()?)?;
     /// list.copy_async(pool.allocate(256)?, pool.allocate(256)?)?.detach(); // back to the pool once done
+    /// drop(list); // the pool's record of the copy keeps the list until the copy is done
     /// let mut returned = 0;
     /// while returned < 2 {
     ///     returned += pool.reclaim(); // the copy completes on its engine soon after
@@ -542,18 +695,18 @@ impl<D: Deferrable, S: Deferrable> PendingCopy<'_, D, S> {
     /// ```
     pub fn detach(mut self) {
         if let Some((dst, src)) = self.buffers.take() {
-            dst.defer(Arc::clone(&self.event));
-            src.defer(Arc::clone(&self.event));
+            dst.defer(Arc::clone(&self.completion));
+            src.defer(Arc::clone(&self.completion));
         }
     }
 }
 
-impl<D: Memory, S: Memory> Drop for PendingCopy<'_, D, S> {
+impl<D: Memory, S: Memory> Drop for PendingCopy<D, S> {
     fn drop(&mut self) {
         if self.buffers.is_some()
-            && let Err(error) = self.event.wait()
+            && let Err(error) = self.completion.settle()
         {
-            self.list.context.record_drop_error(error);
+            self.completion._list.context.record_drop_error(error);
         }
     }
 }
@@ -570,7 +723,7 @@ pub(crate) fn staged_copy(
     len: usize,
     bounce: &mut crate::memory::HostBuffer,
 ) -> Result<Option<KernelTimestamp>> {
-    let context = &src_list.context;
+    let context = src_list.context();
     context.check_memory(dst)?;
     context.check_memory(src)?;
     context.check_memory(bounce)?;
@@ -586,7 +739,16 @@ pub(crate) fn staged_copy(
         return Ok(None);
     }
     let chunks = len.div_ceil(half);
-    let pool = EventPool::new(context, 2 * chunks as u32)?;
+    let events = chunks
+        .checked_mul(2)
+        .and_then(|events| u32::try_from(events).ok())
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "a staged copy of {len} bytes in {half}-byte chunks needs more events than an \
+                 event pool holds"
+            ))
+        })?;
+    let pool = EventPool::new(context, events)?;
     let mut drained: Vec<Event> = Vec::with_capacity(chunks);
     let mut filled: Vec<Event> = Vec::with_capacity(chunks);
     let mut outcome = Ok(());
@@ -615,7 +777,7 @@ pub(crate) fn staged_copy(
     }
     // Whatever happened, nothing may still be reading or writing the borrowed buffers.
     for event in filled.last().into_iter().chain(drained.last()) {
-        let waited = event.wait();
+        let waited = event.wait_settled();
         if outcome.is_ok() {
             outcome = waited;
         }
@@ -655,7 +817,7 @@ impl CommandList {
         // SAFETY: the caller keeps the ranges valid; events are live.
         check("zeCommandListAppendMemoryCopy", unsafe {
             (self.api().command_list_append_memory_copy)(
-                self.handle.0,
+                self.raw(),
                 dst as *mut c_void,
                 src as *const c_void,
                 len,

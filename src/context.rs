@@ -4,7 +4,7 @@ use crate::device::Device;
 use crate::driver::Driver;
 use crate::error::{Error, Result, check};
 use crate::handles::ContextHandle;
-use crate::memory::{Memory, MemoryKind};
+use crate::memory::{Memory, MemoryKind, Unmanaged};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
@@ -207,15 +207,10 @@ impl Context {
         if self.contains(device) {
             Ok(())
         } else {
-            Err(Error::invalid(format!(
-                "device {} is not in this context (devices {:?})",
-                device.index(),
-                self.inner
-                    .devices
-                    .iter()
-                    .map(Device::index)
-                    .collect::<Vec<_>>()
-            )))
+            Err(Error::DeviceNotInContext {
+                device: device.index(),
+                devices: self.inner.devices.iter().map(Device::index).collect(),
+            })
         }
     }
 
@@ -223,16 +218,17 @@ impl Context {
         if memory.context() == self {
             Ok(())
         } else {
-            Err(Error::invalid(format!(
-                "memory at {:#x} ({} bytes) belongs to another context",
-                memory.address(),
-                memory.len()
-            )))
+            Err(Error::ForeignMemory {
+                address: memory.address(),
+                len: memory.len(),
+                owner: "another context",
+            })
         }
     }
 
     /// Makes `memory` resident on `device` (`zeContextMakeMemoryResident`). On a peer of the
     /// owner this costs host memory on recent drivers: lazy-usm's residency layer decides when.
+    /// Memory a residency manager tracks goes through its manager instead ([`Unmanaged`]).
     ///
     /// ```
     /// # use lazy_usm::*;
@@ -244,7 +240,7 @@ impl Context {
     /// assert_eq!(runtime.simulator().unwrap().host_pinned_bytes(), 1 << 20, "the peer mirror");
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn make_resident(&self, memory: &impl Memory, device: &Device) -> Result<()> {
+    pub fn make_resident(&self, memory: &impl Unmanaged, device: &Device) -> Result<()> {
         self.residency(memory, device, false)
     }
 
@@ -261,7 +257,7 @@ impl Context {
     /// assert_eq!(runtime.simulator().unwrap().host_pinned_bytes(), 0);
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn evict(&self, memory: &impl Memory, device: &Device) -> Result<()> {
+    pub fn evict(&self, memory: &impl Unmanaged, device: &Device) -> Result<()> {
         self.residency(memory, device, true)
     }
 

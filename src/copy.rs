@@ -6,11 +6,11 @@
 
 use crate::command::{CommandList, staged_copy};
 use crate::error::{Error, Result};
+use crate::memory::HostBuffer;
 use crate::residency::{
-    AllocationState, LinkState, Request, ResidencyManager, Resident, SelfTest, Shared,
+    AllocationState, LinkState, Request, ResidencyManager, Resident, SelfTest, Shared, pin_all,
 };
-use std::sync::atomic::Ordering;
-use std::sync::{Arc, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// How a copy between device allocations travelled.
 ///
@@ -33,6 +33,8 @@ pub enum CopyPath {
     PeerToPeer,
     /// Through pinned host memory, chunked, the two engines overlapping.
     Staged,
+    /// Zero bytes: nothing ran and nothing became resident.
+    Empty,
 }
 
 /// How a copy travelled and when it ran.
@@ -45,53 +47,94 @@ pub struct CopyReport {
     pub device_time: Option<crate::KernelTimestamp>,
 }
 
-/// Marks allocations as used by a copy until dropped.
-struct InUse<'a> {
-    shared: &'a Shared,
-    allocations: [Arc<AllocationState>; 2],
-}
-
-impl<'a> InUse<'a> {
-    fn new(shared: &'a Shared, allocations: [Arc<AllocationState>; 2]) -> Self {
-        for allocation in &allocations {
-            allocation.pending.fetch_add(1, Ordering::AcqRel);
-        }
-        Self {
-            shared,
-            allocations,
-        }
-    }
-}
-
-impl Drop for InUse<'_> {
-    fn drop(&mut self) {
-        for allocation in &self.allocations {
-            allocation.pending.fetch_sub(1, Ordering::AcqRel);
-        }
-        for allocation in &self.allocations {
-            self.shared.settle(allocation);
-        }
-    }
-}
-
 /// Size of the self-test's probe.
 const PROBE_BYTES: usize = 4096;
 
-impl Shared {
-    /// The copy list of device `index`, made on first use.
-    fn list(&self, index: u32) -> Result<MutexGuard<'_, Option<CommandList>>> {
-        let mut slot = self.lists[index as usize]
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if slot.is_none() {
-            let device = self.device(index);
-            let engine = match self.config.engine {
-                crate::EngineChoice::Copy => device.preferred_copy_engine()?,
-                crate::EngineChoice::Compute => device.compute_engine()?,
-            };
-            *slot = Some(self.context.immediate_list(&engine)?);
+/// A copy list of one device, lent to one copy and given back when dropped (a leaked lease
+/// leaks only the list).
+struct ListLease<'a> {
+    shared: &'a Shared,
+    device: u32,
+    list: Option<CommandList>,
+}
+
+impl std::ops::Deref for ListLease<'_> {
+    type Target = CommandList;
+    fn deref(&self) -> &CommandList {
+        self.list
+            .as_ref()
+            .expect("a lease holds its list until dropped")
+    }
+}
+
+impl Drop for ListLease<'_> {
+    fn drop(&mut self) {
+        // Synchronous copies have completed when the lease goes: the list is idle.
+        if let Some(list) = self.list.take() {
+            lock(&self.shared.lists[self.device as usize]).push(list);
         }
-        Ok(slot)
+    }
+}
+
+/// A pinned bounce buffer, lent to one staged copy.
+struct StagingLease<'a> {
+    shared: &'a Shared,
+    buffer: Option<HostBuffer>,
+}
+
+impl Drop for StagingLease<'_> {
+    fn drop(&mut self) {
+        if let Some(buffer) = self.buffer.take() {
+            lock(&self.shared.staging).push(buffer);
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Shared {
+    /// An idle copy list of device `index` (made if none is idle).
+    fn list(&self, index: u32) -> Result<ListLease<'_>> {
+        let idle = lock(&self.lists[index as usize]).pop();
+        let list = match idle {
+            Some(list) => list,
+            None => {
+                let device = self.device(index);
+                let engine = match self.config.engine {
+                    crate::EngineChoice::Copy => device.preferred_copy_engine()?,
+                    crate::EngineChoice::Compute => device.compute_engine()?,
+                };
+                self.context.immediate_list(&engine)?
+            }
+        };
+        Ok(ListLease {
+            shared: self,
+            device: index,
+            list: Some(list),
+        })
+    }
+
+    /// An idle pinned bounce buffer (made if none is idle).
+    fn staging(&self) -> Result<StagingLease<'_>> {
+        let idle = lock(&self.staging).pop();
+        let buffer = match idle {
+            Some(buffer) => buffer,
+            None => {
+                // At most 2 * MAX_STAGING_CHUNK: the config was validated.
+                let bytes = 2 * self.config.staging_chunk;
+                let buffer = self.context.alloc_host(bytes, 0)?;
+                self.accounting.add_staging(bytes as u64);
+                buffer
+            }
+        };
+        Ok(StagingLease {
+            shared: self,
+            buffer: Some(buffer),
+        })
     }
 
     /// Whether device `executing` may read `owner`'s memory over P2P: the driver says so and, if
@@ -125,7 +168,9 @@ impl Shared {
         Ok(state)
     }
 
-    /// Copies a known pattern from `owner` to `executing` over P2P and checks it arrived.
+    /// Copies a known pattern from `owner` to `executing` over P2P and checks it arrived. The
+    /// probe's peer residency counts against the host budget like any other; when the budget
+    /// has no room for it, the pair stays untested and this copy is staged.
     pub(crate) fn self_test(&self, executing: u32, owner: u32) -> Result<bool> {
         let pattern: Vec<u8> = (0..PROBE_BYTES)
             .map(|index| (index * 31 + 7) as u8)
@@ -136,18 +181,29 @@ impl Shared {
         let mut landing = self
             .context
             .alloc_device(self.device(executing), PROBE_BYTES, 0)?;
-        if let Some(list) = self.list(owner)?.as_ref() {
-            list.write(&mut probe, 0, &pattern)?;
+        self.list(owner)?.write(&mut probe, 0, &pattern)?;
+        {
+            let mut state = self.lock();
+            if let Some(budget) = self.config.host_budget
+                && self
+                    .make_room(&mut state, PROBE_BYTES as u64, budget, 0)
+                    .is_err()
+            {
+                log::info!(
+                    "lazy-usm: no host budget left for the P2P self-test of devices {owner} -> \
+                     {executing}; staging this copy"
+                );
+                return Ok(false);
+            }
+            self.accounting.resident_call();
+            self.context.make_resident(&probe, self.device(executing))?;
+            self.accounting.peer_added(executing, PROBE_BYTES as u64);
         }
-        self.accounting.resident_call();
-        self.context.make_resident(&probe, self.device(executing))?;
-        self.accounting.peer_added(executing, PROBE_BYTES as u64);
         let mut arrived = vec![0u8; PROBE_BYTES];
-        let outcome = match self.list(executing)?.as_ref() {
-            Some(list) => list
-                .copy(&mut landing, 0, &probe, 0, PROBE_BYTES)
-                .and_then(|()| list.read(&landing, 0, &mut arrived)),
-            None => Ok(()),
+        let outcome = {
+            let list = self.list(executing)?;
+            list.copy(&mut landing, 0, &probe, 0, PROBE_BYTES)
+                .and_then(|()| list.read(&landing, 0, &mut arrived))
         };
         drop(probe);
         self.accounting.peer_removed(executing, PROBE_BYTES as u64);
@@ -171,26 +227,6 @@ impl Shared {
         self.set_link(executing, owner, state);
         Ok(state == LinkState::Trusted)
     }
-
-    /// The pinned bounce buffer, made on first use.
-    fn staging(&self) -> Result<MutexGuard<'_, Option<crate::HostBuffer>>> {
-        let mut slot = self
-            .staging
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if slot.is_none() {
-            let bytes = 2 * self.config.staging_chunk;
-            *slot = Some(self.context.alloc_host(bytes, 0)?);
-            self.accounting.set_staging(bytes as u64);
-        }
-        Ok(slot)
-    }
-}
-
-fn list_of(guard: &Option<CommandList>) -> Result<&CommandList> {
-    guard
-        .as_ref()
-        .ok_or_else(|| Error::invalid("copy list missing"))
 }
 
 impl ResidencyManager {
@@ -254,62 +290,54 @@ impl ResidencyManager {
         len: usize,
     ) -> Result<CopyReport> {
         self.check_pair(dst, src)?;
-        let checks: [(&dyn Resident, usize, &str); 2] = [
-            (&*dst, dst_offset, "destination"),
+        for (allocation, offset, role) in [
+            (&*dst as &dyn Resident, dst_offset, "destination"),
             (src, src_offset, "source"),
-        ];
-        for (allocation, offset, role) in checks {
-            if offset
-                .checked_add(len)
-                .is_none_or(|end| end > allocation.len())
-            {
-                return Err(Error::invalid(format!(
-                    "{role} range {offset}..{} is outside its {}-byte allocation",
-                    offset as u128 + len as u128,
-                    allocation.len()
-                )));
-            }
+        ] {
+            crate::command::locate(allocation, offset, len, role)?;
+        }
+        if len == 0 {
+            // Nothing to move: no self-test, no residency.
+            return Ok(CopyReport {
+                path: CopyPath::Empty,
+                device_time: None,
+            });
         }
         let shared = &*self.shared;
-        let (dst_state, src_state) = (
-            Arc::clone(dst.residency().state),
-            Arc::clone(src.residency().state),
+        let (executing, owner) = (
+            dst.residency().state.owner,
+            src.residency().state.owner,
         );
-        let (executing, owner) = (dst_state.owner, src_state.owner);
-        let _in_use = InUse::new(shared, [Arc::clone(&dst_state), Arc::clone(&src_state)]);
+        // Pinned before any residency is read (the protocol of the `pin` module), held until
+        // the copy has completed.
+        let _pins = pin_all(&[&*dst, src]);
+        let src_state = src.residency().state;
         let direct = if executing == owner {
             Some(CopyPath::Local)
-        } else if self.peer_path(&src_state, executing, owner)? {
+        } else if self.peer_path(src_state, executing, owner)? {
             src.note_peer_use(executing);
             Some(CopyPath::PeerToPeer)
         } else {
             None
         };
         if let Some(path) = direct {
-            let guard = shared.list(executing)?;
-            let list = list_of(&guard)?;
+            let list = shared.list(executing)?;
             list.copy(dst, dst_offset, src, src_offset, len)?;
             return Ok(CopyReport {
                 path,
                 device_time: list.last_timestamp(),
             });
         }
-        // Lock the two lists in index order, so concurrent copies cannot deadlock.
-        let (first, second) = (owner.min(executing), owner.max(executing));
-        let first_guard = shared.list(first)?;
-        let second_guard = shared.list(second)?;
-        let (source_list, target_list) = if owner == first {
-            (list_of(&first_guard)?, list_of(&second_guard)?)
-        } else {
-            (list_of(&second_guard)?, list_of(&first_guard)?)
-        };
+        let source_list = shared.list(owner)?;
+        let target_list = shared.list(executing)?;
         let mut staging = shared.staging()?;
         let bounce = staging
+            .buffer
             .as_mut()
-            .ok_or_else(|| Error::invalid("staging buffer missing"))?;
+            .ok_or_else(|| Error::Internal("a staging lease without its buffer".into()))?;
         let interval = staged_copy(
-            source_list,
-            target_list,
+            &source_list,
+            &target_list,
             (dst, dst_offset),
             (src, src_offset),
             len,
@@ -349,8 +377,9 @@ impl ResidencyManager {
     /// ```
     pub fn write(&self, dst: &mut impl Resident, offset: usize, data: &[u8]) -> Result<()> {
         self.check_owned(dst)?;
-        let guard = self.shared.list(dst.residency().state.owner)?;
-        list_of(&guard)?.write(dst, offset, data)
+        self.shared
+            .list(dst.residency().state.owner)?
+            .write(dst, offset, data)
     }
 
     /// Copies `src[offset..]` into host bytes on its owner's copy engine, and waits.
@@ -369,8 +398,9 @@ impl ResidencyManager {
     /// ```
     pub fn read(&self, src: &impl Resident, offset: usize, out: &mut [u8]) -> Result<()> {
         self.check_owned(src)?;
-        let guard = self.shared.list(src.residency().state.owner)?;
-        list_of(&guard)?.read(src, offset, out)
+        self.shared
+            .list(src.residency().state.owner)?
+            .read(src, offset, out)
     }
 
     /// Runs the P2P self-test of `executing` reading `owner`'s memory now; whether the link

@@ -34,8 +34,9 @@ impl fmt::Debug for Device {
 }
 
 impl PartialEq for Device {
+    /// The same handle of the same driver (see [`Driver`]'s equality).
     fn eq(&self, other: &Self) -> bool {
-        self.handle == other.handle
+        self.handle == other.handle && self.driver == other.driver
     }
 }
 

@@ -36,8 +36,11 @@ impl std::fmt::Debug for Driver {
 }
 
 impl PartialEq for Driver {
+    /// The same handle of the same runtime: two platforms may hand out equal raw handles.
     fn eq(&self, other: &Self) -> bool {
-        self.inner.handle == other.inner.handle
+        Arc::ptr_eq(&self.inner, &other.inner)
+            || (self.inner.handle == other.inner.handle
+                && self.inner.runtime == other.inner.runtime)
     }
 }
 

@@ -89,9 +89,98 @@ pub enum Error {
         /// Bytes held by peer residencies that could not be evicted.
         in_use: u64,
     },
+    /// An offset and length that do not lie inside the memory they address.
+    #[error("{role} range {offset}..{end} is outside its {size}-byte buffer", end = *offset as u128 + *len as u128)]
+    OutOfRange {
+        /// Which operand (`"source"`, `"destination"`, ...).
+        role: &'static str,
+        /// The offset asked for.
+        offset: usize,
+        /// The length asked for.
+        len: usize,
+        /// The size of the memory.
+        size: usize,
+    },
+    /// An alignment that is not a power of two or is larger than any allocation can honour.
+    #[error("alignment {alignment} is not a power of two no larger than {max}")]
+    BadAlignment {
+        /// The alignment asked for.
+        alignment: usize,
+        /// The largest alignment lazy-usm accepts ([`crate::MAX_ALIGNMENT`]).
+        max: usize,
+    },
+    /// An address or size that must be a multiple of `required` and is not.
+    #[error("{what} {value:#x} is not a multiple of {required}")]
+    Misaligned {
+        /// What was misaligned (`"host address"`, `"length"`, ...).
+        what: &'static str,
+        /// Its value.
+        value: usize,
+        /// The multiple it must be.
+        required: usize,
+    },
+    /// A size whose rounding or sum overflows the address space.
+    #[error("{what} of {size} bytes overflows the address space")]
+    SizeOverflow {
+        /// What was being sized.
+        what: &'static str,
+        /// The size asked for.
+        size: usize,
+    },
+    /// A device that is not one of the context's (or manager's) devices.
+    #[error("device {device} is not in this context (devices {devices:?})")]
+    DeviceNotInContext {
+        /// The device's index on its driver.
+        device: u32,
+        /// The context's devices, by index on their driver.
+        devices: Vec<u32>,
+    },
+    /// A device index beyond what a [`crate::DeviceSet`] holds.
+    #[error("device index {index} is beyond the {limit} devices residency tracking supports")]
+    DeviceIndex {
+        /// The index.
+        index: u32,
+        /// [`crate::MAX_DEVICES`].
+        limit: u32,
+    },
+    /// Memory of another context, or of another residency manager or pool.
+    #[error("memory at {address:#x} ({len} bytes) belongs to {owner}")]
+    ForeignMemory {
+        /// Its address.
+        address: usize,
+        /// Its size.
+        len: usize,
+        /// Whose it is (`"another context"`, `"another residency manager"`, ...).
+        owner: &'static str,
+    },
+    /// An object (event, list, held buffer) of another context or list.
+    #[error("{what}: {detail}")]
+    ForeignObject {
+        /// What kind of object.
+        what: &'static str,
+        /// Which, and whose.
+        detail: String,
+    },
+    /// Work through lazy-usm still uses the memory, so its residency cannot change now.
+    #[error("{pins} uses in flight hold the allocation; evict it once they complete")]
+    InUse {
+        /// Uses in flight.
+        pins: u32,
+    },
+    /// A configuration field out of its range.
+    #[error("config field {field}: {reason}")]
+    BadConfig {
+        /// The field.
+        field: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// An argument lazy-usm rejected before calling Level Zero; the message names the values.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// lazy-usm broke one of its own invariants: a bug, please report it.
+    #[error("internal error (a lazy-usm bug): {0}")]
+    Internal(String),
 }
 
 /// `Result<T, lazy_usm::Error>`.

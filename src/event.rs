@@ -172,7 +172,7 @@ pub struct KernelTimestamp {
 /// ```
 /// let devices = lazy_usm::Runtime::simulated("b70x2")?.devices()?;
 /// let context = lazy_usm::Context::new(&devices)?;
-/// let event = lazy_usm::EventPool::new(&context, 1)?.event(0)?;
+/// let mut event = lazy_usm::EventPool::new(&context, 1)?.event(0)?;
 /// assert_eq!(event.kernel_timestamp()?, None);
 /// event.signal()?;
 /// event.wait()?;
@@ -216,6 +216,17 @@ impl Event {
         self.handle
     }
 
+    pub(crate) fn check_context(&self, context: &Context) -> Result<()> {
+        if &self.pool.inner.context == context {
+            Ok(())
+        } else {
+            Err(Error::ForeignObject {
+                what: "event",
+                detail: format!("event {:?} belongs to another context", self.handle.0),
+            })
+        }
+    }
+
     /// Signals from the host.
     ///
     /// ```
@@ -235,21 +246,37 @@ impl Event {
         })
     }
 
-    /// Returns to the unsignalled state.
+    /// Returns to the unsignalled state. Takes `&mut self`: a reset must not run while another
+    /// thread waits on or queries the event, nor while queued work still uses it (work that
+    /// waits on an event shares it through an `Arc`, which hands out no `&mut`).
     ///
     /// ```
     /// # use lazy_usm::*;
     /// # let runtime = Runtime::simulated("b70x2")?;
     /// # let devices = runtime.devices()?;
     /// let context = Context::new(&devices)?;
-    /// let event = EventPool::new(&context, 1)?.event(0)?;
+    /// let mut event = EventPool::new(&context, 1)?.event(0)?;
     /// event.signal()?;
     /// event.reset()?;
     /// assert!(!event.is_signaled()?);
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn reset(&self) -> Result<()> {
-        // SAFETY: a live event.
+    ///
+    /// A shared event cannot be reset:
+    ///
+    /// ```compile_fail
+    /// fn reset_shared(event: &lazy_usm::Event) {
+    ///     event.reset().unwrap();
+    /// }
+    /// ```
+    pub fn reset(&mut self) -> Result<()> {
+        self.host_reset()
+    }
+
+    /// `zeEventHostReset` for an event only its owner can reach (a command list's private
+    /// completion event): the caller guarantees no concurrent use.
+    pub(crate) fn host_reset(&self) -> Result<()> {
+        // SAFETY: a live event; the caller rules out concurrent use.
         check("zeEventHostReset", unsafe {
             (self.api().event_host_reset)(self.handle.0)
         })
@@ -274,7 +301,8 @@ impl Event {
         }
     }
 
-    /// Blocks until the event is signalled.
+    /// Blocks until the event is signalled. A driver's `ZE_RESULT_NOT_READY` (which an infinite
+    /// wait may still return) means "not yet", so it waits again; it never reads as success.
     ///
     /// ```
     /// # use lazy_usm::*;
@@ -287,7 +315,18 @@ impl Event {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn wait(&self) -> Result<()> {
-        self.synchronize(u64::MAX).map(|_| ())
+        while !self.synchronize(u64::MAX)? {
+            std::thread::yield_now();
+        }
+        Ok(())
+    }
+
+    /// Waits until the work before the event can no longer touch memory: [`Event::wait`], and
+    /// if that fails, polling until the event signals or the device is lost. Used before memory
+    /// the work used is handed back or freed. Aborts the process if the driver can tell
+    /// neither for a long time: returning then could let the device write freed memory.
+    pub(crate) fn wait_settled(&self) -> Result<()> {
+        settle(|| self.wait(), || self.is_signaled())
     }
 
     /// Blocks until the event is signalled or `timeout` passes; whether it was signalled.
@@ -341,3 +380,40 @@ impl Event {
         }
     }
 }
+
+/// Waits with `wait`; if it fails, polls `query` until the work is known complete (`Ok`) or the
+/// device is lost (the error). A device that keeps failing both for about a minute cannot be
+/// trusted to have stopped, so the process aborts rather than free memory it may write.
+pub(crate) fn settle(
+    wait: impl Fn() -> Result<()>,
+    query: impl Fn() -> Result<bool>,
+) -> Result<()> {
+    let first = match wait() {
+        Ok(()) => return Ok(()),
+        Err(error @ Error::DeviceLost { .. }) => return Err(error),
+        Err(error) => error,
+    };
+    log::warn!("lazy-usm: {first}; polling until the work completes");
+    let mut failures = 0u32;
+    loop {
+        match query() {
+            Ok(true) => return Ok(()),
+            Ok(false) => failures = 0,
+            Err(error @ Error::DeviceLost { .. }) => return Err(error),
+            Err(error) => {
+                failures += 1;
+                if failures >= SETTLE_ATTEMPTS {
+                    log::error!(
+                        "lazy-usm: cannot tell whether device work using host or device memory \
+                         has completed ({error}); aborting rather than freeing memory it may write"
+                    );
+                    std::process::abort();
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_micros(500));
+    }
+}
+
+/// Consecutive failed queries (500 us apart) before [`settle`] gives up.
+const SETTLE_ATTEMPTS: u32 = 120_000;

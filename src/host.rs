@@ -104,10 +104,19 @@ impl<'a> HostMemory<'a> {
         if len == 0 {
             return Err(Error::invalid("cannot register an empty host range"));
         }
-        if !start.is_multiple_of(IMPORT_ALIGNMENT) || !len.is_multiple_of(IMPORT_ALIGNMENT) {
-            return Err(Error::invalid(format!(
-                "host range {start:#x}+{len} is not aligned to {IMPORT_ALIGNMENT}-byte pages"
-            )));
+        if !start.is_multiple_of(IMPORT_ALIGNMENT) {
+            return Err(Error::Misaligned {
+                what: "host address",
+                value: start,
+                required: IMPORT_ALIGNMENT,
+            });
+        }
+        if !len.is_multiple_of(IMPORT_ALIGNMENT) {
+            return Err(Error::Misaligned {
+                what: "host range length",
+                value: len,
+                required: IMPORT_ALIGNMENT,
+            });
         }
         let key = driver.handle().0 as usize;
         let mut imports = IMPORTS

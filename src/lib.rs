@@ -43,7 +43,7 @@ mod residency;
 mod runtime;
 pub mod workload;
 
-pub use command::{CommandList, Deferrable, PendingCopy};
+pub use command::{CommandList, Completion, Deferrable, PendingCopy};
 pub use context::{Context, PointerInfo};
 pub use copy::{CopyPath, CopyReport};
 pub use device::{
@@ -60,15 +60,18 @@ pub use host::{
     HostMemory, HostPath, IMPORT_ALIGNMENT, PageAlignedBytes, PinnedHostBuffer, Registration,
     host_path,
 };
-pub use memory::{DeviceBuffer, FreePolicy, HostBuffer, Memory, MemoryKind, SharedBuffer};
-pub use pool::{Block, DevicePool, PeerResidency, PoolConfig, PoolStats, trace};
+pub use memory::{
+    DeviceBuffer, MAX_ALIGNMENT, FreePolicy, HostBuffer, Memory, MemoryKind, SharedBuffer, Unmanaged,
+};
+pub use pool::{Block, DevicePool, MAX_SEGMENT, PeerResidency, PoolConfig, PoolStats, trace};
 pub use probe::{
     DeviceMemory, DrmClient, ProcessMemory, group_by_device, parse_fdinfo, parse_gpu_active_pages,
     probe_paths, probe_process,
 };
-pub use queue::{CommandQueue, RecordedList, Submission};
+pub use queue::{CommandQueue, Held, RecordedList, Submission, Unsubmitted};
 pub use residency::{
-    DeviceAllocation, DeviceCost, DeviceSet, EngineChoice, HostCost, MAX_DEVICES, Policy,
+    DeviceAllocation, DeviceCost, DeviceSet, EngineChoice, HostCost, MAX_DEVICES,
+    MAX_STAGING_CHUNK, Policy,
     ResidencyConfig, ResidencyHandle, ResidencyManager, Resident, SelfTest,
 };
 pub use runtime::{Choice, Runtime, Source};

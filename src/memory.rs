@@ -135,7 +135,28 @@ pub trait Memory: sealed::Sealed {
     fn alignment(&self) -> usize {
         self.allocation().alignment()
     }
+    /// The residency record of managed memory (a `DeviceAllocation` or a pool block): work
+    /// that uses it pins it against eviction until the work completes.
+    #[doc(hidden)]
+    fn residency_handle(&self) -> Option<crate::residency::ResidencyHandle<'_>> {
+        None
+    }
 }
+
+/// Memory no [`crate::ResidencyManager`] tracks: plain device, host and shared buffers. Only
+/// these can be made resident or evicted directly through a [`Context`]; managed memory changes
+/// residency through its manager alone, so its records and host cost stay true.
+///
+/// ```compile_fail
+/// # use lazy_usm::*;
+/// # let runtime = Runtime::simulated("b70x2")?;
+/// # let devices = runtime.devices()?;
+/// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+/// let allocation = manager.allocate(&devices[0], 4096)?;
+/// manager.context().evict(&allocation, &devices[0])?; // DeviceAllocation is not Unmanaged
+/// # Ok::<(), Error>(())
+/// ```
+pub trait Unmanaged: Memory {}
 
 #[doc(hidden)]
 pub trait AllocationView {
@@ -176,6 +197,8 @@ macro_rules! buffer {
         }
 
         impl sealed::Sealed for $name {}
+
+        impl Unmanaged for $name {}
 
         impl Memory for $name {
             fn allocation(&self) -> &dyn AllocationView {
@@ -257,8 +280,9 @@ buffer!(
 macro_rules! host_view {
     ($name:ident) => {
         impl $name {
-            /// The bytes, read from the host. No device work can be writing them: asynchronous
-            /// copies own their buffers until they complete.
+            /// The bytes, read from the host: zeros at allocation (lazy-usm writes them; Level
+            /// Zero promises no initial contents). No device work can be writing them:
+            /// asynchronous work owns its buffers until it completes.
             ///
             /// ```
             /// # use lazy_usm::*;
@@ -269,8 +293,9 @@ macro_rules! host_view {
             /// # Ok::<(), Error>(())
             /// ```
             pub fn as_slice(&self) -> &[u8] {
-                // SAFETY: a live host-accessible allocation of `size` bytes, zero-initialised or
-                // written since; `&self` rules out a concurrent `as_mut_slice`.
+                // SAFETY: a live host-accessible allocation of `size` bytes, zeroed at
+                // allocation or written since; `&self` rules out a concurrent `as_mut_slice`, and
+                // device work that could write it owns the buffer.
                 unsafe {
                     std::slice::from_raw_parts(
                         self.allocation.address as *const u8,
@@ -307,14 +332,32 @@ macro_rules! host_view {
 host_view!(HostBuffer);
 host_view!(SharedBuffer);
 
-fn check_layout(size: usize, alignment: usize) -> Result<()> {
+/// Writes zeros over a fresh host-accessible allocation, so that reading it is defined.
+fn zero(allocation: &Allocation) {
+    // SAFETY: a live host-accessible allocation of `size` bytes that nothing else uses yet.
+    unsafe { std::ptr::write_bytes(allocation.address as *mut u8, 0, allocation.size) }
+}
+
+/// The largest alignment an allocation may ask for (1 GiB, the largest page size).
+pub const MAX_ALIGNMENT: usize = 1 << 30;
+
+/// Checks a request: a size, and an alignment that is 0 (the driver's choice) or a power of two
+/// up to [`MAX_ALIGNMENT`].
+pub(crate) fn check_layout(size: usize, alignment: usize) -> Result<()> {
     if size == 0 {
         return Err(Error::invalid("allocation size is 0"));
     }
-    if alignment != 0 && !alignment.is_power_of_two() {
-        return Err(Error::invalid(format!(
-            "alignment {alignment} is not a power of two"
-        )));
+    if alignment != 0 && (!alignment.is_power_of_two() || alignment > MAX_ALIGNMENT) {
+        return Err(Error::BadAlignment {
+            alignment,
+            max: MAX_ALIGNMENT,
+        });
+    }
+    if size.checked_add(alignment).is_none_or(|total| total > isize::MAX as usize) {
+        return Err(Error::SizeOverflow {
+            what: "an allocation",
+            size,
+        });
     }
     Ok(())
 }
@@ -396,7 +439,8 @@ impl Context {
     /// # let devices = runtime.devices()?;
     /// let context = Context::new(&devices)?;
     /// assert_eq!(context.alloc_host(100, 0)?.len(), 100);
-    /// assert!(context.alloc_host(100, 3).is_err(), "alignment 3");
+    /// assert!(matches!(context.alloc_host(100, 3), Err(Error::BadAlignment { alignment: 3, .. })));
+    /// assert!(matches!(context.alloc_host(100, 1 << 63), Err(Error::BadAlignment { .. })));
     /// # Ok::<(), Error>(())
     /// ```
     pub fn alloc_host(&self, size: usize, alignment: usize) -> Result<HostBuffer> {
@@ -418,6 +462,7 @@ impl Context {
             MemoryKind::Host,
             None,
         )?;
+        zero(&allocation);
         Ok(HostBuffer { allocation })
     }
 
@@ -471,6 +516,7 @@ impl Context {
             MemoryKind::Shared,
             device,
         )?;
+        zero(&allocation);
         Ok(SharedBuffer { allocation })
     }
 }

@@ -72,6 +72,14 @@ pub struct Runtime {
     inner: Arc<RuntimeInner>,
 }
 
+impl PartialEq for Runtime {
+    /// The same initialised implementation (handles from two runtimes are never mixed, even when
+    /// their values coincide, as an in-process simulator's and a loaded driver's may).
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
 impl std::fmt::Debug for Runtime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Runtime")

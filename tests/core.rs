@@ -65,14 +65,18 @@ fn bad_input_is_refused_before_level_zero(harness: &Harness) {
     let devices = devices(harness);
     let context = Context::new(&devices[..1]).unwrap();
     let other = Context::new(&devices).unwrap();
+    // Refused with a message that names the values (typed variants are matched below).
     let invalid = |result: Result<()>, needle: &str| match result {
-        Err(Error::InvalidArgument(message)) => {
+        Err(Error::ZeError { .. }) | Ok(()) => {
+            panic!("expected lazy-usm to refuse, mentioning `{needle}`, got {result:?}")
+        }
+        Err(error) => {
+            let message = error.to_string();
             assert!(
                 message.contains(needle),
                 "`{message}` should mention `{needle}`"
             )
         }
-        other => panic!("expected InvalidArgument mentioning `{needle}`, got {other:?}"),
     };
     let allocated = harness.counter("live_allocations");
     invalid(
@@ -92,6 +96,21 @@ fn bad_input_is_refused_before_level_zero(harness: &Harness) {
         context.alloc_shared(Some(&devices[1]), 64, 0).map(drop),
         "device 1",
     );
+    assert!(matches!(
+        context.alloc_host(64, 1 << 63),
+        Err(Error::BadAlignment {
+            alignment: 0x8000_0000_0000_0000,
+            ..
+        })
+    ));
+    assert!(matches!(
+        context.alloc_host(usize::MAX - 64, 64),
+        Err(Error::SizeOverflow { .. })
+    ));
+    assert!(matches!(
+        context.alloc_device(&devices[1], 64, 0),
+        Err(Error::DeviceNotInContext { device: 1, ref devices }) if devices == &[0]
+    ));
     assert_eq!(
         harness.counter("live_allocations"),
         allocated,
@@ -119,6 +138,22 @@ fn bad_input_is_refused_before_level_zero(harness: &Harness) {
         "another context",
     );
     invalid(list.write(&mut buffer, 4000, &[0u8; 100]), "4000..4100");
+    assert!(matches!(
+        list.write(&mut buffer, 4000, &[0u8; 100]),
+        Err(Error::OutOfRange {
+            role: "destination",
+            offset: 4000,
+            len: 100,
+            size: 4096
+        })
+    ));
+    assert!(matches!(
+        list.copy(&mut buffer, 0, &foreign, 0, 16),
+        Err(Error::ForeignMemory {
+            owner: "another context",
+            ..
+        })
+    ));
     invalid(
         list.read(&buffer, usize::MAX, &mut [0u8; 2]),
         "outside its 4096-byte buffer",
@@ -393,44 +428,40 @@ fn auto_prefers_a_system_gpu() {
     common::run_in_loader_child("auto_child", "b70x2");
 }
 
-/// A recorded list runs on a queue, twice, each submission tracked by a fence.
+/// A recorded list runs on a queue, twice, each submission tracked by a fence; the list owns
+/// its buffers and the submission owns the list.
 fn recorded_lists_run_on_queues(harness: &Harness) {
     let devices = devices(harness);
     let context = Context::new(&devices).unwrap();
     let engine = devices[1].preferred_copy_engine().unwrap();
     let queue = CommandQueue::new(&context, &engine).unwrap();
-    let mut source = context.alloc_host(4096, 0).unwrap();
-    source
+    let bytes = Random::new(9).bytes(4096);
+    let mut list = RecordedList::new(&context, &engine).unwrap();
+    let source = list.hold(context.alloc_host(4096, 0).unwrap()).unwrap();
+    list.get_mut(source)
+        .unwrap()
         .as_mut_slice()
-        .copy_from_slice(&Random::new(9).bytes(4096));
-    let mut middle = context.alloc_device(&devices[1], 4096, 0).unwrap();
-    let mut target = context.alloc_host(4096, 0).unwrap();
-    {
-        let mut list = RecordedList::new(&context, &engine).unwrap();
-        list.copy(&mut middle, 0, &source, 0, 4096).unwrap();
-        assert!(
-            matches!(queue.execute(&list), Err(Error::InvalidArgument(_))),
-            "not closed"
-        );
-        list.close().unwrap();
-        queue.execute(&list).unwrap().wait().unwrap();
-        let again = queue.execute(&list).unwrap();
-        again.wait().unwrap();
-        let compute = CommandQueue::new(&context, &devices[1].compute_engine().unwrap()).unwrap();
-        assert!(
-            matches!(compute.execute(&list), Err(Error::InvalidArgument(_))),
-            "other group"
-        );
-    }
-    {
-        let mut list = RecordedList::new(&context, &engine).unwrap();
-        list.copy(&mut target, 0, &middle, 0, 4096).unwrap();
-        list.close().unwrap();
-        let submission = queue.execute(&list).unwrap();
-        drop(submission); // waits
-    }
-    assert_eq!(target.as_slice(), source.as_slice());
-    drop((queue, source, middle, target, context));
+        .copy_from_slice(&bytes);
+    let middle = list
+        .hold(context.alloc_device(&devices[1], 4096, 0).unwrap())
+        .unwrap();
+    let target = list.hold(context.alloc_host(4096, 0).unwrap()).unwrap();
+    list.copy(middle, 0, source, 0, 4096).unwrap();
+    list.copy(target, 0, middle, 0, 4096).unwrap();
+    let refused = queue.execute(list).unwrap_err();
+    assert!(matches!(refused.error, Error::InvalidArgument(_)), "not closed");
+    let mut list = refused.list;
+    list.close().unwrap();
+    let list = queue.execute(list).unwrap().wait().unwrap();
+    assert_eq!(list.get(target).unwrap().as_slice(), &bytes[..]);
+    let list = queue.execute(list).unwrap().wait().unwrap();
+    let compute = CommandQueue::new(&context, &devices[1].compute_engine().unwrap()).unwrap();
+    let refused = compute.execute(list).unwrap_err();
+    assert!(matches!(refused.error, Error::InvalidArgument(_)), "other group");
+    let submission = queue.execute(refused.list).unwrap();
+    drop(queue); // the submission shares the queue until its work completes
+    drop(submission); // waits, then frees the list and its buffers
+    drop((compute, context));
     harness.assert_clean();
 }
 on_both_paths!(recorded_lists_run_on_queues, "b70x2");

@@ -60,16 +60,26 @@ fn empty_and_unaligned_ranges_are_typed_errors() {
     let (first, rest) = pages.as_mut_slice().split_at_mut(2 * 4096);
     let first_start = first.as_ptr() as usize;
     let registered = HostMemory::register(driver, first).unwrap();
-    let invalid = |result: Result<HostMemory<'_>>, needle: &str| match result {
-        Err(Error::InvalidArgument(message)) => assert!(message.contains(needle), "{message}"),
-        other => panic!("expected InvalidArgument with `{needle}`, got {other:?}"),
-    };
-    invalid(HostMemory::register(driver, &mut []), "empty");
+    assert!(matches!(
+        HostMemory::register(driver, &mut []),
+        Err(Error::InvalidArgument(message)) if message.contains("empty")
+    ));
     let (odd, _) = rest.split_at_mut(4096 + 100);
-    invalid(HostMemory::register(driver, odd), "not aligned");
+    assert!(matches!(
+        HostMemory::register(driver, odd),
+        Err(Error::Misaligned {
+            what: "host range length",
+            value: 4196,
+            required: 4096
+        })
+    ));
     let mut other_pages = PageAlignedBytes::new(4096);
     let unaligned = &mut other_pages.as_mut_slice()[8..];
-    invalid(HostMemory::register(driver, unaligned), "not aligned");
+    let address = unaligned.as_ptr() as usize;
+    assert!(matches!(
+        HostMemory::register(driver, unaligned),
+        Err(Error::Misaligned { what: "host address", value, required: 4096 }) if value == address
+    ));
     assert_eq!(
         harness.counter("live_imports"),
         1,

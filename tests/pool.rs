@@ -169,7 +169,7 @@ fn a_block_freed_under_a_pending_copy_is_reused_only_after_it() {
     let list = context
         .immediate_list(&devices[0].preferred_copy_engine().unwrap())
         .unwrap();
-    let gate = EventPool::new(context, 1).unwrap().event(0).unwrap();
+    let gate = std::sync::Arc::new(EventPool::new(context, 1).unwrap().event(0).unwrap());
     let target = pool.allocate(4096).unwrap();
     let source = pool.allocate(4096).unwrap();
     let busy = [target.address(), source.address()];

@@ -86,7 +86,7 @@ fn lazy_pays_once_on_first_use(harness: &Harness) {
     let calls = harness.counter("make_resident_calls");
     assert_eq!(manager.host_cost().current_bytes, 256 * MIB as u64);
     assert_eq!(harness.host_pinned(), 256 * MIB as u64);
-    assert_eq!(source.resident(), DeviceSet::single(0).with(1));
+    assert_eq!(source.resident(), DeviceSet::single(0).unwrap().with(1).unwrap());
     for round in 0..5 {
         let path = manager
             .copy(&mut target, round * MIB, &source, 5 * MIB, MIB)
@@ -256,7 +256,7 @@ fn peer_enabled_stages_until_enabled_and_evicts_when_disabled() {
         .disable_peer_access(&devices[1], &devices[0])
         .unwrap();
     assert_eq!(manager.host_cost().current_bytes, 0);
-    assert_eq!(source.resident(), DeviceSet::single(0));
+    assert_eq!(source.resident(), DeviceSet::single(0).unwrap());
     assert_eq!(
         manager.copy(&mut target, 0, &source, 0, 8 * MIB).unwrap(),
         CopyPath::Staged
@@ -366,21 +366,30 @@ fn allocations_of_another_manager_or_device_are_refused() {
     let mine = first.allocate(&devices[0], 4096).unwrap();
     assert!(matches!(
         second.ensure_resident_on(&mine, &devices[0]),
-        Err(Error::InvalidArgument(_))
+        Err(Error::ForeignMemory {
+            owner: "another residency manager",
+            ..
+        })
     ));
     assert!(matches!(
         second.allocate(&devices[1], 4096),
-        Err(Error::InvalidArgument(_))
+        Err(Error::DeviceNotInContext { device: 1, .. })
     ));
     let mut other = second.allocate(&devices[0], 4096).unwrap();
     assert!(matches!(
         first.copy(&mut other, 0, &mine, 0, 16),
-        Err(Error::InvalidArgument(_))
+        Err(Error::ForeignMemory { .. })
     ));
     let mut target = first.allocate(&devices[1], 4096).unwrap();
-    assert!(
-        matches!(first.copy(&mut target, 4000, &mine, 0, 100), Err(Error::InvalidArgument(m)) if m.contains("4000..4100"))
-    );
+    assert!(matches!(
+        first.copy(&mut target, 4000, &mine, 0, 100),
+        Err(Error::OutOfRange {
+            role: "destination",
+            offset: 4000,
+            len: 100,
+            size: 4096
+        })
+    ));
     drop((mine, other, target, first, second));
     harness.assert_clean();
 }

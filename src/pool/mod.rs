@@ -5,6 +5,17 @@
 //! large segments; the largest get a segment of their own. Segments are `DeviceAllocation`s of a
 //! [`ResidencyManager`], so residency is per segment: one peer residency covers every block in it,
 //! and a placement hint puts blocks that a peer will use into segments already resident there.
+//!
+//! Lock order (a thread holding one lock takes only locks listed after it):
+//! 1. a class's `grow`: taken with no other pool lock held, only to make a class segment;
+//!    making a segment may release idle ones, which takes the locks below;
+//! 2. a class's `carve`, then that class's shards, then the segment table (read);
+//! 3. a large heap, alone;
+//! 4. the segment table (write), the deferred list, the arena index, the name table: each
+//!    alone.
+//!
+//! No pool lock but `grow` is held while the residency manager is called (allocating,
+//! evicting, making resident).
 
 #![deny(unsafe_code)]
 
@@ -15,7 +26,7 @@ pub mod trace;
 use crate::context::Context;
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::event::Event;
+use crate::command::Completion;
 use crate::memory::{AllocationView, Memory, MemoryKind, sealed};
 use crate::residency::{DeviceAllocation, DeviceSet, ResidencyHandle, ResidencyManager, Resident};
 use classes::{GRANULE, class_count, class_index, class_size};
@@ -50,6 +61,49 @@ pub struct PoolConfig {
     /// Most idle bytes kept cached; above it, idle segments are released as new ones are made
     /// (`None`: no limit; `trim` releases them on demand).
     pub max_cached_bytes: Option<u64>,
+}
+
+/// Largest segment size a [`PoolConfig`] may name (and largest dedicated threshold).
+pub const MAX_SEGMENT: usize = 1 << 40;
+
+impl PoolConfig {
+    /// Checks every field; [`DevicePool::new`] calls it.
+    ///
+    /// ```
+    /// use lazy_usm::{Error, PoolConfig};
+    /// assert!(PoolConfig::default().validate().is_ok());
+    /// let bad = PoolConfig { small_max: 1 << 30, ..PoolConfig::default() };
+    /// assert!(matches!(bad.validate(), Err(Error::BadConfig { field: "small_max", .. })));
+    /// let huge = PoolConfig { large_segment: usize::MAX, ..PoolConfig::default() };
+    /// assert!(matches!(huge.validate(), Err(Error::BadConfig { field: "large_segment", .. })));
+    /// ```
+    pub fn validate(&self) -> Result<()> {
+        let bad = |field: &'static str, reason: String| Err(Error::BadConfig { field, reason });
+        if self.dedicated_threshold > MAX_SEGMENT {
+            return bad(
+                "dedicated_threshold",
+                format!("{} is above {MAX_SEGMENT}", self.dedicated_threshold),
+            );
+        }
+        if self.small_max < GRANULE || self.small_max > self.dedicated_threshold {
+            return bad(
+                "small_max",
+                format!(
+                    "{} must lie between {GRANULE} and dedicated_threshold {}",
+                    self.small_max, self.dedicated_threshold
+                ),
+            );
+        }
+        for (field, size) in [
+            ("small_segment", self.small_segment),
+            ("large_segment", self.large_segment),
+        ] {
+            if size == 0 || size > MAX_SEGMENT {
+                return bad(field, format!("{size} must lie between 1 and {MAX_SEGMENT}"));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Default for PoolConfig {
@@ -103,6 +157,9 @@ struct Class {
     size: usize,
     shards: Box<[Shard]>,
     carve: Mutex<Carve>,
+    /// Held while the class makes a new segment, so one thread grows it at a time; the carve
+    /// lock is not held then (see the lock order in the module documentation).
+    grow: Mutex<()>,
 }
 
 /// Segments that share one placement: owner only, or also resident on some peers.
@@ -130,7 +187,7 @@ struct Deferred {
     arena: u8,
     class: u16,
     capacity: usize,
-    event: Arc<Event>,
+    work: Arc<Completion>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -143,6 +200,19 @@ thread_local! {
     static SHARD: Cell<usize> = const { Cell::new(usize::MAX) };
 }
 static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
+
+/// The next block of the class's current segment, if it has one left.
+fn carve_one(carve: &mut Carve, size: usize) -> Option<Slot> {
+    if carve.next + size > carve.end {
+        return None;
+    }
+    let slot = Slot {
+        address: carve.next,
+        segment: carve.segment,
+    };
+    carve.next += size;
+    Some(slot)
+}
 
 /// This thread's shard: threads are spread round-robin, so two threads never share one until
 /// there are more threads than shards.
@@ -300,6 +370,10 @@ impl Memory for Block<'_> {
     fn allocation(&self) -> &dyn AllocationView {
         self
     }
+
+    fn residency_handle(&self) -> Option<ResidencyHandle<'_>> {
+        Some(self.residency())
+    }
 }
 
 impl Resident for Block<'_> {
@@ -312,8 +386,11 @@ impl Resident for Block<'_> {
 
     fn note_peer_use(&self, device: u32) {
         let bit = 1u64 << device;
-        if self.peers.fetch_or(bit, Ordering::AcqRel) & bit == 0 {
-            if self.peers.load(Ordering::Acquire) == bit {
+        // One read-modify-write decides both: whether this peer is new to the block, and
+        // whether it is the block's first peer (which makes the block count as shared).
+        let before = self.peers.fetch_or(bit, Ordering::AcqRel);
+        if before & bit == 0 {
+            if before == 0 {
                 self.pool
                     .segment(self.segment)
                     .shared_blocks
@@ -381,8 +458,8 @@ impl Drop for Block<'_> {
 }
 
 impl crate::command::Deferrable for Block<'_> {
-    /// Returns the block to the pool once `event` has signalled, not before.
-    fn defer(mut self, event: Arc<Event>) {
+    /// Returns the block to the pool once `work` has completed, not before.
+    fn defer(mut self, work: Arc<Completion>) {
         let slot = self.retire();
         self.deferred = true;
         lock(&self.pool.deferred).push(Deferred {
@@ -390,7 +467,7 @@ impl crate::command::Deferrable for Block<'_> {
             arena: self.arena,
             class: self.class,
             capacity: self.capacity,
-            event,
+            work,
         });
     }
 }
@@ -409,15 +486,7 @@ impl DevicePool {
     /// ```
     pub fn new(manager: &ResidencyManager, device: &Device, config: PoolConfig) -> Result<Self> {
         let owner = manager.index_of(device)?;
-        if config.small_max > config.dedicated_threshold || config.small_max < GRANULE {
-            return Err(Error::invalid(format!(
-                "small_max {} must lie between {GRANULE} and dedicated_threshold {}",
-                config.small_max, config.dedicated_threshold
-            )));
-        }
-        if config.small_segment == 0 || config.large_segment == 0 {
-            return Err(Error::invalid("segment sizes must be positive"));
-        }
+        config.validate()?;
         let devices = manager.context().devices().len();
         let pool = Self {
             manager: manager.clone(),
@@ -480,6 +549,7 @@ impl DevicePool {
                     end: 0,
                     made: 0,
                 }),
+                grow: Mutex::new(()),
             })
             .collect();
         Arena {
@@ -565,7 +635,7 @@ impl DevicePool {
         for peer in peers {
             let index = self.manager.index_of(peer)?;
             if index != self.owner {
-                set = set.with(index);
+                set = set.with(index)?;
             }
         }
         let arena = self.arena(set)?;
@@ -635,7 +705,12 @@ impl DevicePool {
             self.note_peak();
             return Ok(self.block(slot, size, capacity, arena, class as u16));
         }
-        let capacity = size.next_multiple_of(GRANULE);
+        let capacity = size
+            .checked_next_multiple_of(GRANULE)
+            .ok_or(Error::SizeOverflow {
+                what: "a pool block",
+                size,
+            })?;
         let (slot, class) = if size > self.config.dedicated_threshold {
             let (slot, _) = self.new_segment(arena, capacity)?;
             (slot, DEDICATED)
@@ -656,29 +731,39 @@ impl DevicePool {
                 return Ok(slot);
             }
         }
-        let size = classes[class].size;
-        let mut carve = lock(&classes[class].carve);
-        if carve.next + size <= carve.end {
-            let slot = Slot {
-                address: carve.next,
-                segment: carve.segment,
-            };
-            carve.next += size;
+        let class = &classes[class];
+        let size = class.size;
+        if let Some(slot) = carve_one(&mut lock(&class.carve), size) {
             return Ok(slot);
         }
+        // One thread grows the class at a time; the carve lock is released while the segment
+        // is made, because making one may release idle segments, which takes every carve lock.
+        let _grow = lock(&class.grow);
+        let made = {
+            let carve = lock(&class.carve);
+            if carve.next + size <= carve.end {
+                None
+            } else {
+                Some(carve.made)
+            }
+        };
+        let Some(made) = made else {
+            // Another thread grew it while this one waited.
+            return carve_one(&mut lock(&class.carve), size)
+                .ok_or_else(|| Error::Internal("a grown class has no block to carve".into()));
+        };
         // Four blocks first, then twice as many each time, up to the configured segment size:
         // a class used a little costs a little.
-        let blocks = 4usize << carve.made.min(16);
+        let blocks = 4usize << made.min(16);
         let segment_size = (blocks * size)
             .min(self.config.small_segment.max(4 * size))
             .next_multiple_of(GRANULE);
         let (slot, _) = self.new_segment(arena, segment_size)?;
-        let made = carve.made + 1;
-        *carve = Carve {
+        *lock(&class.carve) = Carve {
             segment: slot.segment,
             next: slot.address + size,
             end: slot.address + segment_size - segment_size % size,
-            made,
+            made: made + 1,
         };
         Ok(slot)
     }
@@ -700,7 +785,12 @@ impl DevicePool {
         // A request of more than half a segment gets a segment of its own size (rounded to
         // 2 MiB): a shared one would leave a hole only smaller requests could use.
         let segment_size = if capacity > target / 2 {
-            capacity.next_multiple_of(SEGMENT_ROUNDING)
+            capacity
+                .checked_next_multiple_of(SEGMENT_ROUNDING)
+                .ok_or(Error::SizeOverflow {
+                    what: "a pool segment",
+                    size: capacity,
+                })?
         } else {
             target
         };
@@ -709,7 +799,7 @@ impl DevicePool {
         heap.add_segment(slot.segment, slot.address, segment_size);
         let (address, segment) = heap
             .allocate(capacity)
-            .ok_or_else(|| Error::invalid("a fresh large segment cannot hold its request"))?;
+            .ok_or_else(|| Error::Internal("a fresh large segment cannot hold its request".into()))?;
         Ok(Slot { address, segment })
     }
 
@@ -843,7 +933,7 @@ impl DevicePool {
             }
             let (ready, waiting) = std::mem::take(&mut *deferred)
                 .into_iter()
-                .partition(|entry| entry.event.is_signaled().unwrap_or(false));
+                .partition(|entry| entry.work.is_complete().unwrap_or(false));
             *deferred = waiting;
             ready
         };
@@ -959,8 +1049,9 @@ impl DevicePool {
             }
             let peers = segment.allocation.resident().without(self.owner);
             for peer in peers.iter().filter(|&peer| !hinted.contains(peer)) {
+                // A segment that work in flight uses keeps its residency until the next trim.
                 self.manager
-                    .evict_from(&segment.allocation, &devices[peer as usize])?;
+                    .try_evict(&segment.allocation, &devices[peer as usize])?;
             }
         }
         Ok(released)
@@ -1088,7 +1179,7 @@ impl Drop for DevicePool {
     fn drop(&mut self) {
         // Deferred blocks may still be written by the device: wait before segments go.
         for entry in lock(&self.deferred).drain(..) {
-            if let Err(error) = entry.event.wait() {
+            if let Err(error) = entry.work.settle() {
                 self.manager.context().record_drop_error(error);
             }
         }

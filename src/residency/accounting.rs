@@ -103,8 +103,8 @@ impl Accounting {
         self.total.read().current_bytes
     }
 
-    pub(crate) fn set_staging(&self, bytes: u64) {
-        self.staging_bytes.store(bytes, Ordering::Release);
+    pub(crate) fn add_staging(&self, bytes: u64) {
+        self.staging_bytes.fetch_add(bytes, Ordering::AcqRel);
     }
 
     pub(crate) fn snapshot(&self) -> HostCost {

@@ -3,14 +3,19 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Up to 64 device indices of one context.
+/// Up to 64 device indices of one context. An index beyond 63 is a typed error, never a
+/// panic or a wrapped shift.
 ///
 /// ```
-/// use lazy_usm::DeviceSet;
-/// let set = DeviceSet::single(0).with(3);
+/// use lazy_usm::{DeviceSet, Error};
+/// let set = DeviceSet::single(0)?.with(3)?;
 /// assert!(set.contains(3) && !set.contains(1));
 /// assert_eq!(set.iter().collect::<Vec<_>>(), [0, 3]);
-/// assert_eq!(set.without(0), DeviceSet::single(3));
+/// assert_eq!(set.without(0), DeviceSet::single(3)?);
+/// assert!(matches!(DeviceSet::single(64), Err(Error::DeviceIndex { index: 64, limit: 64 })));
+/// assert!(matches!(set.with(70), Err(Error::DeviceIndex { index: 70, .. })));
+/// assert_eq!(set.without(70), set, "removing what cannot be there changes nothing");
+/// # Ok::<(), Error>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct DeviceSet(u64);
@@ -23,8 +28,15 @@ impl DeviceSet {
     pub const EMPTY: Self = Self(0);
 
     /// The set holding only `index`.
-    pub const fn single(index: u32) -> Self {
-        Self(1 << index)
+    pub fn single(index: u32) -> Result<Self, crate::Error> {
+        Self::EMPTY.with(index)
+    }
+
+    fn bit(index: u32) -> Result<u64, crate::Error> {
+        1u64.checked_shl(index).ok_or(crate::Error::DeviceIndex {
+            index,
+            limit: MAX_DEVICES,
+        })
     }
 
     /// Devices `0..count`.
@@ -42,13 +54,13 @@ impl DeviceSet {
     }
 
     /// The set with `index` added.
-    pub const fn with(self, index: u32) -> Self {
-        Self(self.0 | 1 << index)
+    pub fn with(self, index: u32) -> Result<Self, crate::Error> {
+        Ok(Self(self.0 | Self::bit(index)?))
     }
 
-    /// The set with `index` removed.
-    pub const fn without(self, index: u32) -> Self {
-        Self(self.0 & !(1 << index))
+    /// The set with `index` removed (an index beyond the set's range is never in it).
+    pub fn without(self, index: u32) -> Self {
+        Self(self.0 & !Self::bit(index).unwrap_or(0))
     }
 
     /// Number of devices.
@@ -96,15 +108,18 @@ impl AtomicDeviceSet {
         Self(AtomicU64::new(set.0))
     }
 
+    // Sequentially consistent: the pin protocol (module `pin`) orders these against pins.
+    // Indices come from a manager's context, which has at most MAX_DEVICES devices.
+
     pub(crate) fn load(&self) -> DeviceSet {
-        DeviceSet(self.0.load(Ordering::Acquire))
+        DeviceSet(self.0.load(Ordering::SeqCst))
     }
 
     pub(crate) fn insert(&self, index: u32) {
-        self.0.fetch_or(1 << index, Ordering::AcqRel);
+        self.0.fetch_or(1 << index, Ordering::SeqCst);
     }
 
     pub(crate) fn remove(&self, index: u32) {
-        self.0.fetch_and(!(1 << index), Ordering::AcqRel);
+        self.0.fetch_and(!(1 << index), Ordering::SeqCst);
     }
 }

@@ -9,7 +9,7 @@ use crate::command::CommandList;
 use crate::context::Context;
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::memory::{AllocationView, DeviceBuffer, HostBuffer, Memory, sealed};
+use crate::memory::{AllocationView, DeviceBuffer, FreePolicy, HostBuffer, Memory, sealed};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -22,8 +22,8 @@ pub(crate) struct AllocationState {
     pub(crate) size: usize,
     pub(crate) policy: Policy,
     pub(crate) resident: AtomicDeviceSet,
-    /// Copies through lazy-usm that use it now.
-    pub(crate) pending: AtomicU32,
+    /// Uses in flight that keep its residency (see the `pin` module for the protocol).
+    pub(crate) pins: AtomicU32,
     /// The manager's clock when a peer last used it (kept only under a host budget, where it
     /// orders eviction).
     pub(crate) last_use: AtomicU64,
@@ -78,10 +78,16 @@ impl PairTable {
     }
 }
 
+/// One peer residency lazy-usm made, and who asked for it.
+struct PeerRecord {
+    allocation: Arc<AllocationState>,
+    request: Request,
+}
+
 #[derive(Default)]
 pub(crate) struct State {
     /// (allocation id, device) -> each peer residency lazy-usm made.
-    peers: HashMap<(u64, u32), Arc<AllocationState>>,
+    peers: HashMap<(u64, u32), PeerRecord>,
 }
 
 pub(crate) struct Shared {
@@ -93,10 +99,11 @@ pub(crate) struct Shared {
     enabled: PairTable,
     /// (executing device, owner) -> a `LinkState`.
     links: PairTable,
-    /// One copy list per device, made on first use.
-    pub(crate) lists: Vec<Mutex<Option<CommandList>>>,
-    /// The pinned bounce buffer of staged copies, made on first use.
-    pub(crate) staging: Mutex<Option<HostBuffer>>,
+    /// Idle copy lists of each device: a copy takes one (or makes one) and gives it back, so
+    /// copies from several threads do not serialise on one list.
+    pub(crate) lists: Vec<Mutex<Vec<CommandList>>>,
+    /// Idle pinned bounce buffers of staged copies, likewise.
+    pub(crate) staging: Mutex<Vec<HostBuffer>>,
     clock: AtomicU64,
     next_id: AtomicU64,
 }
@@ -185,6 +192,10 @@ impl Memory for DeviceAllocation {
     fn allocation(&self) -> &dyn AllocationView {
         self.buffer.allocation()
     }
+
+    fn residency_handle(&self) -> Option<ResidencyHandle<'_>> {
+        Some(self.residency())
+    }
 }
 
 impl DeviceAllocation {
@@ -196,7 +207,7 @@ impl DeviceAllocation {
     /// # let devices = runtime.devices()?;
     /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
     /// let allocation = manager.allocate(&devices[1], 64)?;
-    /// assert_eq!(allocation.resident(), DeviceSet::single(1));
+    /// assert_eq!(allocation.resident(), DeviceSet::single(1)?);
     /// # Ok::<(), Error>(())
     /// ```
     pub fn resident(&self) -> DeviceSet {
@@ -231,21 +242,7 @@ impl DeviceAllocation {
         self.state.policy
     }
 
-    /// The underlying buffer, for the safe core's command lists.
-    ///
-    /// ```
-    /// # use lazy_usm::*;
-    /// # let runtime = Runtime::simulated("b70x2")?;
-    /// # let devices = runtime.devices()?;
-    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
-    /// assert_eq!(manager.allocate(&devices[0], 64)?.buffer().len(), 64);
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn buffer(&self) -> &DeviceBuffer {
-        &self.buffer
-    }
-
-    /// Mutable access to the underlying buffer.
+    /// How the memory is freed when the allocation is dropped.
     ///
     /// ```
     /// # use lazy_usm::*;
@@ -253,11 +250,11 @@ impl DeviceAllocation {
     /// # let devices = runtime.devices()?;
     /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
     /// let mut allocation = manager.allocate(&devices[0], 64)?;
-    /// allocation.buffer_mut().set_free_policy(FreePolicy::Blocking);
+    /// allocation.set_free_policy(FreePolicy::Blocking);
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn buffer_mut(&mut self) -> &mut DeviceBuffer {
-        &mut self.buffer
+    pub fn set_free_policy(&mut self, policy: FreePolicy) {
+        self.buffer.set_free_policy(policy);
     }
 }
 
@@ -267,7 +264,7 @@ impl Drop for DeviceAllocation {
         // manager forgets the residencies and their cost.
         let mut state = self.manager.lock();
         let resident = self.state.resident.load();
-        for device in resident.without(self.state.owner).iter() {
+        for device in resident.iter().filter(|&device| device != self.state.owner) {
             state.peers.remove(&(self.state.id, device));
             self.manager
                 .accounting
@@ -300,24 +297,33 @@ impl Shared {
 
     /// Makes `allocation` resident on `device` (owner or peer). `Ok(false)`: an automatic
     /// request that the budget (or the host) could not afford; the caller stages instead.
+    /// Residency the program asks for (`Explicit`) is never the budget's to evict; a peer
+    /// residency first made automatically becomes explicit once the program asks for it.
     pub(crate) fn make_resident(
         &self,
         allocation: &Arc<AllocationState>,
         device: u32,
         request: Request,
     ) -> Result<bool> {
+        let peer = device != allocation.owner;
         // The hot path: one atomic load (and, under a budget, one store for eviction order).
-        if allocation.resident.load().contains(device) {
-            if self.config.host_budget.is_some() && device != allocation.owner {
+        if (request == Request::Automatic || !peer) && allocation.resident.load().contains(device)
+        {
+            if self.config.host_budget.is_some() && peer {
                 allocation.last_use.store(self.tick(), Ordering::Relaxed);
             }
             return Ok(true);
         }
         let mut state = self.lock();
         if allocation.resident.load().contains(device) {
+            if peer
+                && request == Request::Explicit
+                && let Some(record) = state.peers.get_mut(&(allocation.id, device))
+            {
+                record.request = Request::Explicit;
+            }
             return Ok(true);
         }
-        let peer = device != allocation.owner;
         let size = allocation.size as u64;
         if peer
             && let Some(budget) = self.config.host_budget
@@ -347,57 +353,92 @@ impl Shared {
         if peer {
             self.accounting.peer_added(device, size);
             allocation.last_use.store(self.tick(), Ordering::Relaxed);
-            state
-                .peers
-                .insert((allocation.id, device), Arc::clone(allocation));
+            state.peers.insert(
+                (allocation.id, device),
+                PeerRecord {
+                    allocation: Arc::clone(allocation),
+                    request,
+                },
+            );
         }
         Ok(true)
     }
 
-    /// Evicts idle peer residencies of the least recently used allocations (never `keep`)
-    /// until `needed` more bytes fit in `budget`.
-    fn make_room(&self, state: &mut State, needed: u64, budget: u64, keep: u64) -> Result<()> {
-        while self.accounting.current() + needed > budget {
-            let victim = state
-                .peers
-                .iter()
-                .filter(|&(&(id, _), allocation)| {
-                    id != keep && allocation.pending.load(Ordering::Acquire) == 0
-                })
-                .min_by_key(|(_, allocation)| allocation.last_use.load(Ordering::Relaxed))
-                .map(|(&key, _)| key);
-            let Some((id, device)) = victim else {
-                return Err(Error::HostBudgetExceeded {
-                    needed,
-                    budget,
-                    in_use: self.accounting.current(),
-                });
-            };
-            let allocation = Arc::clone(&state.peers[&(id, device)]);
-            self.evict_locked(state, &allocation, device)?;
+    /// Evicts idle peer residencies lazy-usm made on its own (never what the program asked
+    /// for, never `keep`, never one a use pins), least recently used first, until `needed`
+    /// more bytes fit in `budget`.
+    pub(crate) fn make_room(
+        &self,
+        state: &mut State,
+        needed: u64,
+        budget: u64,
+        keep: u64,
+    ) -> Result<()> {
+        if self.accounting.current().saturating_add(needed) <= budget {
+            return Ok(());
         }
-        Ok(())
+        let mut candidates: Vec<(u64, Arc<AllocationState>, u32)> = state
+            .peers
+            .iter()
+            .filter(|&(&(id, _), record)| id != keep && record.request == Request::Automatic)
+            .map(|(&(_, device), record)| {
+                let allocation = &record.allocation;
+                (
+                    allocation.last_use.load(Ordering::Relaxed),
+                    Arc::clone(allocation),
+                    device,
+                )
+            })
+            .collect();
+        candidates.sort_by_key(|(last_use, ..)| *last_use);
+        for (_, allocation, device) in candidates {
+            if self.accounting.current().saturating_add(needed) <= budget {
+                break;
+            }
+            self.try_evict_locked(state, &allocation, device)?;
+        }
+        if self.accounting.current().saturating_add(needed) <= budget {
+            Ok(())
+        } else {
+            Err(Error::HostBudgetExceeded {
+                needed,
+                budget,
+                in_use: self.accounting.current(),
+            })
+        }
     }
 
-    /// Evicts `allocation` from peer `device`; the caller holds the state lock.
-    fn evict_locked(
+    /// Evicts `allocation` from peer `device` unless a use pins it (the protocol of the `pin`
+    /// module): clears the resident bit, then reads the pins, and restores the bit if any.
+    /// `Ok(false)`: pinned, nothing changed. The caller holds the state lock.
+    pub(crate) fn try_evict_locked(
         &self,
         state: &mut State,
         allocation: &AllocationState,
         device: u32,
-    ) -> Result<()> {
+    ) -> Result<bool> {
+        if !allocation.resident.load().contains(device) {
+            return Ok(true);
+        }
+        allocation.resident.remove(device);
+        if allocation.pins.load(Ordering::SeqCst) > 0 {
+            allocation.resident.insert(device);
+            return Ok(false);
+        }
         self.accounting.evict_call();
-        self.context.residency_range(
+        if let Err(error) = self.context.residency_range(
             allocation.address,
             allocation.size,
             self.device(device),
             true,
-        )?;
-        allocation.resident.remove(device);
+        ) {
+            allocation.resident.insert(device);
+            return Err(error);
+        }
         if state.peers.remove(&(allocation.id, device)).is_some() {
             self.accounting.peer_removed(device, allocation.size as u64);
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Whether `accessor` may become a residency target of `owner`'s memory under `policy`.
@@ -417,22 +458,26 @@ impl Shared {
         self.links.set(executing, owner, link as u8);
     }
 
-    /// After a copy: PeerEnabled residencies of a pair that was disabled meanwhile go now that
-    /// the allocation is idle.
+    /// After a use: `PeerEnabled` residencies of a pair that was disabled meanwhile go now that
+    /// no use pins the allocation.
     pub(crate) fn settle(&self, allocation: &Arc<AllocationState>) {
-        if allocation.policy != Policy::PeerEnabled
-            || allocation.pending.load(Ordering::Acquire) != 0
+        if allocation.policy != Policy::PeerEnabled || allocation.pins.load(Ordering::SeqCst) != 0
         {
             return;
         }
         let disabled = |device: &u32| self.enabled.get(*device, allocation.owner) == 0;
-        let peers = allocation.resident.load().without(allocation.owner);
-        if !peers.iter().any(|device| disabled(&device)) {
+        let resident = allocation.resident.load();
+        let peers: Vec<u32> = resident
+            .iter()
+            .filter(|&device| device != allocation.owner)
+            .filter(disabled)
+            .collect();
+        if peers.is_empty() {
             return;
         }
         let mut state = self.lock();
-        for device in peers.iter().filter(disabled) {
-            if let Err(error) = self.evict_locked(&mut state, allocation, device) {
+        for device in peers {
+            if let Err(error) = self.try_evict_locked(&mut state, allocation, device) {
                 log::warn!("lazy-usm: evicting after disable_peer_access failed: {error}");
             }
         }
@@ -448,7 +493,9 @@ impl ResidencyManager {
     /// # let devices = runtime.devices()?;
     /// let context = Context::new(&devices)?;
     /// let config = ResidencyConfig { staging_chunk: 0, ..ResidencyConfig::default() };
-    /// assert!(ResidencyManager::new(context, config).is_err());
+    /// assert!(matches!(ResidencyManager::new(context.clone(), config), Err(Error::BadConfig { field: "staging_chunk", .. })));
+    /// let config = ResidencyConfig { staging_chunk: usize::MAX, ..ResidencyConfig::default() };
+    /// assert!(matches!(ResidencyManager::new(context, config), Err(Error::BadConfig { field: "staging_chunk", .. })));
     /// # Ok::<(), Error>(())
     /// ```
     pub fn new(context: Context, config: ResidencyConfig) -> Result<Self> {
@@ -458,19 +505,17 @@ impl ResidencyManager {
                 "{count} devices in the context; residency tracking supports {MAX_DEVICES}"
             )));
         }
-        if config.staging_chunk == 0 {
-            return Err(Error::invalid("staging_chunk is 0"));
-        }
+        config.validate()?;
         Ok(Self {
             shared: Arc::new(Shared {
                 accounting: Accounting::new(count),
-                lists: (0..count).map(|_| Mutex::new(None)).collect(),
+                lists: (0..count).map(|_| Mutex::new(Vec::new())).collect(),
                 context,
                 config,
                 state: Mutex::new(State::default()),
                 enabled: PairTable::new(count as u32),
                 links: PairTable::new(count as u32),
-                staging: Mutex::new(None),
+                staging: Mutex::new(Vec::new()),
                 clock: AtomicU64::new(1),
                 next_id: AtomicU64::new(1),
             }),
@@ -512,11 +557,9 @@ impl ResidencyManager {
             .iter()
             .position(|candidate| candidate == device)
             .map(|index| index as u32)
-            .ok_or_else(|| {
-                Error::invalid(format!(
-                    "device {} is not in this manager's context",
-                    device.index()
-                ))
+            .ok_or_else(|| Error::DeviceNotInContext {
+                device: device.index(),
+                devices: self.shared.context.devices().iter().map(Device::index).collect(),
             })
     }
 
@@ -528,7 +571,7 @@ impl ResidencyManager {
     /// # let devices = runtime.devices()?;
     /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
     /// let allocation = manager.allocate(&devices[0], 1 << 20)?;
-    /// assert_eq!(allocation.resident(), DeviceSet::single(0));
+    /// assert_eq!(allocation.resident(), DeviceSet::single(0)?);
     /// # Ok::<(), Error>(())
     /// ```
     pub fn allocate(&self, device: &Device, size: usize) -> Result<DeviceAllocation> {
@@ -582,7 +625,7 @@ impl ResidencyManager {
             size,
             policy,
             resident: AtomicDeviceSet::new(DeviceSet::EMPTY),
-            pending: AtomicU32::new(0),
+            pins: AtomicU32::new(0),
             last_use: AtomicU64::new(0),
         });
         let allocation = DeviceAllocation {
@@ -594,10 +637,8 @@ impl ResidencyManager {
         self.shared
             .make_resident(&allocation.state, owner, Request::Explicit)?;
         if policy.resident_at_allocation() {
-            for peer in DeviceSet::first(self.shared.context.devices().len() as u32)
-                .without(owner)
-                .iter()
-            {
+            let devices = self.shared.context.devices().len() as u32;
+            for peer in (0..devices).filter(|&peer| peer != owner) {
                 self.shared
                     .make_resident(&allocation.state, peer, Request::Explicit)?;
             }
@@ -609,9 +650,11 @@ impl ResidencyManager {
         if Arc::ptr_eq(allocation.residency().manager, &self.shared) {
             Ok(())
         } else {
-            Err(Error::invalid(
-                "the allocation belongs to another residency manager",
-            ))
+            Err(Error::ForeignMemory {
+                address: allocation.address(),
+                len: allocation.len(),
+                owner: "another residency manager",
+            })
         }
     }
 
@@ -662,8 +705,8 @@ impl ResidencyManager {
         Ok(())
     }
 
-    /// Evicts `allocation` from peer `device`. Fails while a copy through lazy-usm uses it, and
-    /// for its owner.
+    /// Evicts `allocation` from peer `device`. Fails with [`Error::InUse`] while work through
+    /// lazy-usm uses it, and for its owner.
     ///
     /// ```
     /// # use lazy_usm::*;
@@ -678,6 +721,17 @@ impl ResidencyManager {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn evict_from(&self, allocation: &impl Resident, device: &Device) -> Result<()> {
+        if self.try_evict(allocation, device)? {
+            Ok(())
+        } else {
+            Err(Error::InUse {
+                pins: allocation.residency().state.pins.load(Ordering::SeqCst),
+            })
+        }
+    }
+
+    /// [`ResidencyManager::evict_from`], answering `false` instead of failing when in use.
+    pub(crate) fn try_evict(&self, allocation: &dyn Resident, device: &Device) -> Result<bool> {
         self.check_owned(allocation)?;
         let index = self.index_of(device)?;
         let allocation = allocation.residency().state;
@@ -687,16 +741,7 @@ impl ResidencyManager {
             )));
         }
         let mut state = self.shared.lock();
-        let pending = allocation.pending.load(Ordering::Acquire);
-        if pending > 0 {
-            return Err(Error::invalid(format!(
-                "{pending} copies still use the allocation; evict it once they complete"
-            )));
-        }
-        if !allocation.resident.load().contains(index) {
-            return Ok(());
-        }
-        self.shared.evict_locked(&mut state, allocation, index)
+        self.shared.try_evict_locked(&mut state, allocation, index)
     }
 
     /// Lets `accessor` become a residency target of `owner`'s `PeerEnabled` allocations.
@@ -719,7 +764,7 @@ impl ResidencyManager {
     }
 
     /// Undoes [`ResidencyManager::enable_peer_access`] and evicts the `PeerEnabled`
-    /// residencies it allowed, each once no copy uses it.
+    /// residencies it allowed, each once no work uses it.
     ///
     /// ```
     /// # use lazy_usm::*;
@@ -738,20 +783,20 @@ impl ResidencyManager {
         let (accessor, owner) = (self.index_of(accessor)?, self.index_of(owner)?);
         let mut state = self.shared.lock();
         self.shared.enabled.set(accessor, owner, 0);
-        let idle: Vec<Arc<AllocationState>> = state
+        let allowed: Vec<Arc<AllocationState>> = state
             .peers
             .iter()
-            .filter(|&(&(_, device), allocation)| {
+            .filter(|&(&(_, device), record)| {
                 device == accessor
-                    && allocation.owner == owner
-                    && allocation.policy == Policy::PeerEnabled
-                    && allocation.pending.load(Ordering::Acquire) == 0
+                    && record.allocation.owner == owner
+                    && record.allocation.policy == Policy::PeerEnabled
             })
-            .map(|(_, allocation)| Arc::clone(allocation))
+            .map(|(_, record)| Arc::clone(&record.allocation))
             .collect();
-        for allocation in idle {
+        // Pinned ones go when their last use ends (`Shared::settle`).
+        for allocation in allowed {
             self.shared
-                .evict_locked(&mut state, &allocation, accessor)?;
+                .try_evict_locked(&mut state, &allocation, accessor)?;
         }
         Ok(())
     }

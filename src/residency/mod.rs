@@ -6,10 +6,12 @@
 mod accounting;
 mod device_set;
 mod manager;
+mod pin;
 mod policy;
 
 pub use accounting::{DeviceCost, HostCost};
 pub use device_set::{DeviceSet, MAX_DEVICES};
 pub(crate) use manager::{AllocationState, LinkState, Request, Shared};
 pub use manager::{DeviceAllocation, ResidencyHandle, ResidencyManager, Resident};
-pub use policy::{EngineChoice, Policy, ResidencyConfig, SelfTest};
+pub(crate) use pin::{Pin, pin_all};
+pub use policy::{EngineChoice, MAX_STAGING_CHUNK, Policy, ResidencyConfig, SelfTest};

@@ -145,6 +145,32 @@ impl ResidencyConfig {
     }
 }
 
+/// Largest half of the staging bounce buffer: each half is pinned host memory.
+pub const MAX_STAGING_CHUNK: usize = 1 << 30;
+
+impl ResidencyConfig {
+    /// Checks every field; [`crate::ResidencyManager::new`] calls it.
+    ///
+    /// ```
+    /// use lazy_usm::{Error, ResidencyConfig};
+    /// assert!(ResidencyConfig::default().validate().is_ok());
+    /// let huge = ResidencyConfig { staging_chunk: usize::MAX, ..ResidencyConfig::default() };
+    /// assert!(matches!(huge.validate(), Err(Error::BadConfig { field: "staging_chunk", .. })));
+    /// ```
+    pub fn validate(&self) -> Result<(), crate::Error> {
+        if self.staging_chunk == 0 || self.staging_chunk > MAX_STAGING_CHUNK {
+            return Err(crate::Error::BadConfig {
+                field: "staging_chunk",
+                reason: format!(
+                    "{} bytes; must be between 1 and {MAX_STAGING_CHUNK}",
+                    self.staging_chunk
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
 impl Default for ResidencyConfig {
     fn default() -> Self {
         Self::new(Policy::Lazy)
