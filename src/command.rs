@@ -461,7 +461,13 @@ impl CommandList {
         // SAFETY: the returned handle owns both buffers until the event has signalled (or
         // leaks them); the completion holds the list and the gate as long.
         unsafe {
-            self.append_with_events(dst.address(), src.address(), dst.len(), &event, gate.as_deref())
+            self.append_with_events(
+                dst.address(),
+                src.address(),
+                dst.len(),
+                &event,
+                gate.as_deref(),
+            )
         }?;
         Ok(PendingCopy {
             completion: Arc::new(Completion {

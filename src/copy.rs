@@ -304,10 +304,7 @@ impl ResidencyManager {
             });
         }
         let shared = &*self.shared;
-        let (executing, owner) = (
-            dst.residency().state.owner,
-            src.residency().state.owner,
-        );
+        let (executing, owner) = (dst.residency().state.owner, src.residency().state.owner);
         // Pinned before any residency is read (the protocol of the `pin` module), held until
         // the copy has completed.
         let _pins = pin_all(&[&*dst, src]);

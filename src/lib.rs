@@ -61,7 +61,8 @@ pub use host::{
     host_path,
 };
 pub use memory::{
-    DeviceBuffer, MAX_ALIGNMENT, FreePolicy, HostBuffer, Memory, MemoryKind, SharedBuffer, Unmanaged,
+    DeviceBuffer, FreePolicy, HostBuffer, MAX_ALIGNMENT, Memory, MemoryKind, SharedBuffer,
+    Unmanaged,
 };
 pub use pool::{Block, DevicePool, MAX_SEGMENT, PeerResidency, PoolConfig, PoolStats, trace};
 pub use probe::{
@@ -71,8 +72,8 @@ pub use probe::{
 pub use queue::{CommandQueue, Held, RecordedList, Submission, Unsubmitted};
 pub use residency::{
     DeviceAllocation, DeviceCost, DeviceSet, EngineChoice, HostCost, MAX_DEVICES,
-    MAX_STAGING_CHUNK, Policy,
-    ResidencyConfig, ResidencyHandle, ResidencyManager, Resident, SelfTest,
+    MAX_STAGING_CHUNK, Policy, ResidencyConfig, ResidencyHandle, ResidencyManager, Resident,
+    SelfTest,
 };
 pub use runtime::{Choice, Runtime, Source};
 

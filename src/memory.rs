@@ -353,7 +353,10 @@ pub(crate) fn check_layout(size: usize, alignment: usize) -> Result<()> {
             max: MAX_ALIGNMENT,
         });
     }
-    if size.checked_add(alignment).is_none_or(|total| total > isize::MAX as usize) {
+    if size
+        .checked_add(alignment)
+        .is_none_or(|total| total > isize::MAX as usize)
+    {
         return Err(Error::SizeOverflow {
             what: "an allocation",
             size,

@@ -299,9 +299,8 @@ impl Submission {
     fn synchronize(&self) -> Result<()> {
         loop {
             // SAFETY: a live fence.
-            match unsafe {
-                (self.queue.context.api().fence_host_synchronize)(self.fence, u64::MAX)
-            } {
+            match unsafe { (self.queue.context.api().fence_host_synchronize)(self.fence, u64::MAX) }
+            {
                 ze_result_t::ZE_RESULT_SUCCESS => return Ok(()),
                 // "Not yet", even from an infinite wait: wait again.
                 ze_result_t::ZE_RESULT_NOT_READY => std::thread::yield_now(),

@@ -449,7 +449,10 @@ fn recorded_lists_run_on_queues(harness: &Harness) {
     list.copy(middle, 0, source, 0, 4096).unwrap();
     list.copy(target, 0, middle, 0, 4096).unwrap();
     let refused = queue.execute(list).unwrap_err();
-    assert!(matches!(refused.error, Error::InvalidArgument(_)), "not closed");
+    assert!(
+        matches!(refused.error, Error::InvalidArgument(_)),
+        "not closed"
+    );
     let mut list = refused.list;
     list.close().unwrap();
     let list = queue.execute(list).unwrap().wait().unwrap();
@@ -457,7 +460,10 @@ fn recorded_lists_run_on_queues(harness: &Harness) {
     let list = queue.execute(list).unwrap().wait().unwrap();
     let compute = CommandQueue::new(&context, &devices[1].compute_engine().unwrap()).unwrap();
     let refused = compute.execute(list).unwrap_err();
-    assert!(matches!(refused.error, Error::InvalidArgument(_)), "other group");
+    assert!(
+        matches!(refused.error, Error::InvalidArgument(_)),
+        "other group"
+    );
     let submission = queue.execute(refused.list).unwrap();
     drop(queue); // the submission shares the queue until its work completes
     drop(submission); // waits, then frees the list and its buffers

@@ -86,7 +86,10 @@ fn lazy_pays_once_on_first_use(harness: &Harness) {
     let calls = harness.counter("make_resident_calls");
     assert_eq!(manager.host_cost().current_bytes, 256 * MIB as u64);
     assert_eq!(harness.host_pinned(), 256 * MIB as u64);
-    assert_eq!(source.resident(), DeviceSet::single(0).unwrap().with(1).unwrap());
+    assert_eq!(
+        source.resident(),
+        DeviceSet::single(0).unwrap().with(1).unwrap()
+    );
     for round in 0..5 {
         let path = manager
             .copy(&mut target, round * MIB, &source, 5 * MIB, MIB)

@@ -23,10 +23,10 @@ mod classes;
 mod large;
 pub mod trace;
 
+use crate::command::Completion;
 use crate::context::Context;
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::command::Completion;
 use crate::memory::{AllocationView, Memory, MemoryKind, sealed};
 use crate::residency::{DeviceAllocation, DeviceSet, ResidencyHandle, ResidencyManager, Resident};
 use classes::{GRANULE, class_count, class_index, class_size};
@@ -99,7 +99,10 @@ impl PoolConfig {
             ("large_segment", self.large_segment),
         ] {
             if size == 0 || size > MAX_SEGMENT {
-                return bad(field, format!("{size} must lie between 1 and {MAX_SEGMENT}"));
+                return bad(
+                    field,
+                    format!("{size} must lie between 1 and {MAX_SEGMENT}"),
+                );
             }
         }
         Ok(())
@@ -797,9 +800,9 @@ impl DevicePool {
         let (slot, _) = self.new_segment(arena, segment_size)?;
         let mut heap = lock(heap);
         heap.add_segment(slot.segment, slot.address, segment_size);
-        let (address, segment) = heap
-            .allocate(capacity)
-            .ok_or_else(|| Error::Internal("a fresh large segment cannot hold its request".into()))?;
+        let (address, segment) = heap.allocate(capacity).ok_or_else(|| {
+            Error::Internal("a fresh large segment cannot hold its request".into())
+        })?;
         Ok(Slot { address, segment })
     }
 

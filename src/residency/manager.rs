@@ -307,8 +307,7 @@ impl Shared {
     ) -> Result<bool> {
         let peer = device != allocation.owner;
         // The hot path: one atomic load (and, under a budget, one store for eviction order).
-        if (request == Request::Automatic || !peer) && allocation.resident.load().contains(device)
-        {
+        if (request == Request::Automatic || !peer) && allocation.resident.load().contains(device) {
             if self.config.host_budget.is_some() && peer {
                 allocation.last_use.store(self.tick(), Ordering::Relaxed);
             }
@@ -458,11 +457,10 @@ impl Shared {
         self.links.set(executing, owner, link as u8);
     }
 
-    /// After a use: `PeerEnabled` residencies of a pair that was disabled meanwhile go now that
-    /// no use pins the allocation.
+    /// After a use: automatic `PeerEnabled` residencies of a pair that was disabled meanwhile
+    /// go now that no use pins the allocation.
     pub(crate) fn settle(&self, allocation: &Arc<AllocationState>) {
-        if allocation.policy != Policy::PeerEnabled || allocation.pins.load(Ordering::SeqCst) != 0
-        {
+        if allocation.policy != Policy::PeerEnabled || allocation.pins.load(Ordering::SeqCst) != 0 {
             return;
         }
         let disabled = |device: &u32| self.enabled.get(*device, allocation.owner) == 0;
@@ -477,7 +475,11 @@ impl Shared {
         }
         let mut state = self.lock();
         for device in peers {
-            if let Err(error) = self.try_evict_locked(&mut state, allocation, device) {
+            let automatic = state
+                .peers
+                .get(&(allocation.id, device))
+                .is_some_and(|record| record.request == Request::Automatic);
+            if automatic && let Err(error) = self.try_evict_locked(&mut state, allocation, device) {
                 log::warn!("lazy-usm: evicting after disable_peer_access failed: {error}");
             }
         }
@@ -559,7 +561,13 @@ impl ResidencyManager {
             .map(|index| index as u32)
             .ok_or_else(|| Error::DeviceNotInContext {
                 device: device.index(),
-                devices: self.shared.context.devices().iter().map(Device::index).collect(),
+                devices: self
+                    .shared
+                    .context
+                    .devices()
+                    .iter()
+                    .map(Device::index)
+                    .collect(),
             })
     }
 
@@ -764,7 +772,8 @@ impl ResidencyManager {
     }
 
     /// Undoes [`ResidencyManager::enable_peer_access`] and evicts the `PeerEnabled`
-    /// residencies it allowed, each once no work uses it.
+    /// residencies it allowed (those copies made, not those the program asked for with
+    /// `ensure_resident_on`), each once no work uses it.
     ///
     /// ```
     /// # use lazy_usm::*;
@@ -790,6 +799,7 @@ impl ResidencyManager {
                 device == accessor
                     && record.allocation.owner == owner
                     && record.allocation.policy == Policy::PeerEnabled
+                    && record.request == Request::Automatic
             })
             .map(|(_, record)| Arc::clone(&record.allocation))
             .collect();

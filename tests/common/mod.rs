@@ -165,3 +165,23 @@ impl Random {
         bytes
     }
 }
+
+/// Runs `body` on its own thread and fails if it has not finished within `limit`: a deadlock
+/// fails the test instead of hanging the suite.
+#[track_caller]
+pub fn run_with_timeout(limit: std::time::Duration, body: impl FnOnce() + Send + 'static) {
+    let (done, finished) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        body();
+        let _ = done.send(());
+    });
+    match finished.recv_timeout(limit) {
+        Ok(()) => worker.join().expect("the test body panicked"),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            std::panic::resume_unwind(worker.join().expect_err("the body ended without finishing"))
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("did not finish within {limit:?}: deadlock")
+        }
+    }
+}

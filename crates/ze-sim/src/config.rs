@@ -124,6 +124,9 @@ pub struct Faults {
     /// The first this many `zeEventHostSynchronize` and `zeFenceHostSynchronize` calls fail
     /// with `ZE_RESULT_ERROR_UNKNOWN` at once, while the work goes on.
     pub failed_waits: Option<u64>,
+    /// New allocations hold 0xa5 bytes instead of zeros (Level Zero promises no initial
+    /// contents), so tests can tell who initialised memory.
+    pub dirty_allocations: bool,
 }
 
 /// A whole simulated platform.

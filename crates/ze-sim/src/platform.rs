@@ -386,6 +386,10 @@ impl Inner {
         let backing =
             Backing::new(size, alignment).ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
         let address = backing.address();
+        if self.config.faults.dirty_allocations {
+            // SAFETY: the backing's `size` bytes at `address` are this fresh allocation's own.
+            unsafe { std::ptr::write_bytes(address as *mut u8, 0xa5, size) };
+        }
         match kind {
             MemKind::Device { owner } => state.usage[owner as usize].allocated_bytes += size64,
             // Host USM is pinned system memory the driver owns.
@@ -790,17 +794,14 @@ impl Platform {
         self.inner.driver
     }
 
-    /// Whether no submitted work is still pending.
+    /// Whether every submitted command has taken effect (a copy has moved its bytes, a signal
+    /// has signalled): no device work can touch memory any more.
     ///
     /// ```
     /// let platform = ze_sim::Platform::preset("b70x2").unwrap();
     /// assert!(platform.is_idle());
     /// ```
     pub fn is_idle(&self) -> bool {
-        self.inner
-            .lock()
-            .outstanding
-            .values()
-            .all(|&jobs| jobs == 0)
+        self.inner.lock().worker_ops.is_empty()
     }
 }
