@@ -1,9 +1,11 @@
 //! The residency hot path: asking for residency an allocation already has (one atomic load),
 //! with one thread and with two threads on one manager, without and with a host budget (which
-//! adds one store for eviction order).
+//! adds one store for eviction order). And copies through the manager from one thread and from
+//! two (independent pairs of allocations, host time): 2 * copy_1t / copy_2t is the two-thread
+//! throughput gain, which needs copies not to serialise on one list or bounce buffer.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use lazy_usm::{Context, ResidencyConfig, ResidencyManager, Runtime};
+use lazy_usm::{Context, DeviceAllocation, ResidencyConfig, ResidencyManager, Runtime};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -59,5 +61,58 @@ fn residency(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, residency);
+fn copies(c: &mut Criterion) {
+    let runtime = Runtime::simulated("b70x2").expect("simulated platform");
+    let devices = runtime.devices().expect("devices");
+    let manager = ResidencyManager::new(
+        Context::new(&devices).expect("context"),
+        ResidencyConfig::default(),
+    )
+    .expect("manager");
+    let pairs: Vec<_> = (0..2)
+        .map(|_| {
+            let source = manager.allocate(&devices[0], 4096).expect("source");
+            let mut target = manager.allocate(&devices[1], 4096).expect("target");
+            manager
+                .copy(&mut target, 0, &source, 0, 4096)
+                .expect("first copy: self-test and residency");
+            std::sync::Mutex::new((source, target))
+        })
+        .collect();
+    let copy = |pair: &std::sync::Mutex<(DeviceAllocation, DeviceAllocation)>, count: u64| {
+        let mut pair = pair.lock().expect("pair");
+        let (source, target) = &mut *pair;
+        let start = Instant::now();
+        for _ in 0..count {
+            manager
+                .copy(target, 0, black_box(&*source), 0, 4096)
+                .expect("copy");
+        }
+        start.elapsed()
+    };
+    let mut group = c.benchmark_group("residency");
+    group.warm_up_time(Duration::from_millis(300));
+    group.measurement_time(Duration::from_secs(2));
+    group.bench_function("copy_1t", |bench| {
+        bench.iter_custom(|iterations| copy(&pairs[0], iterations));
+    });
+    group.bench_function("copy_2t", |bench| {
+        bench.iter_custom(|iterations| {
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = pairs
+                    .iter()
+                    .map(|pair| scope.spawn(|| copy(pair, iterations)))
+                    .collect();
+                workers
+                    .into_iter()
+                    .map(|worker| worker.join().expect("worker"))
+                    .max()
+                    .unwrap_or_default()
+            })
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, residency, copies);
 criterion_main!(benches);

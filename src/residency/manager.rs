@@ -22,6 +22,9 @@ pub(crate) struct AllocationState {
     pub(crate) size: usize,
     pub(crate) policy: Policy,
     pub(crate) resident: AtomicDeviceSet,
+    /// The devices the program asked for (`ensure_resident_on`, `Eager`): never the budget's
+    /// to evict. Changed under the state lock.
+    pub(crate) explicit: AtomicDeviceSet,
     /// Uses in flight that keep its residency (see the `pin` module for the protocol).
     pub(crate) pins: AtomicU32,
     /// The manager's clock when a peer last used it (kept only under a host budget, where it
@@ -78,16 +81,10 @@ impl PairTable {
     }
 }
 
-/// One peer residency lazy-usm made, and who asked for it.
-struct PeerRecord {
-    allocation: Arc<AllocationState>,
-    request: Request,
-}
-
 #[derive(Default)]
 pub(crate) struct State {
     /// (allocation id, device) -> each peer residency lazy-usm made.
-    peers: HashMap<(u64, u32), PeerRecord>,
+    peers: HashMap<(u64, u32), Arc<AllocationState>>,
 }
 
 pub(crate) struct Shared {
@@ -306,8 +303,13 @@ impl Shared {
         request: Request,
     ) -> Result<bool> {
         let peer = device != allocation.owner;
-        // The hot path: one atomic load (and, under a budget, one store for eviction order).
-        if (request == Request::Automatic || !peer) && allocation.resident.load().contains(device) {
+        // The hot path: one atomic load, two for an explicit request (and, under a budget, one
+        // store for eviction order).
+        if allocation.resident.load().contains(device)
+            && (request == Request::Automatic
+                || !peer
+                || allocation.explicit.load().contains(device))
+        {
             if self.config.host_budget.is_some() && peer {
                 allocation.last_use.store(self.tick(), Ordering::Relaxed);
             }
@@ -315,11 +317,8 @@ impl Shared {
         }
         let mut state = self.lock();
         if allocation.resident.load().contains(device) {
-            if peer
-                && request == Request::Explicit
-                && let Some(record) = state.peers.get_mut(&(allocation.id, device))
-            {
-                record.request = Request::Explicit;
+            if request == Request::Explicit {
+                allocation.explicit.insert(device);
             }
             return Ok(true);
         }
@@ -348,17 +347,16 @@ impl Shared {
             }
             Err(error) => return Err(error),
         }
+        if request == Request::Explicit {
+            allocation.explicit.insert(device);
+        }
         allocation.resident.insert(device);
         if peer {
             self.accounting.peer_added(device, size);
             allocation.last_use.store(self.tick(), Ordering::Relaxed);
-            state.peers.insert(
-                (allocation.id, device),
-                PeerRecord {
-                    allocation: Arc::clone(allocation),
-                    request,
-                },
-            );
+            state
+                .peers
+                .insert((allocation.id, device), Arc::clone(allocation));
         }
         Ok(true)
     }
@@ -379,9 +377,10 @@ impl Shared {
         let mut candidates: Vec<(u64, Arc<AllocationState>, u32)> = state
             .peers
             .iter()
-            .filter(|&(&(id, _), record)| id != keep && record.request == Request::Automatic)
-            .map(|(&(_, device), record)| {
-                let allocation = &record.allocation;
+            .filter(|&(&(id, device), allocation)| {
+                id != keep && !allocation.explicit.load().contains(device)
+            })
+            .map(|(&(_, device), allocation)| {
                 (
                     allocation.last_use.load(Ordering::Relaxed),
                     Arc::clone(allocation),
@@ -434,6 +433,7 @@ impl Shared {
             allocation.resident.insert(device);
             return Err(error);
         }
+        allocation.explicit.remove(device);
         if state.peers.remove(&(allocation.id, device)).is_some() {
             self.accounting.peer_removed(device, allocation.size as u64);
         }
@@ -475,11 +475,9 @@ impl Shared {
         }
         let mut state = self.lock();
         for device in peers {
-            let automatic = state
-                .peers
-                .get(&(allocation.id, device))
-                .is_some_and(|record| record.request == Request::Automatic);
-            if automatic && let Err(error) = self.try_evict_locked(&mut state, allocation, device) {
+            if !allocation.explicit.load().contains(device)
+                && let Err(error) = self.try_evict_locked(&mut state, allocation, device)
+            {
                 log::warn!("lazy-usm: evicting after disable_peer_access failed: {error}");
             }
         }
@@ -633,6 +631,7 @@ impl ResidencyManager {
             size,
             policy,
             resident: AtomicDeviceSet::new(DeviceSet::EMPTY),
+            explicit: AtomicDeviceSet::new(DeviceSet::EMPTY),
             pins: AtomicU32::new(0),
             last_use: AtomicU64::new(0),
         });
@@ -795,13 +794,13 @@ impl ResidencyManager {
         let allowed: Vec<Arc<AllocationState>> = state
             .peers
             .iter()
-            .filter(|&(&(_, device), record)| {
+            .filter(|&(&(_, device), allocation)| {
                 device == accessor
-                    && record.allocation.owner == owner
-                    && record.allocation.policy == Policy::PeerEnabled
-                    && record.request == Request::Automatic
+                    && allocation.owner == owner
+                    && allocation.policy == Policy::PeerEnabled
+                    && !allocation.explicit.load().contains(device)
             })
-            .map(|(_, record)| Arc::clone(&record.allocation))
+            .map(|(_, allocation)| Arc::clone(allocation))
             .collect();
         // Pinned ones go when their last use ends (`Shared::settle`).
         for allocation in allowed {
