@@ -36,6 +36,9 @@ pub struct CommandList {
     done: Event,
     /// When the last synchronous command ran, in device ticks.
     last_timestamp: Cell<Option<KernelTimestamp>>,
+    /// Its completion event could not be reset: it would read as done at once, so the list
+    /// refuses further synchronous work.
+    broken: Cell<bool>,
     _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -129,6 +132,7 @@ impl Context {
             engine: engine.clone(),
             done,
             last_timestamp: Cell::new(None),
+            broken: Cell::new(false),
             _not_sync: PhantomData,
         })
     }
@@ -175,6 +179,7 @@ impl CommandList {
 
     /// Appends a copy signalling `signal`.
     fn append_copy(&self, dst: usize, src: usize, len: usize, signal: &Event) -> Result<()> {
+        self.check_usable()?;
         // SAFETY: both ranges were checked to lie in live buffers (or a caller's slice) that
         // outlive the command: synchronous callers wait, asynchronous ones own the buffers.
         check("zeCommandListAppendMemoryCopy", unsafe {
@@ -200,7 +205,26 @@ impl CommandList {
         }
         // The event is private to this list, which is not `Sync`: nothing else uses it now.
         let reset = self.done.host_reset();
+        if reset.is_err() {
+            self.broken.set(true);
+        }
         waited.and(reset)
+    }
+
+    /// Whether an earlier failure left the list unable to run synchronous work.
+    pub(crate) fn is_broken(&self) -> bool {
+        self.broken.get()
+    }
+
+    fn check_usable(&self) -> Result<()> {
+        if self.broken.get() {
+            Err(Error::invalid(
+                "this list's completion event could not be reset after an earlier command; \
+                 make a new list",
+            ))
+        } else {
+            Ok(())
+        }
     }
 
     /// When the last synchronous copy or fill of this list ran on the device, in ticks of the
@@ -379,6 +403,7 @@ impl CommandList {
             return Ok(());
         }
         let _pins = pin_all(&[&*dst]);
+        self.check_usable()?;
         // SAFETY: the range lies in a live buffer; the pattern is copied at append.
         check("zeCommandListAppendMemoryFill", unsafe {
             (self.api().command_list_append_memory_fill)(
@@ -717,6 +742,10 @@ impl<D: Memory, S: Memory> Drop for PendingCopy<D, S> {
     }
 }
 
+/// Most chunks of one staged copy: two events each (65,536 chunks of the default 8 MiB move
+/// 512 GiB).
+const MAX_STAGED_CHUNKS: usize = 1 << 16;
+
 /// Copies `len` bytes from `src[src_offset..]`, read by `src_list`'s engine, to
 /// `dst[dst_offset..]`, written by `dst_list`'s engine, through the pinned host buffer `bounce`:
 /// chunk by chunk, each half of `bounce` in turn, so that one engine fills a half while the other
@@ -745,15 +774,15 @@ pub(crate) fn staged_copy(
         return Ok(None);
     }
     let chunks = len.div_ceil(half);
-    let events = chunks
-        .checked_mul(2)
-        .and_then(|events| u32::try_from(events).ok())
-        .ok_or_else(|| {
-            Error::invalid(format!(
-                "a staged copy of {len} bytes in {half}-byte chunks needs more events than an \
-                 event pool holds"
-            ))
-        })?;
+    if chunks > MAX_STAGED_CHUNKS {
+        return Err(Error::invalid(format!(
+            "a staged copy of {len} bytes in {half}-byte chunks needs {chunks} chunks, more \
+             events than lazy-usm makes for one copy ({MAX_STAGED_CHUNKS} chunks): use a larger \
+             staging_chunk"
+        )));
+    }
+    // At most 2 * MAX_STAGED_CHUNKS, which fits a u32.
+    let events = 2 * chunks as u32;
     let pool = EventPool::new(context, events)?;
     let mut drained: Vec<Event> = Vec::with_capacity(chunks);
     let mut filled: Vec<Event> = Vec::with_capacity(chunks);

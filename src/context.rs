@@ -244,20 +244,21 @@ impl Context {
         self.residency(memory, device, false)
     }
 
-    /// Evicts `memory` from `device` (`zeContextEvictMemory`).
+    /// Evicts `memory` from `device` (`zeContextEvictMemory`). Takes `&mut`: no copy through
+    /// a shared reference can be using the memory meanwhile.
     ///
     /// ```
     /// # use lazy_usm::*;
     /// # let runtime = Runtime::simulated("b70x2")?;
     /// # let devices = runtime.devices()?;
     /// let context = Context::new(&devices)?;
-    /// let buffer = context.alloc_device(&devices[0], 1 << 20, 0)?;
+    /// let mut buffer = context.alloc_device(&devices[0], 1 << 20, 0)?;
     /// context.make_resident(&buffer, &devices[1])?;
-    /// context.evict(&buffer, &devices[1])?;
+    /// context.evict(&mut buffer, &devices[1])?;
     /// assert_eq!(runtime.simulator().unwrap().host_pinned_bytes(), 0);
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn evict(&self, memory: &impl Unmanaged, device: &Device) -> Result<()> {
+    pub fn evict(&self, memory: &mut impl Unmanaged, device: &Device) -> Result<()> {
         self.residency(memory, device, true)
     }
 

@@ -69,8 +69,11 @@ impl std::ops::Deref for ListLease<'_> {
 
 impl Drop for ListLease<'_> {
     fn drop(&mut self) {
-        // Synchronous copies have completed when the lease goes: the list is idle.
-        if let Some(list) = self.list.take() {
+        // Synchronous copies have completed when the lease goes: the list is idle. A list
+        // whose completion event could not be reset is dropped, not reused.
+        if let Some(list) = self.list.take()
+            && !list.is_broken()
+        {
             lock(&self.shared.lists[self.device as usize]).push(list);
         }
     }
@@ -182,6 +185,8 @@ impl Shared {
             .context
             .alloc_device(self.device(executing), PROBE_BYTES, 0)?;
         self.list(owner)?.write(&mut probe, 0, &pattern)?;
+        // Taken before the probe's residency is counted, so no early return leaves it counted.
+        let list = self.list(executing)?;
         {
             let mut state = self.lock();
             if let Some(budget) = self.config.host_budget
@@ -200,11 +205,10 @@ impl Shared {
             self.accounting.peer_added(executing, PROBE_BYTES as u64);
         }
         let mut arrived = vec![0u8; PROBE_BYTES];
-        let outcome = {
-            let list = self.list(executing)?;
-            list.copy(&mut landing, 0, &probe, 0, PROBE_BYTES)
-                .and_then(|()| list.read(&landing, 0, &mut arrived))
-        };
+        let outcome = list
+            .copy(&mut landing, 0, &probe, 0, PROBE_BYTES)
+            .and_then(|()| list.read(&landing, 0, &mut arrived));
+        drop(list);
         drop(probe);
         self.accounting.peer_removed(executing, PROBE_BYTES as u64);
         let state = match outcome {
@@ -351,6 +355,7 @@ impl ResidencyManager {
     fn peer_path(&self, source: &Arc<AllocationState>, executing: u32, owner: u32) -> Result<bool> {
         let shared = &*self.shared;
         Ok(if source.resident.load().contains(executing) {
+            shared.touch(source, executing);
             shared.link_usable(executing, owner)?
         } else if shared.may_auto_resident(source.policy, executing, owner)
             && shared.link_usable(executing, owner)?

@@ -67,6 +67,12 @@ impl Driver {
         }
     }
 
+    /// The driver's identity across platforms: its runtime and its raw handle (two platforms
+    /// may hand out equal raw handles).
+    pub(crate) fn key(&self) -> (usize, usize) {
+        (self.inner.runtime.id(), self.inner.handle.0 as usize)
+    }
+
     /// The runtime this driver belongs to.
     ///
     /// ```

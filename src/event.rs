@@ -388,16 +388,18 @@ pub(crate) fn settle(
     wait: impl Fn() -> Result<()>,
     query: impl Fn() -> Result<bool>,
 ) -> Result<()> {
+    // Until this returns, the work may still touch memory that unwinding would free: a panic
+    // in here (a logger's, say) aborts instead.
+    let _abort_on_unwind = AbortOnUnwind(std::thread::panicking());
     let first = match wait() {
         Ok(()) => return Ok(()),
         Err(error @ Error::DeviceLost { .. }) => return Err(error),
         Err(error) => error,
     };
-    log::warn!("lazy-usm: {first}; polling until the work completes");
     let mut failures = 0u32;
     loop {
         match query() {
-            Ok(true) => return Ok(()),
+            Ok(true) => break,
             Ok(false) => failures = 0,
             Err(error @ Error::DeviceLost { .. }) => return Err(error),
             Err(error) => {
@@ -412,6 +414,20 @@ pub(crate) fn settle(
             }
         }
         std::thread::sleep(Duration::from_micros(500));
+    }
+    log::warn!("lazy-usm: {first}; the work completed nonetheless (polled)");
+    Ok(())
+}
+
+/// Aborts the process if dropped during a panic that began after it was made (it holds
+/// whether one was already unwinding then).
+struct AbortOnUnwind(bool);
+
+impl Drop for AbortOnUnwind {
+    fn drop(&mut self) {
+        if std::thread::panicking() && !self.0 {
+            std::process::abort();
+        }
     }
 }
 

@@ -18,9 +18,11 @@ use std::sync::{LazyLock, Mutex};
 /// Page size imports must be aligned to: compute-runtime imports whole pages.
 pub const IMPORT_ALIGNMENT: usize = 4096;
 
-/// Live imports by (driver handle, start) -> length, to refuse overlaps before the driver sees
-/// them.
-static IMPORTS: LazyLock<Mutex<BTreeMap<(usize, usize), usize>>> = LazyLock::new(Default::default);
+/// Live imports by (driver key, start) -> length, to refuse overlaps before the driver sees
+/// them. The key names the runtime too: two platforms may hand out equal raw handles.
+type DriverKey = (usize, usize);
+static IMPORTS: LazyLock<Mutex<BTreeMap<(DriverKey, usize), usize>>> =
+    LazyLock::new(Default::default);
 /// Reasons already logged, so each is logged once per process.
 static LOGGED: LazyLock<Mutex<HashSet<String>>> = LazyLock::new(Default::default);
 
@@ -118,7 +120,7 @@ impl<'a> HostMemory<'a> {
                 required: IMPORT_ALIGNMENT,
             });
         }
-        let key = driver.handle().0 as usize;
+        let key = driver.key();
         let mut imports = IMPORTS
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -249,7 +251,7 @@ impl Drop for HostMemory<'_> {
         IMPORTS
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .remove(&(self.driver.handle().0 as usize, start));
+            .remove(&(self.driver.key(), start));
         // SAFETY: the range this value imported, released once, here.
         let result = unsafe { release(self.driver.handle().0, start as *mut c_void) };
         if let Err(error) = check("zexDriverReleaseImportedPointer", result) {
@@ -404,7 +406,7 @@ impl PinnedHostBuffer {
 /// ```
 pub fn host_path(context: &Context, bytes: &[u8]) -> Result<HostPath> {
     let (start, len) = (bytes.as_ptr() as usize, bytes.len());
-    let key = context.driver().handle().0 as usize;
+    let key = context.driver().key();
     let registered = IMPORTS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())

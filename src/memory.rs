@@ -152,8 +152,8 @@ pub trait Memory: sealed::Sealed {
 /// # let runtime = Runtime::simulated("b70x2")?;
 /// # let devices = runtime.devices()?;
 /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
-/// let allocation = manager.allocate(&devices[0], 4096)?;
-/// manager.context().evict(&allocation, &devices[0])?; // DeviceAllocation is not Unmanaged
+/// let mut allocation = manager.allocate(&devices[0], 4096)?;
+/// manager.context().make_resident(&allocation, &devices[1])?; // DeviceAllocation is not Unmanaged
 /// # Ok::<(), Error>(())
 /// ```
 pub trait Unmanaged: Memory {}

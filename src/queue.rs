@@ -140,10 +140,21 @@ impl CommandQueue {
                 list,
             );
         }
-        if let Some(index) = list.held.iter().position(|held| held.memory.is_none()) {
+        // Every held buffer must still be the memory the commands were recorded with: taken
+        // out, or swapped through `get_mut`, the commands would reach memory the list no
+        // longer owns.
+        let moved = list.held.iter().position(|held| {
+            let range = held
+                .memory
+                .as_deref()
+                .and_then(|memory| (held.range)(memory as &dyn Any));
+            range != Some((held.address, held.len))
+        });
+        if let Some(index) = moved {
             return refuse(
                 Error::invalid(format!(
-                    "held buffer {index} was taken out of the list, whose commands still use it"
+                    "held buffer {index} was taken out or replaced, and the list's commands \
+                     still use the memory it held"
                 )),
                 list,
             );
@@ -356,12 +367,22 @@ impl<T> std::fmt::Debug for Held<T> {
 }
 
 struct HeldEntry {
+    /// Managed memory stays pinned against eviction while the list holds it (declared first:
+    /// it goes before the memory).
+    _pin: Option<Pin>,
     /// `None` once taken back out.
     memory: Option<Box<dyn Any + Send>>,
+    /// Where the commands recorded it; `execute` checks the held memory is still there.
     address: usize,
     len: usize,
-    /// Managed memory stays pinned against eviction while the list holds it.
-    _pin: Option<Pin>,
+    /// Reads the held memory's range back (the memory's type is known only here).
+    range: fn(&dyn Any) -> Option<(usize, usize)>,
+}
+
+fn range_of<T: Memory + 'static>(memory: &dyn Any) -> Option<(usize, usize)> {
+    memory
+        .downcast_ref::<T>()
+        .map(|memory| (memory.address(), memory.len()))
 }
 
 static NEXT_LIST: AtomicU64 = AtomicU64::new(1);
@@ -479,10 +500,11 @@ impl RecordedList {
         let (address, len) = (memory.address(), memory.len());
         let pin = pin_all(&[&memory]).pop();
         self.held.push(HeldEntry {
+            _pin: pin,
             memory: Some(Box::new(memory)),
             address,
             len,
-            _pin: pin,
+            range: range_of::<T>,
         });
         Ok(Held {
             list: self.id,
@@ -524,7 +546,8 @@ impl RecordedList {
             .ok_or_else(|| Error::Internal("a held buffer changed type".into()))
     }
 
-    /// A held buffer, to write.
+    /// A held buffer, to write. Replacing it (`mem::replace`, `mem::swap`) makes the list
+    /// refuse to execute: its commands use the memory it held.
     ///
     /// ```
     /// # use lazy_usm::*;

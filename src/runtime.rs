@@ -72,6 +72,13 @@ pub struct Runtime {
     inner: Arc<RuntimeInner>,
 }
 
+impl Runtime {
+    /// This runtime's identity, for keys that must not mix platforms.
+    pub(crate) fn id(&self) -> usize {
+        Arc::as_ptr(&self.inner) as usize
+    }
+}
+
 impl PartialEq for Runtime {
     /// The same initialised implementation (handles from two runtimes are never mixed, even when
     /// their values coincide, as an in-process simulator's and a loaded driver's may).

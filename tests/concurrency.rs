@@ -216,7 +216,14 @@ fn threads_race_the_pool_with_trim_reclaim_and_out_of_memory() {
                                 Ok((first, Some(second))) => {
                                     list.copy_async(first, second).unwrap().detach();
                                 }
-                                Ok((first, None)) => held.push(first),
+                                Ok((first, None)) => {
+                                    // Some blocks are shared with device 1, so trim has peer
+                                    // residency to weigh.
+                                    if random.between(0, 3) == 0 {
+                                        manager.ensure_resident_on(&first, &devices[1]).unwrap();
+                                    }
+                                    held.push(first);
+                                }
                                 Err(Error::OutOfDeviceMemory { .. }) => {
                                     out_of_memory
                                         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -239,10 +246,15 @@ fn threads_race_the_pool_with_trim_reclaim_and_out_of_memory() {
                     std::thread::sleep(Duration::from_micros(200));
                 }
             });
-            for worker in workers {
-                worker.join().unwrap();
-            }
+            // Joined before the trimmer is told to stop, and only then checked: a panicking
+            // worker must not leave the trimmer spinning.
+            let joined: Vec<_> = workers.into_iter().map(|worker| worker.join()).collect();
             done.store(true, std::sync::atomic::Ordering::Release);
+            for result in joined {
+                if let Err(panic) = result {
+                    std::panic::resume_unwind(panic);
+                }
+            }
         });
         println!(
             "pool race: {} out-of-memory errors, stats {:?}",

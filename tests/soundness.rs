@@ -20,8 +20,22 @@ fn slow_config(preset: &str) -> ze_sim::SimConfig {
 
 fn wait_idle(harness: &Harness) {
     let platform = harness.runtime.simulator().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while !platform.is_idle() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the device never went idle"
+        );
         std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Sets a flag when dropped, so a loop waiting on it ends even if the setter panicked.
+struct SetOnDrop<'a>(&'a std::sync::atomic::AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Release);
     }
 }
 
@@ -82,17 +96,20 @@ fn a_failed_submission_returns_its_list_and_does_not_hang() {
 /// queued copy waits on.
 #[test]
 fn a_pending_copy_keeps_its_gate_alive() {
-    let harness = Harness::with_config(slow_config("b70x2"));
+    let harness = Harness::simulated("b70x2");
     let devices = harness.runtime.devices().unwrap();
     let context = Context::new(&devices).unwrap();
     let list = context
         .immediate_list(&devices[0].preferred_copy_engine().unwrap())
         .unwrap();
-    // A slow copy ahead keeps the gated one queued (its wait not yet taken) for a while.
+    // A copy ahead, held back by `hold`, keeps the gated copy queued (its wait not yet taken)
+    // until this test lets it go.
+    let hold = Arc::new(EventPool::new(&context, 1).unwrap().event(0).unwrap());
     let ahead = list
-        .copy_async(
+        .copy_async_after(
             context.alloc_device(&devices[0], 4096, 0).unwrap(),
             context.alloc_device(&devices[0], 4096, 0).unwrap(),
+            Some(&hold),
         )
         .unwrap();
     let gate = Arc::new(EventPool::new(&context, 1).unwrap().event(0).unwrap());
@@ -103,10 +120,16 @@ fn a_pending_copy_keeps_its_gate_alive() {
         .unwrap();
     gate.signal().unwrap();
     drop(gate);
+    assert_eq!(
+        harness.counter("destroy_hazards"),
+        0,
+        "the queued copy holds the gate"
+    );
+    hold.signal().unwrap();
     let (target, _) = gated.wait().unwrap();
     assert_eq!(target.as_slice(), &[0x5c; 4096]);
     ahead.wait().unwrap();
-    drop((target, list, context));
+    drop((target, hold, list, context));
     harness.assert_clean();
 }
 
@@ -196,39 +219,145 @@ fn a_failed_wait_does_not_return_under_the_device() {
 /// clears the bit before it reads the pins, so no copy ever runs on evicted memory.
 #[test]
 fn eviction_never_races_a_copy() {
+    run_with_timeout(Duration::from_secs(120), || {
+        let harness = Harness::simulated("b70x2");
+        let devices = harness.runtime.devices().unwrap();
+        let manager = ResidencyManager::new(
+            Context::new(&devices).unwrap(),
+            ResidencyConfig::new(Policy::Lazy),
+        )
+        .unwrap();
+        let source = manager.allocate(&devices[0], 4096).unwrap();
+        let mut target = manager.allocate(&devices[1], 4096).unwrap();
+        let copies = 20_000;
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let (mut evicted, mut refused) = (0u32, 0u32);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let _done = SetOnDrop(&done);
+                for _ in 0..copies {
+                    let path = manager.copy(&mut target, 0, &source, 0, 4096).unwrap();
+                    assert_eq!(path, CopyPath::PeerToPeer);
+                }
+            });
+            while !done.load(std::sync::atomic::Ordering::Acquire) {
+                match manager.evict_from(&source, &devices[1]) {
+                    Ok(()) => evicted += 1,
+                    Err(Error::InUse { .. }) => refused += 1,
+                    Err(error) => panic!("{error}"),
+                }
+            }
+        });
+        println!("{copies} copies: {evicted} evictions, {refused} refused while a copy ran");
+        assert_eq!(harness.counter("residency_violations"), 0);
+        assert!(evicted > 0, "the race was exercised");
+        assert_eq!(manager.host_cost().current_bytes, harness.host_pinned());
+        drop((source, target, manager));
+        harness.assert_clean();
+    });
+}
+
+/// The budget never evicts residency an asynchronous copy in flight uses: the copy pins it.
+#[test]
+fn the_budget_does_not_evict_under_an_asynchronous_copy() {
+    const SIZE: usize = 1 << 20;
+    let harness = Harness::with_config(slow_config("b70x2"));
+    let devices = harness.runtime.devices().unwrap();
+    let config = ResidencyConfig {
+        host_budget: Some(SIZE as u64 + 4096),
+        self_test: SelfTest::Off,
+        ..ResidencyConfig::new(Policy::Lazy)
+    };
+    let manager = ResidencyManager::new(Context::new(&devices).unwrap(), config).unwrap();
+    let busy = manager.allocate(&devices[0], SIZE).unwrap();
+    let other = manager.allocate(&devices[0], SIZE).unwrap();
+    let mut target = manager.allocate(&devices[1], SIZE).unwrap();
+    // `busy` becomes resident on device 1 through a copy (automatic: the budget's to evict)...
+    manager.copy(&mut target, 0, &busy, 0, SIZE).unwrap();
+    let list = manager
+        .context()
+        .immediate_list(&devices[1].preferred_copy_engine().unwrap())
+        .unwrap();
+    // ...then an asynchronous copy on device 1 reads it, slowly.
+    let pending = list.copy_async(target, busy).unwrap();
+    // `other` needs the budget `busy` holds: `busy` is pinned, so this copy is staged.
+    let mut landing = manager.allocate(&devices[1], SIZE).unwrap();
+    assert_eq!(
+        manager.copy(&mut landing, 0, &other, 0, SIZE).unwrap(),
+        CopyPath::Staged
+    );
+    let (target, busy) = pending.wait().unwrap();
+    assert!(busy.resident().contains(1));
+    assert_eq!(harness.counter("residency_violations"), 0);
+    drop((target, busy, other, landing, list, manager));
+    harness.assert_clean();
+}
+
+/// A held buffer swapped out through `get_mut` makes the list refuse to run: its commands use
+/// the memory the list held, which the program may have freed.
+#[test]
+fn a_list_whose_held_buffer_was_replaced_refuses_to_run() {
     let harness = Harness::simulated("b70x2");
     let devices = harness.runtime.devices().unwrap();
-    let manager = ResidencyManager::new(
-        Context::new(&devices).unwrap(),
-        ResidencyConfig::new(Policy::Lazy),
-    )
-    .unwrap();
+    let context = Context::new(&devices).unwrap();
+    let engine = devices[0].preferred_copy_engine().unwrap();
+    let queue = CommandQueue::new(&context, &engine).unwrap();
+    let mut list = RecordedList::new(&context, &engine).unwrap();
+    let source = list.hold(context.alloc_host(4096, 0).unwrap()).unwrap();
+    let target = list.hold(context.alloc_host(4096, 0).unwrap()).unwrap();
+    list.copy(target, 0, source, 0, 4096).unwrap();
+    list.close().unwrap();
+    let replacement = context.alloc_host(4096, 0).unwrap();
+    let old = std::mem::replace(list.get_mut(target).unwrap(), replacement);
+    drop(old);
+    let refused = queue.execute(list).unwrap_err();
+    assert!(
+        refused.error.to_string().contains("replaced"),
+        "{}",
+        refused.error
+    );
+    assert_eq!(harness.counter("host_direct_copies"), 0, "nothing ran");
+    drop((refused, queue, context));
+    harness.assert_clean();
+}
+
+/// A completion that outlives the memory its copy used releases its pin without touching the
+/// residency of whatever was allocated there since.
+#[test]
+fn a_pin_outliving_its_allocation_evicts_nothing() {
+    let harness = Harness::simulated("b70x2");
+    let devices = harness.runtime.devices().unwrap();
+    let config = ResidencyConfig {
+        self_test: SelfTest::Off,
+        ..ResidencyConfig::new(Policy::PeerEnabled)
+    };
+    let manager = ResidencyManager::new(Context::new(&devices).unwrap(), config).unwrap();
+    manager
+        .enable_peer_access(&devices[1], &devices[0])
+        .unwrap();
     let source = manager.allocate(&devices[0], 4096).unwrap();
     let mut target = manager.allocate(&devices[1], 4096).unwrap();
-    let copies = 20_000;
-    let done = std::sync::atomic::AtomicBool::new(false);
-    let (mut evicted, mut refused) = (0u32, 0u32);
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            for _ in 0..copies {
-                let path = manager.copy(&mut target, 0, &source, 0, 4096).unwrap();
-                assert_eq!(path, CopyPath::PeerToPeer);
-            }
-            done.store(true, std::sync::atomic::Ordering::Release);
-        });
-        while !done.load(std::sync::atomic::Ordering::Acquire) {
-            match manager.evict_from(&source, &devices[1]) {
-                Ok(()) => evicted += 1,
-                Err(Error::InUse { .. }) => refused += 1,
-                Err(error) => panic!("{error}"),
-            }
-        }
-    });
-    println!("{copies} copies: {evicted} evictions, {refused} refused while a copy ran");
-    assert_eq!(harness.counter("residency_violations"), 0);
-    assert!(evicted > 0, "the race was exercised");
+    manager.copy(&mut target, 0, &source, 0, 4096).unwrap();
+    let list = manager
+        .context()
+        .immediate_list(&devices[1].preferred_copy_engine().unwrap())
+        .unwrap();
+    let pending = list.copy_async(target, source).unwrap();
+    let completion = pending.completion();
+    // Disabled while pinned: the eviction waits for the pin.
+    manager
+        .disable_peer_access(&devices[1], &devices[0])
+        .unwrap();
+    drop(pending); // frees both allocations; the completion (and its pins) lives on
+    let reused = manager.allocate(&devices[0], 4096).unwrap();
+    manager.ensure_resident_on(&reused, &devices[1]).unwrap();
+    drop(completion);
+    assert!(reused.resident().contains(1));
     assert_eq!(manager.host_cost().current_bytes, harness.host_pinned());
-    drop((source, target, manager));
+    let mut landing = manager.allocate(&devices[1], 4096).unwrap();
+    manager.copy(&mut landing, 0, &reused, 0, 4096).unwrap();
+    assert_eq!(harness.counter("residency_violations"), 0);
+    drop((reused, landing, list, manager));
     harness.assert_clean();
 }
 
@@ -340,7 +469,12 @@ fn trim_does_not_evict_under_a_detached_copy() {
     pool.trim().unwrap();
     landing_pool.trim().unwrap();
     drop(list);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while pool.reclaim() + landing_pool.reclaim() == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the copy never completed"
+        );
         std::thread::yield_now();
     }
     wait_idle(&harness);
@@ -488,7 +622,7 @@ fn overflowing_sizes_and_configs_are_typed_errors() {
     let mut target = staged.allocate(&devices[3], 4 << 30).unwrap();
     assert!(matches!(
         staged.copy(&mut target, 0, &source, 0, 4 << 30),
-        Err(Error::InvalidArgument(message)) if message.contains("more events")
+        Err(Error::InvalidArgument(message)) if message.contains("larger staging_chunk")
     ));
     assert!(matches!(
         DeviceSet::single(64),

@@ -394,10 +394,11 @@ impl Resident for Block<'_> {
         let before = self.peers.fetch_or(bit, Ordering::AcqRel);
         if before & bit == 0 {
             if before == 0 {
+                // Sequentially consistent: ordered against trim's clear of the resident bit.
                 self.pool
                     .segment(self.segment)
                     .shared_blocks
-                    .fetch_add(1, Ordering::AcqRel);
+                    .fetch_add(1, Ordering::SeqCst);
             }
             self.pool.shared_bytes[device as usize].fetch_add(self.size as u64, Ordering::AcqRel);
         }
@@ -1052,9 +1053,14 @@ impl DevicePool {
             }
             let peers = segment.allocation.resident().without(self.owner);
             for peer in peers.iter().filter(|&peer| !hinted.contains(peer)) {
-                // A segment that work in flight uses keeps its residency until the next trim.
-                self.manager
-                    .try_evict(&segment.allocation, &devices[peer as usize])?;
+                // A segment that work in flight uses, or that a block noted as shared since the
+                // check above, keeps its residency until the next trim.
+                let shared = || segment.shared_blocks.load(Ordering::SeqCst) > 0;
+                self.manager.try_evict_unless(
+                    &segment.allocation,
+                    &devices[peer as usize],
+                    &shared,
+                )?;
             }
         }
         Ok(released)

@@ -119,6 +119,10 @@ impl AtomicDeviceSet {
         self.0.fetch_or(1 << index, Ordering::SeqCst);
     }
 
+    pub(crate) fn store(&self, set: DeviceSet) {
+        self.0.store(set.0, Ordering::SeqCst);
+    }
+
     pub(crate) fn remove(&self, index: u32) {
         self.0.fetch_and(!(1 << index), Ordering::SeqCst);
     }

@@ -258,9 +258,13 @@ impl DeviceAllocation {
 impl Drop for DeviceAllocation {
     fn drop(&mut self) {
         // The buffer frees the memory (and the driver its residencies) after this; here the
-        // manager forgets the residencies and their cost.
+        // manager forgets the residencies and their cost. The record then says "resident
+        // nowhere", so a pin that outlives the memory (held by a completion) evicts nothing
+        // when it ends: the range may belong to a new allocation by then.
         let mut state = self.manager.lock();
         let resident = self.state.resident.load();
+        self.state.resident.store(DeviceSet::EMPTY);
+        self.state.explicit.store(DeviceSet::EMPTY);
         for device in resident.iter().filter(|&device| device != self.state.owner) {
             state.peers.remove(&(self.state.id, device));
             self.manager
@@ -310,9 +314,7 @@ impl Shared {
                 || !peer
                 || allocation.explicit.load().contains(device))
         {
-            if self.config.host_budget.is_some() && peer {
-                allocation.last_use.store(self.tick(), Ordering::Relaxed);
-            }
+            self.touch(allocation, device);
             return Ok(true);
         }
         let mut state = self.lock();
@@ -361,6 +363,14 @@ impl Shared {
         Ok(true)
     }
 
+    /// Records a use of `allocation` on `device` for the budget's least-recently-used order
+    /// (only kept under a budget, and only for peers).
+    pub(crate) fn touch(&self, allocation: &AllocationState, device: u32) {
+        if self.config.host_budget.is_some() && device != allocation.owner {
+            allocation.last_use.store(self.tick(), Ordering::Relaxed);
+        }
+    }
+
     /// Evicts idle peer residencies lazy-usm made on its own (never what the program asked
     /// for, never `keep`, never one a use pins), least recently used first, until `needed`
     /// more bytes fit in `budget`.
@@ -393,7 +403,7 @@ impl Shared {
             if self.accounting.current().saturating_add(needed) <= budget {
                 break;
             }
-            self.try_evict_locked(state, &allocation, device)?;
+            self.try_evict_locked(state, &allocation, device, &|| false)?;
         }
         if self.accounting.current().saturating_add(needed) <= budget {
             Ok(())
@@ -407,19 +417,21 @@ impl Shared {
     }
 
     /// Evicts `allocation` from peer `device` unless a use pins it (the protocol of the `pin`
-    /// module): clears the resident bit, then reads the pins, and restores the bit if any.
-    /// `Ok(false)`: pinned, nothing changed. The caller holds the state lock.
+    /// module): clears the resident bit, then reads the pins and `needed` (a caller's own
+    /// use count, read the same way), and restores the bit if either says in use.
+    /// `Ok(false)`: in use, nothing changed. The caller holds the state lock.
     pub(crate) fn try_evict_locked(
         &self,
         state: &mut State,
         allocation: &AllocationState,
         device: u32,
+        needed: &dyn Fn() -> bool,
     ) -> Result<bool> {
         if !allocation.resident.load().contains(device) {
             return Ok(true);
         }
         allocation.resident.remove(device);
-        if allocation.pins.load(Ordering::SeqCst) > 0 {
+        if allocation.pins.load(Ordering::SeqCst) > 0 || needed() {
             allocation.resident.insert(device);
             return Ok(false);
         }
@@ -476,7 +488,7 @@ impl Shared {
         let mut state = self.lock();
         for device in peers {
             if !allocation.explicit.load().contains(device)
-                && let Err(error) = self.try_evict_locked(&mut state, allocation, device)
+                && let Err(error) = self.try_evict_locked(&mut state, allocation, device, &|| false)
             {
                 log::warn!("lazy-usm: evicting after disable_peer_access failed: {error}");
             }
@@ -682,10 +694,12 @@ impl ResidencyManager {
         self.check_owned(allocation)?;
         let index = self.index_of(device)?;
         let state = allocation.residency().state;
-        self.shared.make_resident(state, index, Request::Explicit)?;
         if index != state.owner {
+            // Noted before it is made resident: a pool's trim clears the resident bit before it
+            // reads the note, so it cannot evict what this call then reports resident.
             allocation.note_peer_use(index);
         }
+        self.shared.make_resident(state, index, Request::Explicit)?;
         Ok(())
     }
 
@@ -739,6 +753,17 @@ impl ResidencyManager {
 
     /// [`ResidencyManager::evict_from`], answering `false` instead of failing when in use.
     pub(crate) fn try_evict(&self, allocation: &dyn Resident, device: &Device) -> Result<bool> {
+        self.try_evict_unless(allocation, device, &|| false)
+    }
+
+    /// [`ResidencyManager::try_evict`] that also keeps the residency while `needed` says so,
+    /// read after the resident bit is cleared (a pool's count of blocks shared with peers).
+    pub(crate) fn try_evict_unless(
+        &self,
+        allocation: &dyn Resident,
+        device: &Device,
+        needed: &dyn Fn() -> bool,
+    ) -> Result<bool> {
         self.check_owned(allocation)?;
         let index = self.index_of(device)?;
         let allocation = allocation.residency().state;
@@ -748,7 +773,8 @@ impl ResidencyManager {
             )));
         }
         let mut state = self.shared.lock();
-        self.shared.try_evict_locked(&mut state, allocation, index)
+        self.shared
+            .try_evict_locked(&mut state, allocation, index, needed)
     }
 
     /// Lets `accessor` become a residency target of `owner`'s `PeerEnabled` allocations.
@@ -802,12 +828,18 @@ impl ResidencyManager {
             })
             .map(|(_, allocation)| Arc::clone(allocation))
             .collect();
-        // Pinned ones go when their last use ends (`Shared::settle`).
+        // Pinned ones go when their last use ends (`Shared::settle`). One failure does not
+        // stop the others; the first is returned.
+        let mut outcome = Ok(());
         for allocation in allowed {
-            self.shared
-                .try_evict_locked(&mut state, &allocation, accessor)?;
+            let evicted = self
+                .shared
+                .try_evict_locked(&mut state, &allocation, accessor, &|| false);
+            if let (Err(error), Ok(())) = (evicted, &outcome) {
+                outcome = Err(error);
+            }
         }
-        Ok(())
+        outcome
     }
 
     /// Whether `accessor` may use `owner`'s `PeerEnabled` allocations.
