@@ -7,6 +7,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use lazy_usm::{Context, DeviceAllocation, ResidencyConfig, ResidencyManager, Runtime};
 use std::hint::black_box;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 fn residency(c: &mut Criterion) {
@@ -69,48 +70,50 @@ fn copies(c: &mut Criterion) {
         ResidencyConfig::default(),
     )
     .expect("manager");
-    let pairs: Vec<_> = (0..2)
-        .map(|_| {
-            let source = manager.allocate(&devices[0], 4096).expect("source");
-            let mut target = manager.allocate(&devices[1], 4096).expect("target");
-            manager
-                .copy(&mut target, 0, &source, 0, 4096)
-                .expect("first copy: self-test and residency");
-            std::sync::Mutex::new((source, target))
-        })
-        .collect();
-    let copy = |pair: &std::sync::Mutex<(DeviceAllocation, DeviceAllocation)>, count: u64| {
-        let mut pair = pair.lock().expect("pair");
-        let (source, target) = &mut *pair;
-        let start = Instant::now();
-        for _ in 0..count {
-            manager
-                .copy(target, 0, black_box(&*source), 0, 4096)
-                .expect("copy");
-        }
-        start.elapsed()
-    };
     let mut group = c.benchmark_group("residency");
     group.warm_up_time(Duration::from_millis(300));
     group.measurement_time(Duration::from_secs(2));
-    group.bench_function("copy_1t", |bench| {
-        bench.iter_custom(|iterations| copy(&pairs[0], iterations));
-    });
-    group.bench_function("copy_2t", |bench| {
-        bench.iter_custom(|iterations| {
-            std::thread::scope(|scope| {
-                let workers: Vec<_> = pairs
-                    .iter()
-                    .map(|pair| scope.spawn(|| copy(pair, iterations)))
-                    .collect();
-                workers
-                    .into_iter()
-                    .map(|worker| worker.join().expect("worker"))
-                    .max()
-                    .unwrap_or_default()
+    for (label, size) in [("4KiB", 4usize << 10), ("1MiB", 1 << 20)] {
+        let pairs: Vec<_> = (0..2)
+            .map(|_| {
+                let source = manager.allocate(&devices[0], size).expect("source");
+                let mut target = manager.allocate(&devices[1], size).expect("target");
+                manager
+                    .copy(&mut target, 0, &source, 0, size)
+                    .expect("first copy: self-test and residency");
+                Mutex::new((source, target))
             })
+            .collect();
+        let copy = |pair: &Mutex<(DeviceAllocation, DeviceAllocation)>, count: u64| {
+            let mut pair = pair.lock().expect("pair");
+            let (source, target) = &mut *pair;
+            let start = Instant::now();
+            for _ in 0..count {
+                manager
+                    .copy(target, 0, black_box(&*source), 0, size)
+                    .expect("copy");
+            }
+            start.elapsed()
+        };
+        group.bench_function(BenchmarkId::new("copy_1t", label), |bench| {
+            bench.iter_custom(|iterations| copy(&pairs[0], iterations));
         });
-    });
+        group.bench_function(BenchmarkId::new("copy_2t", label), |bench| {
+            bench.iter_custom(|iterations| {
+                std::thread::scope(|scope| {
+                    let workers: Vec<_> = pairs
+                        .iter()
+                        .map(|pair| scope.spawn(|| copy(pair, iterations)))
+                        .collect();
+                    workers
+                        .into_iter()
+                        .map(|worker| worker.join().expect("worker"))
+                        .max()
+                        .unwrap_or_default()
+                })
+            });
+        });
+    }
     group.finish();
 }
 

@@ -27,7 +27,7 @@ pub(crate) struct AllocationState {
     pub(crate) explicit: AtomicDeviceSet,
     /// Uses in flight that keep its residency (see the `pin` module for the protocol).
     pub(crate) pins: AtomicU32,
-    /// The manager's clock when a peer last used it (kept only under a host budget, where it
+    /// The manager's epoch when a peer last used it (kept only under a host budget, where it
     /// orders eviction).
     pub(crate) last_use: AtomicU64,
 }
@@ -292,8 +292,9 @@ impl Shared {
         &self.context.devices()[index as usize]
     }
 
+    /// Starts a new epoch of the eviction clock (when residency changes) and returns it.
     pub(crate) fn tick(&self) -> u64 {
-        self.clock.fetch_add(1, Ordering::Relaxed)
+        self.clock.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// Makes `allocation` resident on `device` (owner or peer). `Ok(false)`: an automatic
@@ -365,9 +366,16 @@ impl Shared {
 
     /// Records a use of `allocation` on `device` for the budget's least-recently-used order
     /// (only kept under a budget, and only for peers).
+    ///
+    /// A use stores the current epoch, which advances only when residency is made: uses share
+    /// no counter they all write (two threads would contend on it), and stores happen only
+    /// once per allocation and epoch. Uses within one epoch are equally recent.
     pub(crate) fn touch(&self, allocation: &AllocationState, device: u32) {
         if self.config.host_budget.is_some() && device != allocation.owner {
-            allocation.last_use.store(self.tick(), Ordering::Relaxed);
+            let now = self.clock.load(Ordering::Relaxed);
+            if allocation.last_use.load(Ordering::Relaxed) != now {
+                allocation.last_use.store(now, Ordering::Relaxed);
+            }
         }
     }
 

@@ -7,6 +7,7 @@
 use crate::config::LinkKind;
 use crate::platform::{Inner, MemKind, State, count_use};
 use level_zero_sys::ze_result_t;
+use parking_lot::MutexGuard;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
@@ -303,14 +304,29 @@ fn prepare(
     Ok(ops)
 }
 
+/// How a submission reaches its engine.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Submitter {
+    /// `zeCommandQueueExecuteCommandLists`: any thread may submit to the queue at once.
+    Queue,
+    /// An append to an immediate list, which Level Zero lets only one thread use at a time.
+    ImmediateList,
+}
+
 /// Checks, costs and queues `commands` (recorded in the regular `lists`, if any) on `queue`,
 /// signalling `fence` when they complete.
+///
+/// An immediate list's job runs at once on the appending thread when its engine is idle and
+/// the job waits on no event (unless `command_delay_us` asks for slow asynchronous engines):
+/// the order and modelled timing are those of the engine thread, without two thread hand-offs
+/// per command, so host-side throughput measures the library rather than the simulator.
 pub(crate) fn submit(
     platform: &Arc<Inner>,
     queue: &CommandQueue,
     commands: &[Command],
     lists: &[usize],
     fence: Option<usize>,
+    submitter: Submitter,
 ) -> Result<(), ze_result_t> {
     let mut state = platform.lock();
     if state.lost {
@@ -326,6 +342,16 @@ pub(crate) fn submit(
     // A refused submission keeps its counters (they record what was attempted) and any owner
     // commits it made (the driver would have committed the memory too).
     let ops = prepare(platform, &mut state, queue.context, queue.engine, commands)?;
+    let engine_idle = state
+        .outstanding
+        .get(&queue.worker.id)
+        .copied()
+        .unwrap_or(0)
+        == 0;
+    let inline = submitter == Submitter::ImmediateList
+        && engine_idle
+        && platform.config.faults.command_delay_us.is_none()
+        && !ops.iter().any(|op| matches!(op, Op::Wait(_)));
     // What the job uses, counted before it is sent (the worker needs the lock this holds, so
     // it cannot start earlier) and released as each part completes.
     let device = queue.engine.device;
@@ -363,6 +389,13 @@ pub(crate) fn submit(
         lists: lists.to_vec(),
         submitted_at: state.host_clock,
     };
+    if inline {
+        // Nothing else can submit to this list meanwhile (Level Zero's rule for immediate
+        // lists), and its engine has nothing queued: running here keeps the order.
+        drop(state);
+        run(platform, job);
+        return Ok(());
+    }
     let sent = queue
         .worker
         .sender
@@ -392,10 +425,13 @@ fn run(platform: &Inner, job: Job) {
     // execution speed never enters, so timestamps are the same on every machine.
     let mut ready_at = job.submitted_at;
     let mut last_interval = None;
+    // The platform lock, kept across consecutive bookkeeping steps (a copy's completion, the
+    // signal after it, the job's end) and released while bytes move or the engine waits.
+    let mut held: Option<MutexGuard<'_, State>> = None;
     for op in job.ops {
         match op {
             Op::Wait(events) => {
-                let state = platform.lock();
+                let state = held.take().unwrap_or_else(|| platform.lock());
                 // Destroying an awaited event is refused, so every event here is live.
                 platform.wait_until(state, u64::MAX, |state| {
                     let all = events
@@ -416,7 +452,7 @@ fn run(platform: &Inner, job: Job) {
                 });
             }
             Op::Signal(key) => {
-                let mut state = platform.lock();
+                let state = held.get_or_insert_with(|| platform.lock());
                 if let Some(event) = state.events.get_mut(&key) {
                     event.signaled = true;
                     event.timestamp = Some(last_interval.unwrap_or((ready_at, ready_at)));
@@ -426,7 +462,7 @@ fn run(platform: &Inner, job: Job) {
                 platform.changed.notify_all();
             }
             Op::Reset(key) => {
-                let mut state = platform.lock();
+                let state = held.get_or_insert_with(|| platform.lock());
                 if let Some(event) = state.events.get_mut(&key) {
                     event.signaled = false;
                     event.timestamp = None;
@@ -442,9 +478,9 @@ fn run(platform: &Inner, job: Job) {
                 nanos,
                 touched,
             } => {
+                drop(held.take());
                 delay(platform);
-                check_residency_now(platform, job.engine, &touched);
-                last_interval = Some(schedule(platform, job.engine, nanos, ready_at));
+                last_interval = Some(start(platform, job.engine, nanos, ready_at, &touched));
                 // SAFETY: both ranges were checked at submission to lie inside live simulator
                 // allocations (kept alive while pending) or caller-owned host memory that the
                 // Level Zero contract keeps valid until the command completes; overlapping
@@ -456,7 +492,7 @@ fn run(platform: &Inner, job: Job) {
                         std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, size);
                     }
                 }
-                finish(platform, &touched, job.engine.device, job.worker);
+                held = Some(finish(platform, &touched, job.engine.device, job.worker));
             }
             Op::Fill {
                 dst,
@@ -465,20 +501,20 @@ fn run(platform: &Inner, job: Job) {
                 nanos,
                 touched,
             } => {
+                drop(held.take());
                 delay(platform);
-                check_residency_now(platform, job.engine, &touched);
-                last_interval = Some(schedule(platform, job.engine, nanos, ready_at));
+                last_interval = Some(start(platform, job.engine, nanos, ready_at, &touched));
                 // SAFETY: `dst..dst + size` was checked at submission as for copies.
                 let target = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, size) };
                 for (byte, value) in target.iter_mut().zip(pattern.iter().cycle()) {
                     *byte = *value;
                 }
-                finish(platform, &touched, job.engine.device, job.worker);
+                held = Some(finish(platform, &touched, job.engine.device, job.worker));
             }
         }
     }
     let end = last_interval.map_or(ready_at, |(_, end)| end);
-    let mut state = platform.lock();
+    let mut state = held.unwrap_or_else(|| platform.lock());
     if let Some(jobs) = state.outstanding.get_mut(&job.worker) {
         *jobs = jobs.saturating_sub(1);
     }
@@ -494,37 +530,16 @@ fn run(platform: &Inner, job: Job) {
     platform.changed.notify_all();
 }
 
-/// Modelled start and end of a command of `nanos` on `engine`, not before `ready_at`.
-fn schedule(platform: &Inner, engine: Engine, nanos: u64, ready_at: u64) -> (u64, u64) {
-    let mut state = platform.lock();
-    let clock = state
-        .engine_clock
-        .entry((engine.device, engine.ordinal, engine.index))
-        .or_default();
-    let start = (*clock).max(ready_at);
-    *clock = start + nanos;
-    (start, start + nanos)
-}
-
-fn finish(platform: &Inner, touched: &[usize], device: u32, worker: usize) {
-    let mut state = platform.lock();
-    for &base in touched {
-        Inner::complete_use(&mut state, base, device);
-    }
-    count_use(&mut state.worker_ops, worker, -1);
-    platform.changed.notify_all();
-}
-
-/// The `command_delay_us` fault: the command takes real time, so host threads can race it.
-fn delay(platform: &Inner) {
-    if let Some(micros) = platform.config.faults.command_delay_us {
-        std::thread::sleep(std::time::Duration::from_micros(micros));
-    }
-}
-
-/// Residency again as the command runs: memory evicted since it was appended would fault on
-/// hardware, so it counts as a violation.
-fn check_residency_now(platform: &Inner, engine: Engine, touched: &[usize]) {
+/// A command starts: residency is checked again (memory evicted since it was appended would
+/// fault on hardware: a violation), and its modelled start and end are set, after its engine's
+/// previous command and not before `ready_at`.
+fn start(
+    platform: &Inner,
+    engine: Engine,
+    nanos: u64,
+    ready_at: u64,
+    touched: &[usize],
+) -> (u64, u64) {
     let mut state = platform.lock();
     let lost = touched
         .iter()
@@ -536,4 +551,34 @@ fn check_residency_now(platform: &Inner, engine: Engine, touched: &[usize]) {
         })
         .count();
     state.counters.residency_violations += lost as u64;
+    let clock = state
+        .engine_clock
+        .entry((engine.device, engine.ordinal, engine.index))
+        .or_default();
+    let start = (*clock).max(ready_at);
+    *clock = start + nanos;
+    (start, start + nanos)
+}
+
+/// A command's uses end; returns the lock for the bookkeeping that follows.
+fn finish<'a>(
+    platform: &'a Inner,
+    touched: &[usize],
+    device: u32,
+    worker: usize,
+) -> MutexGuard<'a, State> {
+    let mut state = platform.lock();
+    for &base in touched {
+        Inner::complete_use(&mut state, base, device);
+    }
+    count_use(&mut state.worker_ops, worker, -1);
+    platform.changed.notify_all();
+    state
+}
+
+/// The `command_delay_us` fault: the command takes real time, so host threads can race it.
+fn delay(platform: &Inner) {
+    if let Some(micros) = platform.config.faults.command_delay_us {
+        std::thread::sleep(std::time::Duration::from_micros(micros));
+    }
 }

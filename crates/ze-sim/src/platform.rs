@@ -4,11 +4,12 @@ use crate::config::{MirrorMode, SimConfig};
 use crate::registry::{self, Object};
 use crate::{SimError, slots};
 use level_zero_sys::ze_result_t;
+use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::alloc::Layout;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::c_void;
 use std::ptr::NonNull;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Memory use of one simulated device, as the DRM fdinfo of a real one would report it.
@@ -269,9 +270,7 @@ const FDINFO_KIB: u64 = 1024;
 
 impl Inner {
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state.lock()
     }
 
     /// Waits on the platform's condition variable until `done` holds or `timeout_ns` passes
@@ -290,22 +289,12 @@ impl Inner {
                 return true;
             }
             match deadline {
-                None => {
-                    state = self
-                        .changed
-                        .wait(state)
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                }
+                None => self.changed.wait(&mut state),
                 Some(deadline) => {
-                    let now = Instant::now();
-                    if now >= deadline {
+                    if Instant::now() >= deadline {
                         return false;
                     }
-                    state = self
-                        .changed
-                        .wait_timeout(state, deadline - now)
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .0;
+                    self.changed.wait_until(&mut state, deadline);
                 }
             }
         }

@@ -151,7 +151,14 @@ pub(crate) unsafe extern "C" fn queue_execute_command_lists(
             Some(fence as usize)
         };
         let executed: Vec<usize> = lists.iter().map(|&list| list as usize).collect();
-        exec::submit(&platform, &object, &commands, &executed, fence)
+        exec::submit(
+            &platform,
+            &object,
+            &commands,
+            &executed,
+            fence,
+            exec::Submitter::Queue,
+        )
     })
 }
 
@@ -302,7 +309,14 @@ unsafe fn with_events(
 fn append(list: ze_command_list_handle_t, commands: Vec<Command>) -> Result<(), ze_result_t> {
     let (platform, object) = registry::list(list as usize)?;
     match &object.immediate {
-        Some(queue) => exec::submit(&platform, queue, &commands, &[], None),
+        Some(queue) => exec::submit(
+            &platform,
+            queue,
+            &commands,
+            &[],
+            None,
+            exec::Submitter::ImmediateList,
+        ),
         None => {
             let mut recording = object
                 .recording
