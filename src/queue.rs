@@ -124,7 +124,7 @@ impl CommandQueue {
     /// let queue = CommandQueue::new(&context, &engine)?;
     /// let list = RecordedList::new(&context, &engine)?;
     /// let mut list = match queue.execute(list) {
-    ///     Err(refused) => refused.list, // not closed yet
+    ///     Err(refused) => *refused.list, // not closed yet
     ///     Ok(_) => unreachable!(),
     /// };
     /// list.close()?;
@@ -133,7 +133,12 @@ impl CommandQueue {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn execute(&self, list: RecordedList) -> Result<Submission, Unsubmitted> {
-        let refuse = |error: Error, list: RecordedList| Err(Unsubmitted { error, list });
+        let refuse = |error: Error, list: RecordedList| {
+            Err(Unsubmitted {
+                error,
+                list: Box::new(list),
+            })
+        };
         if !list.closed {
             return refuse(
                 Error::invalid("a recorded list must be closed before it is executed"),
@@ -214,8 +219,8 @@ impl CommandQueue {
 pub struct Unsubmitted {
     /// Why it was refused.
     pub error: Error,
-    /// The list, unchanged.
-    pub list: RecordedList,
+    /// The list, unchanged (boxed: it keeps the error small).
+    pub list: Box<RecordedList>,
 }
 
 impl std::fmt::Display for Unsubmitted {

@@ -453,7 +453,7 @@ fn recorded_lists_run_on_queues(harness: &Harness) {
         matches!(refused.error, Error::InvalidArgument(_)),
         "not closed"
     );
-    let mut list = refused.list;
+    let mut list = *refused.list;
     list.close().unwrap();
     let list = queue.execute(list).unwrap().wait().unwrap();
     assert_eq!(list.get(target).unwrap().as_slice(), &bytes[..]);
@@ -464,7 +464,7 @@ fn recorded_lists_run_on_queues(harness: &Harness) {
         matches!(refused.error, Error::InvalidArgument(_)),
         "other group"
     );
-    let submission = queue.execute(refused.list).unwrap();
+    let submission = queue.execute(*refused.list).unwrap();
     drop(queue); // the submission shares the queue until its work completes
     drop(submission); // waits, then frees the list and its buffers
     drop((compute, context));
