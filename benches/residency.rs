@@ -36,30 +36,36 @@ fn residency(c: &mut Criterion) {
         });
         group.bench_function(BenchmarkId::new("already_resident_2t", name), |bench| {
             bench.iter_custom(|iterations| {
-                std::thread::scope(|scope| {
-                    let workers: Vec<_> = (0..2)
-                        .map(|_| {
-                            scope.spawn(|| {
-                                let start = Instant::now();
-                                for _ in 0..iterations {
-                                    manager
-                                        .ensure_resident_on(black_box(&allocation), &devices[1])
-                                        .expect("resident");
-                                }
-                                start.elapsed()
-                            })
-                        })
-                        .collect();
-                    workers
-                        .into_iter()
-                        .map(|worker| worker.join().expect("worker"))
-                        .max()
-                        .unwrap_or_default()
+                slowest_of(2, |_| {
+                    let start = Instant::now();
+                    for _ in 0..iterations {
+                        manager
+                            .ensure_resident_on(black_box(&allocation), &devices[1])
+                            .expect("resident");
+                    }
+                    start.elapsed()
                 })
             });
         });
     }
     group.finish();
+}
+
+/// Runs `work(thread)` on `threads` threads at once; the slowest one's time.
+fn slowest_of(threads: usize, work: impl Fn(usize) -> Duration + Sync) -> Duration {
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|thread| {
+                let work = &work;
+                scope.spawn(move || work(thread))
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().expect("worker"))
+            .max()
+            .unwrap_or_default()
+    })
 }
 
 fn copies(c: &mut Criterion) {
@@ -100,17 +106,7 @@ fn copies(c: &mut Criterion) {
         });
         group.bench_function(BenchmarkId::new("copy_2t", label), |bench| {
             bench.iter_custom(|iterations| {
-                std::thread::scope(|scope| {
-                    let workers: Vec<_> = pairs
-                        .iter()
-                        .map(|pair| scope.spawn(|| copy(pair, iterations)))
-                        .collect();
-                    workers
-                        .into_iter()
-                        .map(|worker| worker.join().expect("worker"))
-                        .max()
-                        .unwrap_or_default()
-                })
+                slowest_of(pairs.len(), |thread| copy(&pairs[thread], iterations))
             });
         });
     }
