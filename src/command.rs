@@ -34,8 +34,9 @@ pub struct CommandList {
     handle: Arc<ListHandle>,
     engine: Engine,
     done: Event,
-    /// When the last synchronous command ran, in device ticks.
-    last_timestamp: Cell<Option<KernelTimestamp>>,
+    /// `done` holds the last synchronous command's completion (and timestamp): it is reset
+    /// before the next one, not after, so a timestamp costs a query only when asked for.
+    done_used: Cell<bool>,
     /// Its completion event could not be reset: it would read as done at once, so the list
     /// refuses further synchronous work.
     broken: Cell<bool>,
@@ -131,7 +132,7 @@ impl Context {
             }),
             engine: engine.clone(),
             done,
-            last_timestamp: Cell::new(None),
+            done_used: Cell::new(false),
             broken: Cell::new(false),
             _not_sync: PhantomData,
         })
@@ -179,7 +180,7 @@ impl CommandList {
 
     /// Appends a copy signalling `signal`.
     fn append_copy(&self, dst: usize, src: usize, len: usize, signal: &Event) -> Result<()> {
-        self.check_usable()?;
+        self.prepare_done()?;
         // SAFETY: both ranges were checked to lie in live buffers (or a caller's slice) that
         // outlive the command: synchronous callers wait, asynchronous ones own the buffers.
         check("zeCommandListAppendMemoryCopy", unsafe {
@@ -195,36 +196,38 @@ impl CommandList {
         })
     }
 
-    /// Waits for the list's completion event, keeps its timestamp and resets it. Never returns
-    /// while the command may still touch the caller's memory ([`Event::wait_settled`]).
+    /// Waits for the list's completion event. Never returns while the command may still touch
+    /// the caller's memory ([`Event::wait_settled`]).
     fn finish(&self) -> Result<()> {
-        let waited = self.done.wait_settled();
-        if waited.is_ok() {
-            self.last_timestamp
-                .set(self.done.kernel_timestamp().ok().flatten());
+        self.done_used.set(true);
+        self.done.wait_settled()
+    }
+
+    /// Readies the completion event for the next synchronous command: resets it if the last
+    /// one used it. A list whose event cannot be reset refuses further synchronous work (the
+    /// event would read as done at once).
+    fn prepare_done(&self) -> Result<()> {
+        if self.broken.get() {
+            return Err(Error::invalid(
+                "this list's completion event could not be reset after an earlier command; \
+                 make a new list",
+            ));
         }
-        // The event is private to this list, which is not `Sync`: nothing else uses it now.
-        let reset = self.done.host_reset();
-        if reset.is_err() {
-            self.broken.set(true);
+        if self.done_used.get() {
+            // The event is private to this list, which is not `Sync`, and the command that
+            // used it has completed: nothing else uses it now.
+            if let Err(error) = self.done.host_reset() {
+                self.broken.set(true);
+                return Err(error);
+            }
+            self.done_used.set(false);
         }
-        waited.and(reset)
+        Ok(())
     }
 
     /// Whether an earlier failure left the list unable to run synchronous work.
     pub(crate) fn is_broken(&self) -> bool {
         self.broken.get()
-    }
-
-    fn check_usable(&self) -> Result<()> {
-        if self.broken.get() {
-            Err(Error::invalid(
-                "this list's completion event could not be reset after an earlier command; \
-                 make a new list",
-            ))
-        } else {
-            Ok(())
-        }
     }
 
     /// When the last synchronous copy or fill of this list ran on the device, in ticks of the
@@ -244,7 +247,11 @@ impl CommandList {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn last_timestamp(&self) -> Option<KernelTimestamp> {
-        self.last_timestamp.get()
+        if self.done_used.get() {
+            self.done.kernel_timestamp().ok().flatten()
+        } else {
+            None
+        }
     }
 
     fn copy_and_wait(&self, dst: usize, src: usize, len: usize) -> Result<()> {
@@ -403,7 +410,7 @@ impl CommandList {
             return Ok(());
         }
         let _pins = pin_all(&[&*dst]);
-        self.check_usable()?;
+        self.prepare_done()?;
         // SAFETY: the range lies in a live buffer; the pattern is copied at append.
         check("zeCommandListAppendMemoryFill", unsafe {
             (self.api().command_list_append_memory_fill)(

@@ -91,6 +91,11 @@ impl Harness {
             0,
             "events, lists or queues destroyed under queued work"
         );
+        assert_eq!(
+            self.counter("residency_violations"),
+            0,
+            "device memory used where it was not resident"
+        );
         assert_eq!(self.host_pinned(), 0, "host pinned bytes after the test");
     }
 }
