@@ -316,7 +316,7 @@ impl ResidencyManager {
         let direct = if executing == owner {
             Some(CopyPath::Local)
         } else if self.peer_path(src_state, executing, owner)? {
-            src.note_peer_use(executing);
+            let _ = src.note_peer_use(executing);
             Some(CopyPath::PeerToPeer)
         } else {
             None
@@ -354,13 +354,14 @@ impl ResidencyManager {
     /// already, or its policy lets it become so now, and the pair's link is sound.
     fn peer_path(&self, source: &Arc<AllocationState>, executing: u32, owner: u32) -> Result<bool> {
         let shared = &*self.shared;
-        Ok(if source.resident.load().contains(executing) {
+        // Pinned by the caller: read as the pin protocol requires.
+        Ok(if source.resident.read_claimed().contains(executing) {
             shared.touch(source, executing);
             shared.link_usable(executing, owner)?
         } else if shared.may_auto_resident(source.policy, executing, owner)
             && shared.link_usable(executing, owner)?
         {
-            shared.make_resident(source, executing, Request::Automatic)?
+            shared.make_resident(source, executing, Request::Automatic, true)?
         } else {
             false
         })

@@ -387,7 +387,7 @@ impl Resident for Block<'_> {
             .residency()
     }
 
-    fn note_peer_use(&self, device: u32) {
+    fn note_peer_use(&self, device: u32) -> bool {
         let bit = 1u64 << device;
         // One read-modify-write decides both: whether this peer is new to the block, and
         // whether it is the block's first peer (which makes the block count as shared).
@@ -402,6 +402,8 @@ impl Resident for Block<'_> {
             }
             self.pool.shared_bytes[device as usize].fetch_add(self.size as u64, Ordering::AcqRel);
         }
+        // The segment now counts this block as shared, which trim weighs.
+        true
     }
 }
 
@@ -1055,7 +1057,8 @@ impl DevicePool {
             for peer in peers.iter().filter(|&peer| !hinted.contains(peer)) {
                 // A segment that work in flight uses, or that a block noted as shared since the
                 // check above, keeps its residency until the next trim.
-                let shared = || segment.shared_blocks.load(Ordering::SeqCst) > 0;
+                // A read-modify-write read, as the pin protocol's (module `residency::pin`).
+                let shared = || segment.shared_blocks.fetch_add(0, Ordering::SeqCst) > 0;
                 self.manager.try_evict_unless(
                     &segment.allocation,
                     &devices[peer as usize],

@@ -115,6 +115,12 @@ impl AtomicDeviceSet {
         DeviceSet(self.0.load(Ordering::SeqCst))
     }
 
+    /// The set, read with a read-modify-write: after a pin, the pin protocol's read (module
+    /// `pin`), which holds under acquire/release reasoning alone.
+    pub(crate) fn read_claimed(&self) -> DeviceSet {
+        DeviceSet(self.0.fetch_or(0, Ordering::SeqCst))
+    }
+
     pub(crate) fn insert(&self, index: u32) {
         self.0.fetch_or(1 << index, Ordering::SeqCst);
     }

@@ -160,10 +160,12 @@ pub trait Resident: Memory {
     fn residency(&self) -> ResidencyHandle<'_>;
 
     /// Called when the memory is used on (or made resident on) peer `device`; pool blocks count
-    /// it, to tell shared bytes from collateral residency.
+    /// it, to tell shared bytes from collateral residency. Whether something was counted that
+    /// a pool's trim weighs (then the residency that follows is read as after a pin).
     #[doc(hidden)]
-    fn note_peer_use(&self, device: u32) {
+    fn note_peer_use(&self, device: u32) -> bool {
         let _ = device;
+        false
     }
 }
 
@@ -301,16 +303,25 @@ impl Shared {
     /// request that the budget (or the host) could not afford; the caller stages instead.
     /// Residency the program asks for (`Explicit`) is never the budget's to evict; a peer
     /// residency first made automatically becomes explicit once the program asks for it.
+    ///
+    /// `claimed`: the caller pinned the allocation or noted a use before this call, so the
+    /// resident bit is read with a read-modify-write, as the pin protocol requires.
     pub(crate) fn make_resident(
         &self,
         allocation: &Arc<AllocationState>,
         device: u32,
         request: Request,
+        claimed: bool,
     ) -> Result<bool> {
         let peer = device != allocation.owner;
-        // The hot path: one atomic load, two for an explicit request (and, under a budget, one
-        // store for eviction order).
-        if allocation.resident.load().contains(device)
+        // The hot path: one atomic operation, two for an explicit request (and, under a budget,
+        // one store for eviction order).
+        let resident = if claimed {
+            allocation.resident.read_claimed()
+        } else {
+            allocation.resident.load()
+        };
+        if resident.contains(device)
             && (request == Request::Automatic
                 || !peer
                 || allocation.explicit.load().contains(device))
@@ -439,7 +450,8 @@ impl Shared {
             return Ok(true);
         }
         allocation.resident.remove(device);
-        if allocation.pins.load(Ordering::SeqCst) > 0 || needed() {
+        // A read-modify-write read: see the `pin` module.
+        if allocation.pins.fetch_add(0, Ordering::SeqCst) > 0 || needed() {
             allocation.resident.insert(device);
             return Ok(false);
         }
@@ -662,12 +674,12 @@ impl ResidencyManager {
         };
         // Every policy commits the owner at once; Eager adds every other device.
         self.shared
-            .make_resident(&allocation.state, owner, Request::Explicit)?;
+            .make_resident(&allocation.state, owner, Request::Explicit, false)?;
         if policy.resident_at_allocation() {
             let devices = self.shared.context.devices().len() as u32;
             for peer in (0..devices).filter(|&peer| peer != owner) {
                 self.shared
-                    .make_resident(&allocation.state, peer, Request::Explicit)?;
+                    .make_resident(&allocation.state, peer, Request::Explicit, false)?;
             }
         }
         Ok(allocation)
@@ -702,12 +714,11 @@ impl ResidencyManager {
         self.check_owned(allocation)?;
         let index = self.index_of(device)?;
         let state = allocation.residency().state;
-        if index != state.owner {
-            // Noted before it is made resident: a pool's trim clears the resident bit before it
-            // reads the note, so it cannot evict what this call then reports resident.
-            allocation.note_peer_use(index);
-        }
-        self.shared.make_resident(state, index, Request::Explicit)?;
+        // Noted before it is made resident: a pool's trim clears the resident bit before it reads
+        // the note, so it cannot evict what this call then reports resident.
+        let noted = index != state.owner && allocation.note_peer_use(index);
+        self.shared
+            .make_resident(state, index, Request::Explicit, noted)?;
         Ok(())
     }
 

@@ -8,11 +8,16 @@
 //! - an evictor, holding the manager's state lock, clears the resident bit *first*, then reads
 //!   the pin count: if it is not zero, it sets the bit again and evicts nothing.
 //!
-//! Both sides use sequentially consistent operations, so in their one total order either the
-//! use's read of the bit comes after the evictor's clear (the use sees "not resident" and takes
-//! the slow path, which waits for the state lock and makes it resident again), or the use's pin
-//! comes before the evictor's read of the pins (the evictor backs off). A use can never run on
-//! memory an evictor removed. A leaked pin (its guard forgotten) only keeps the residency: safe.
+//! Both reads are read-modify-writes (`fetch_or(0)`, `fetch_add(0)`), so the protocol holds
+//! under acquire/release reasoning alone, not only under the sequentially consistent total
+//! order: the use's read of the bit either comes after the evictor's clear in that word's
+//! modification order (the use sees "not resident" and takes the slow path, which waits for
+//! the state lock and makes it resident again), or before it, and then the evictor's clear
+//! synchronises with it, so the evictor's read of the pins sees the pin (and it backs off). A
+//! use can never run on memory an evictor removed. `tests/pin_protocol.rs` model-checks every
+//! interleaving with loom. A pool's trim reads its count of shared blocks the same way against
+//! `ensure_resident_on`, which notes a block's peer use before reading the bit. A leaked pin
+//! (its guard forgotten) only keeps the residency: safe.
 
 use super::manager::{AllocationState, Shared};
 use crate::memory::Memory;
