@@ -197,6 +197,20 @@ ze_api! {
         command_list_append_signal_event: ze_pfnCommandListAppendSignalEvent_t = "zeCommandListAppendSignalEvent",
         command_list_append_wait_on_events: ze_pfnCommandListAppendWaitOnEvents_t = "zeCommandListAppendWaitOnEvents",
         command_list_append_event_reset: ze_pfnCommandListAppendEventReset_t = "zeCommandListAppendEventReset",
+        command_list_append_launch_kernel: ze_pfnCommandListAppendLaunchKernel_t = "zeCommandListAppendLaunchKernel",
+        device_get_compute_properties: ze_pfnDeviceGetComputeProperties_t = "zeDeviceGetComputeProperties",
+        module_create: ze_pfnModuleCreate_t = "zeModuleCreate",
+        module_destroy: ze_pfnModuleDestroy_t = "zeModuleDestroy",
+        module_get_kernel_names: ze_pfnModuleGetKernelNames_t = "zeModuleGetKernelNames",
+        module_build_log_destroy: ze_pfnModuleBuildLogDestroy_t = "zeModuleBuildLogDestroy",
+        module_build_log_get_string: ze_pfnModuleBuildLogGetString_t = "zeModuleBuildLogGetString",
+        kernel_create: ze_pfnKernelCreate_t = "zeKernelCreate",
+        kernel_destroy: ze_pfnKernelDestroy_t = "zeKernelDestroy",
+        kernel_set_group_size: ze_pfnKernelSetGroupSize_t = "zeKernelSetGroupSize",
+        kernel_suggest_group_size: ze_pfnKernelSuggestGroupSize_t = "zeKernelSuggestGroupSize",
+        kernel_set_argument_value: ze_pfnKernelSetArgumentValue_t = "zeKernelSetArgumentValue",
+        kernel_set_indirect_access: ze_pfnKernelSetIndirectAccess_t = "zeKernelSetIndirectAccess",
+        kernel_get_properties: ze_pfnKernelGetProperties_t = "zeKernelGetProperties",
         event_pool_create: ze_pfnEventPoolCreate_t = "zeEventPoolCreate",
         event_pool_destroy: ze_pfnEventPoolDestroy_t = "zeEventPoolDestroy",
         event_create: ze_pfnEventCreate_t = "zeEventCreate",
@@ -217,6 +231,7 @@ ze_api! {
         mem_free_ext: ze_pfnMemFreeExt_t = "zeMemFreeExt",
         device_pci_get_properties_ext: ze_pfnDevicePciGetPropertiesExt_t = "zeDevicePciGetPropertiesExt",
         device_get_global_timestamps: ze_pfnDeviceGetGlobalTimestamps_t = "zeDeviceGetGlobalTimestamps",
+        kernel_get_name: ze_pfnKernelGetName_t = "zeKernelGetName",
     }
 }
 

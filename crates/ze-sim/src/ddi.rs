@@ -8,7 +8,7 @@
 //! getter to exist and succeed.
 
 use crate::ddi_field_counts::DDI_FIELD_COUNTS;
-use crate::entry::{command, context, device, driver, event, memory};
+use crate::entry::{command, context, device, driver, event, memory, module};
 use crate::exports;
 use level_zero_sys::*;
 use std::ffi::c_void;
@@ -112,6 +112,7 @@ pub unsafe extern "C" fn zeGetDeviceProcAddrTable(
         pfnGetP2PProperties: Some(device::get_p2p_properties),
         pfnCanAccessPeer: Some(device::can_access_peer),
         pfnGetGlobalTimestamps: Some(device::get_global_timestamps),
+        pfnGetComputeProperties: Some(device::get_compute_properties),
         pfnPciGetPropertiesExt: Some(device::pci_get_properties_ext),
         ..Default::default()
     };
@@ -174,6 +175,7 @@ pub unsafe extern "C" fn zeGetCommandListProcAddrTable(
         pfnAppendSignalEvent: Some(command::append_signal_event),
         pfnAppendWaitOnEvents: Some(command::append_wait_on_events),
         pfnAppendEventReset: Some(command::append_event_reset),
+        pfnAppendLaunchKernel: Some(module::append_launch_kernel),
         ..Default::default()
     };
     // SAFETY: the loader's table.
@@ -255,6 +257,61 @@ pub unsafe extern "C" fn zeGetMemProcAddrTable(
     unsafe { write_table("ze_mem_dditable_t", version, &full, table) }
 }
 
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetModuleProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_module_dditable_t,
+) -> ze_result_t {
+    let full = ze_module_dditable_t {
+        pfnCreate: Some(module::module_create),
+        pfnDestroy: Some(module::module_destroy),
+        pfnGetKernelNames: Some(module::module_get_kernel_names),
+        ..Default::default()
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_module_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetModuleBuildLogProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_module_build_log_dditable_t,
+) -> ze_result_t {
+    let full = ze_module_build_log_dditable_t {
+        pfnDestroy: Some(module::build_log_destroy),
+        pfnGetString: Some(module::build_log_get_string),
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_module_build_log_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetKernelProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_kernel_dditable_t,
+) -> ze_result_t {
+    let full = ze_kernel_dditable_t {
+        pfnCreate: Some(module::kernel_create),
+        pfnDestroy: Some(module::kernel_destroy),
+        pfnSetGroupSize: Some(module::kernel_set_group_size),
+        pfnSuggestGroupSize: Some(module::kernel_suggest_group_size),
+        pfnSetArgumentValue: Some(module::kernel_set_argument_value),
+        pfnSetIndirectAccess: Some(module::kernel_set_indirect_access),
+        pfnGetIndirectAccess: Some(module::kernel_get_indirect_access),
+        pfnGetProperties: Some(module::kernel_get_properties),
+        pfnGetName: Some(module::kernel_get_name),
+        ..Default::default()
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_kernel_dditable_t", version, &full, table) }
+}
+
 /// Getters for tables the simulator leaves empty: they check the version and succeed, so the
 /// loader accepts the driver; calls through the empty fields are refused by the loader.
 macro_rules! empty_tables {
@@ -286,10 +343,7 @@ empty_tables! {
     zeGetFabricVertexExpProcAddrTable,
     zeGetImageProcAddrTable,
     zeGetImageExpProcAddrTable,
-    zeGetKernelProcAddrTable,
     zeGetKernelExpProcAddrTable,
-    zeGetModuleProcAddrTable,
-    zeGetModuleBuildLogProcAddrTable,
     zeGetPhysicalMemProcAddrTable,
     zeGetSamplerProcAddrTable,
     zeGetVirtualMemProcAddrTable,

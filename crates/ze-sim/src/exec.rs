@@ -38,6 +38,51 @@ pub(crate) enum Command {
     Signal(usize),
     Wait(Vec<usize>),
     Reset(usize),
+    /// A kernel launch, with the arguments and group size the kernel had when appended.
+    Launch(Launch),
+}
+
+/// The kernels the simulator runs for real, recognised by entry-point name in any module; any
+/// other kernel runs as a no-op that still checks its arguments' residency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Builtin {
+    /// `lazy_usm_sim_fill_u32(global uint* dst, uint value)`: `dst[i] = value`.
+    Fill,
+    /// `lazy_usm_sim_copy_u32(global uint* dst, global const uint* src)`: `dst[i] = src[i]`.
+    Copy,
+    /// `lazy_usm_sim_gather_u32(global uint* dst, global const ulong* pointers)`:
+    /// `dst[i] = *(global uint*)pointers[i]`, a read through pointers.
+    Gather,
+}
+
+impl Builtin {
+    pub(crate) fn by_name(name: &str) -> Option<Self> {
+        match name {
+            "lazy_usm_sim_fill_u32" => Some(Self::Fill),
+            "lazy_usm_sim_copy_u32" => Some(Self::Copy),
+            "lazy_usm_sim_gather_u32" => Some(Self::Gather),
+            _ => None,
+        }
+    }
+
+    /// Each argument's size, and for pointers the bytes per work item they reach.
+    pub(crate) fn arguments(self) -> &'static [(usize, Option<usize>)] {
+        match self {
+            Self::Fill => &[(8, Some(4)), (4, None)],
+            Self::Copy => &[(8, Some(4)), (8, Some(4))],
+            Self::Gather => &[(8, Some(4)), (8, Some(8))],
+        }
+    }
+}
+
+/// A launch as appended.
+#[derive(Debug, Clone)]
+pub(crate) struct Launch {
+    pub kernel: usize,
+    pub builtin: Option<Builtin>,
+    pub group_size: [u32; 3],
+    pub groups: [u32; 3],
+    pub arguments: Vec<Option<Vec<u8>>>,
 }
 
 /// A command after checking: what the worker does.
@@ -61,6 +106,15 @@ enum Op {
     Signal(usize),
     Wait(Vec<usize>),
     Reset(usize),
+    Launch {
+        kernel: usize,
+        builtin: Option<Builtin>,
+        items: usize,
+        pointers: Vec<usize>,
+        value: u32,
+        nanos: u64,
+        touched: Vec<usize>,
+    },
 }
 
 struct Job {
@@ -295,6 +349,7 @@ fn prepare(
                     touched,
                 }
             }
+            Command::Launch(launch) => prepare_launch(platform, state, context, engine, launch)?,
             Command::Barrier => continue,
             Command::Signal(event) => Op::Signal(*event),
             Command::Wait(events) => Op::Wait(events.clone()),
@@ -311,6 +366,142 @@ pub(crate) enum Submitter {
     Queue,
     /// An append to an immediate list, which Level Zero lets only one thread use at a time.
     ImmediateList,
+}
+
+/// Checks a launch: every pointer argument that points into memory of the platform is checked
+/// like a copy operand (context, residency on the executing device, P2P); a built-in's pointer
+/// arguments must also reach all its work items' bytes.
+fn prepare_launch(
+    platform: &Inner,
+    state: &mut State,
+    context: usize,
+    engine: Engine,
+    launch: &Launch,
+) -> Result<Op, ze_result_t> {
+    let items = launch.groups[0] as usize * launch.group_size[0] as usize;
+    let mut touched = Vec::new();
+    let mut pointers = Vec::new();
+    let mut value = 0;
+    let pointer_of = |bytes: &[u8]| usize::from_le_bytes(bytes.try_into().unwrap_or([0; 8]));
+    match launch.builtin {
+        Some(builtin) => {
+            for (index, &(size, reach)) in builtin.arguments().iter().enumerate() {
+                let bytes = launch
+                    .arguments
+                    .get(index)
+                    .cloned()
+                    .flatten()
+                    .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX)?;
+                if bytes.len() != size {
+                    return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
+                }
+                match reach {
+                    Some(per_item) => {
+                        let address = pointer_of(&bytes);
+                        let span = items
+                            .checked_mul(per_item)
+                            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+                        if span > 0 {
+                            // Kernels reach USM only: pageable host memory is not addressable.
+                            let (place, _) = check_range(
+                                platform,
+                                state,
+                                context,
+                                engine,
+                                address,
+                                span,
+                                &mut touched,
+                            )?;
+                            if place == Place::HostPageable {
+                                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+                            }
+                        }
+                        pointers.push(address);
+                    }
+                    None => {
+                        value = u32::from_le_bytes(bytes[..4].try_into().unwrap_or([0; 4]));
+                    }
+                }
+            }
+        }
+        None => {
+            // An unknown kernel: any 8-byte argument that points into the platform's memory is
+            // a pointer argument, checked at the byte it points to.
+            for bytes in launch.arguments.iter().flatten() {
+                if bytes.len() == 8 {
+                    let address = pointer_of(bytes);
+                    if Inner::find_allocation(state, address, 1)?.is_some() {
+                        check_range(platform, state, context, engine, address, 1, &mut touched)?;
+                    }
+                }
+            }
+        }
+    }
+    state.counters.launches += 1;
+    let bytes = items.saturating_mul(8) as f64;
+    let timing = &platform.config.timing;
+    Ok(Op::Launch {
+        kernel: launch.kernel,
+        builtin: launch.builtin,
+        items,
+        pointers,
+        value,
+        nanos: timing.latency_ns + (bytes / timing.same_device_gbps) as u64,
+        touched,
+    })
+}
+
+/// Runs a built-in's work items. The gather's reads through pointers are checked as they happen
+/// (under the platform lock, so nothing is freed under them): a pointer into a device allocation
+/// not resident on the executing device is a residency violation, and a pointer outside every
+/// allocation reads as zero and is counted too.
+fn run_builtin(
+    platform: &Inner,
+    engine: Engine,
+    builtin: Builtin,
+    items: usize,
+    pointers: &[usize],
+    value: u32,
+) {
+    // Each pointer argument was checked at append to reach `items` work items' bytes inside a
+    // live allocation, which the launch keeps alive while pending.
+    match builtin {
+        Builtin::Fill => {
+            // SAFETY: `items` u32s at the checked destination.
+            let dst = unsafe { std::slice::from_raw_parts_mut(pointers[0] as *mut u32, items) };
+            dst.fill(value);
+        }
+        // SAFETY: `items` u32s at the checked source and destination (`copy` allows overlap).
+        Builtin::Copy => unsafe {
+            std::ptr::copy(pointers[1] as *const u32, pointers[0] as *mut u32, items);
+        },
+        Builtin::Gather => {
+            // SAFETY: `items` pointers in the checked table.
+            let table = unsafe { std::slice::from_raw_parts(pointers[1] as *const usize, items) };
+            let mut state = platform.lock();
+            let mut values = Vec::with_capacity(items);
+            for &address in table {
+                let found = Inner::find_allocation(&state, address, 4).ok().flatten();
+                let Some(base) = found else {
+                    state.counters.residency_violations += 1;
+                    values.push(0);
+                    continue;
+                };
+                let allocation = &state.allocations[&base];
+                let foreign = matches!(allocation.kind, MemKind::Device { owner } if owner != engine.device)
+                    && allocation.resident & (1 << engine.device) == 0;
+                if foreign {
+                    state.counters.residency_violations += 1;
+                }
+                // SAFETY: four bytes inside a live allocation, which the lock keeps alive.
+                values.push(unsafe { (address as *const u32).read_unaligned() });
+            }
+            drop(state);
+            // SAFETY: `items` u32s at the checked destination.
+            let dst = unsafe { std::slice::from_raw_parts_mut(pointers[0] as *mut u32, items) };
+            dst.copy_from_slice(&values);
+        }
+    }
 }
 
 /// Checks, costs and queues `commands` (recorded in the regular `lists`, if any) on `queue`,
@@ -371,6 +562,17 @@ pub(crate) fn submit(
                 }
             }
             Op::Signal(event) | Op::Reset(event) => count_use(&mut state.event_uses, *event, 1),
+            Op::Launch {
+                kernel, touched, ..
+            } => {
+                count_use(&mut state.kernel_uses, *kernel, 1);
+                for &base in touched {
+                    if let Some(allocation) = state.allocations.get_mut(&base) {
+                        allocation.pending += 1;
+                    }
+                    count_use(&mut state.device_uses, (base, device), 1);
+                }
+            }
         }
     }
     for &list in lists {
@@ -493,6 +695,25 @@ fn run(platform: &Inner, job: Job) {
                     }
                 }
                 held = Some(finish(platform, &touched, job.engine.device, job.worker));
+            }
+            Op::Launch {
+                kernel,
+                builtin,
+                items,
+                pointers,
+                value,
+                nanos,
+                touched,
+            } => {
+                drop(held.take());
+                delay(platform);
+                last_interval = Some(start(platform, job.engine, nanos, ready_at, &touched));
+                if let Some(builtin) = builtin {
+                    run_builtin(platform, job.engine, builtin, items, &pointers, value);
+                }
+                let mut state = finish(platform, &touched, job.engine.device, job.worker);
+                count_use(&mut state.kernel_uses, kernel, -1);
+                held = Some(state);
             }
             Op::Fill {
                 dst,

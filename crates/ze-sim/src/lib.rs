@@ -45,6 +45,7 @@ pub mod loader_test;
 mod platform;
 mod registry;
 mod slots;
+pub mod spirv;
 
 pub use config::{
     ConfigError, DeviceConfig, Faults, LinkConfig, LinkKind, MirrorMode, PRESET_NAMES, SimConfig,

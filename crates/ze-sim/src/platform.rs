@@ -98,6 +98,14 @@ counters! {
     host_staged_copies,
     /// Memory fills.
     fills,
+    /// Kernel launches.
+    launches,
+    /// Live modules.
+    live_modules,
+    /// Live kernels.
+    live_kernels,
+    /// Live module build logs.
+    live_build_logs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,6 +209,8 @@ pub(crate) struct State {
     pub list_uses: HashMap<usize, u32>,
     /// Worker -> commands submitted to it that have not taken effect yet.
     pub worker_ops: HashMap<usize, u32>,
+    /// Kernel -> queued launches of it.
+    pub kernel_uses: HashMap<usize, u32>,
     /// Host waits answered so far (for the `not_ready_waits` and `failed_waits` faults).
     pub host_waits: u64,
 }
@@ -676,6 +686,7 @@ impl Platform {
             event_uses: HashMap::new(),
             list_uses: HashMap::new(),
             worker_ops: HashMap::new(),
+            kernel_uses: HashMap::new(),
             host_waits: 0,
         };
         let inner = Arc::new(Inner {

@@ -4,6 +4,7 @@
 //! like a pointer, never dereferenced) registered here with its platform, so that one set of
 //! `extern "C"` functions serves any number of independent platform instances.
 
+use crate::entry::module::{BuildLog, Kernel, Module};
 use crate::exec::{CommandList, CommandQueue};
 use crate::platform::Inner;
 use level_zero_sys::ze_result_t;
@@ -47,6 +48,9 @@ pub(crate) enum Object {
     EventPool(Arc<EventPool>),
     Event(Arc<Event>),
     Fence(Arc<Fence>),
+    Module(Arc<Module>),
+    Kernel(Arc<Kernel>),
+    BuildLog(Arc<BuildLog>),
 }
 
 struct Entry {
@@ -126,6 +130,18 @@ typed_lookup!(list, List, Arc<CommandList>);
 typed_lookup!(event_pool, EventPool, Arc<EventPool>);
 typed_lookup!(event, Event, Arc<Event>);
 typed_lookup!(fence, Fence, Arc<Fence>);
+typed_lookup!(module, Module, Arc<Module>);
+typed_lookup!(kernel, Kernel, Arc<Kernel>);
+typed_lookup!(build_log, BuildLog, Arc<BuildLog>);
+
+/// Whether a live kernel was made from `module`.
+pub(crate) fn any_kernel_of(module: usize) -> bool {
+    OBJECTS
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .values()
+        .any(|entry| matches!(&entry.object, Object::Kernel(kernel) if kernel.module == module))
+}
 
 pub(crate) fn driver(handle: usize) -> Result<Arc<Inner>, ze_result_t> {
     match lookup(handle)? {

@@ -3,41 +3,10 @@
 
 mod common;
 
-use common::{GIB, MIB, Sim, ok, run_in_loader_child};
+use common::{GIB, MIB, Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::ptr::null_mut;
-
-/// Runs a body in-process on a preset, and as a child behind the real loader, both plainly and
-/// with `ZE_ENABLE_VALIDATION_LAYER=1 ZE_ENABLE_PARAMETER_VALIDATION=1`.
-macro_rules! on_both_paths {
-    ($body:ident, $preset:literal) => {
-        mod $body {
-            use super::*;
-
-            #[test]
-            fn in_process() {
-                super::$body(&Sim::preset($preset));
-            }
-
-            #[test]
-            #[ignore = "runs in a child process started by the loader tests"]
-            fn child() {
-                super::$body(&Sim::loader_child());
-            }
-
-            #[test]
-            fn loader() {
-                run_in_loader_child(concat!(stringify!($body), "::child"), $preset, false);
-            }
-
-            #[test]
-            fn loader_validated() {
-                run_in_loader_child(concat!(stringify!($body), "::child"), $preset, true);
-            }
-        }
-    };
-}
 
 const G: u64 = GIB as u64;
 

@@ -280,7 +280,7 @@ pub(crate) unsafe extern "C" fn list_reset(list: ze_command_list_handle_t) -> ze
 ///
 /// # Safety
 /// `waits` must be valid for `wait_count` reads when `wait_count > 0`.
-unsafe fn with_events(
+pub(crate) unsafe fn with_events(
     command: Option<Command>,
     signal: ze_event_handle_t,
     wait_count: u32,
@@ -306,7 +306,10 @@ unsafe fn with_events(
 }
 
 /// Appends to a regular list, or submits at once on an immediate one.
-fn append(list: ze_command_list_handle_t, commands: Vec<Command>) -> Result<(), ze_result_t> {
+pub(crate) fn append(
+    list: ze_command_list_handle_t,
+    commands: Vec<Command>,
+) -> Result<(), ze_result_t> {
     let (platform, object) = registry::list(list as usize)?;
     match &object.immediate {
         Some(queue) => exec::submit(

@@ -73,6 +73,31 @@ pub(crate) unsafe extern "C" fn get_properties(
     })
 }
 
+pub(crate) unsafe extern "C" fn get_compute_properties(
+    device: ze_device_handle_t,
+    properties: *mut ze_device_compute_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::device(device as usize)?;
+        // SAFETY: the caller's output pointer.
+        let properties = unsafe { out(properties) }?;
+        // Plausible limits (a Xe2 GPU's are of this kind; no seed measured them): kernels'
+        // group sizes are checked against them.
+        let [x, y, z] = super::module::MAX_GROUP_SIZE;
+        properties.maxTotalGroupSize = super::module::MAX_TOTAL_GROUP_SIZE;
+        properties.maxGroupSizeX = x;
+        properties.maxGroupSizeY = y;
+        properties.maxGroupSizeZ = z;
+        properties.maxGroupCountX = u32::MAX;
+        properties.maxGroupCountY = u32::MAX;
+        properties.maxGroupCountZ = u32::MAX;
+        properties.maxSharedLocalMemory = 64 << 10;
+        properties.numSubGroupSizes = 3;
+        properties.subGroupSizes = [8, 16, 32, 0, 0, 0, 0, 0];
+        Ok(())
+    })
+}
+
 /// A stable UUID: vendor and device id, then the PCI address bytes.
 fn device_uuid(vendor: u32, device: u32, pci_address: &str) -> [u8; 16] {
     let mut uuid = [0u8; 16];

@@ -7,6 +7,7 @@ pub(crate) mod device;
 pub(crate) mod driver;
 pub(crate) mod event;
 pub(crate) mod memory;
+pub(crate) mod module;
 pub(crate) mod zex;
 
 use level_zero_sys::ze_result_t;
@@ -122,6 +123,7 @@ entry_points! {
     "zeDeviceGetP2PProperties" => device::get_p2p_properties,
     "zeDeviceCanAccessPeer" => device::can_access_peer,
     "zeDeviceGetGlobalTimestamps" => device::get_global_timestamps,
+    "zeDeviceGetComputeProperties" => device::get_compute_properties,
     "zeDevicePciGetPropertiesExt" => device::pci_get_properties_ext,
     "zeContextCreate" => context::create,
     "zeContextCreateEx" => context::create_ex,
@@ -150,6 +152,21 @@ entry_points! {
     "zeCommandListAppendSignalEvent" => command::append_signal_event,
     "zeCommandListAppendWaitOnEvents" => command::append_wait_on_events,
     "zeCommandListAppendEventReset" => command::append_event_reset,
+    "zeCommandListAppendLaunchKernel" => module::append_launch_kernel,
+    "zeModuleCreate" => module::module_create,
+    "zeModuleDestroy" => module::module_destroy,
+    "zeModuleGetKernelNames" => module::module_get_kernel_names,
+    "zeModuleBuildLogDestroy" => module::build_log_destroy,
+    "zeModuleBuildLogGetString" => module::build_log_get_string,
+    "zeKernelCreate" => module::kernel_create,
+    "zeKernelDestroy" => module::kernel_destroy,
+    "zeKernelSetGroupSize" => module::kernel_set_group_size,
+    "zeKernelSuggestGroupSize" => module::kernel_suggest_group_size,
+    "zeKernelSetArgumentValue" => module::kernel_set_argument_value,
+    "zeKernelSetIndirectAccess" => module::kernel_set_indirect_access,
+    "zeKernelGetIndirectAccess" => module::kernel_get_indirect_access,
+    "zeKernelGetProperties" => module::kernel_get_properties,
+    "zeKernelGetName" => module::kernel_get_name,
     "zeEventPoolCreate" => event::pool_create,
     "zeEventPoolDestroy" => event::pool_destroy,
     "zeEventCreate" => event::create,

@@ -412,3 +412,35 @@ pub fn run_in_loader_child(name: &str, preset: &str, validation: bool) {
 unsafe impl Sync for Sim {}
 // SAFETY: as above.
 unsafe impl Send for Sim {}
+
+/// Runs a body in-process on a preset, and as a child behind the real loader, both plainly and
+/// with `ZE_ENABLE_VALIDATION_LAYER=1 ZE_ENABLE_PARAMETER_VALIDATION=1`.
+#[macro_export]
+macro_rules! on_both_paths {
+    ($body:ident, $preset:literal) => {
+        mod $body {
+            use super::*;
+
+            #[test]
+            fn in_process() {
+                super::$body(&Sim::preset($preset));
+            }
+
+            #[test]
+            #[ignore = "runs in a child process started by the loader tests"]
+            fn child() {
+                super::$body(&Sim::loader_child());
+            }
+
+            #[test]
+            fn loader() {
+                common::run_in_loader_child(concat!(stringify!($body), "::child"), $preset, false);
+            }
+
+            #[test]
+            fn loader_validated() {
+                common::run_in_loader_child(concat!(stringify!($body), "::child"), $preset, true);
+            }
+        }
+    };
+}

@@ -1,0 +1,484 @@
+//! Modules, build logs, kernels and kernel launches.
+//!
+//! A SPIR-V module is checked and its entry points read, so a kernel exists exactly when the
+//! module declares it; a native binary is opaque (any kernel name, any argument index). Kernels
+//! named like the simulator's built-ins run for real (see `exec::Builtin`); others run as no-ops
+//! that still check their pointer arguments' residency.
+
+use super::{fill_array, guard, input, out};
+use crate::exec::{Builtin, Command, Launch};
+use crate::platform::Inner;
+use crate::registry::{self, Object};
+use crate::spirv;
+use level_zero_sys::*;
+use std::ffi::{CStr, CString, c_char, c_void};
+use std::sync::{Arc, Mutex};
+
+/// Most arguments an opaque (native) kernel may be given.
+const NATIVE_ARGUMENTS: u32 = 64;
+
+/// The device limits kernels are checked against (`zeDeviceGetComputeProperties`).
+pub(crate) const MAX_GROUP_SIZE: [u32; 3] = [1024, 1024, 64];
+pub(crate) const MAX_TOTAL_GROUP_SIZE: u32 = 1024;
+
+/// A built module.
+pub(crate) struct Module {
+    pub context: usize,
+    pub device: u32,
+    /// Declared kernels and their argument counts; `None` for an opaque native binary.
+    pub kernels: Option<Vec<spirv::EntryPoint>>,
+    names: Vec<CString>,
+}
+
+/// A build log.
+pub(crate) struct BuildLog {
+    pub context: usize,
+    pub text: CString,
+}
+
+/// A kernel and the state launches snapshot.
+pub(crate) struct Kernel {
+    pub module: usize,
+    pub context: usize,
+    pub device: u32,
+    pub name: String,
+    pub builtin: Option<Builtin>,
+    pub arguments: u32,
+    pub state: Mutex<KernelState>,
+}
+
+#[derive(Default)]
+pub(crate) struct KernelState {
+    pub group_size: [u32; 3],
+    pub arguments: Vec<Option<Vec<u8>>>,
+    pub indirect: ze_kernel_indirect_access_flags_t,
+}
+
+fn adopt(platform: &Arc<Inner>, context: usize, object: Object) -> usize {
+    let mut state = platform.lock();
+    match object {
+        Object::Module(_) => state.counters.live_modules += 1,
+        Object::Kernel(_) => state.counters.live_kernels += 1,
+        _ => state.counters.live_build_logs += 1,
+    }
+    *state.context_children.entry(context).or_default() += 1;
+    drop(state);
+    registry::register(platform, object)
+}
+
+fn release(platform: &Inner, context: usize, object: &Object) {
+    let mut state = platform.lock();
+    match object {
+        Object::Module(_) => state.counters.live_modules -= 1,
+        Object::Kernel(_) => state.counters.live_kernels -= 1,
+        _ => state.counters.live_build_logs -= 1,
+    }
+    if let Some(children) = state.context_children.get_mut(&context) {
+        *children -= 1;
+    }
+}
+
+pub(crate) unsafe extern "C" fn module_create(
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    desc: *const ze_module_desc_t,
+    module: *mut ze_module_handle_t,
+    build_log: *mut ze_module_build_log_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, index) = super::context::context_device(context, device)?;
+        // SAFETY: the caller's descriptor.
+        let desc = unsafe { input(desc) }?;
+        // SAFETY: the caller's output pointer.
+        let module = unsafe { out(module) }?;
+        if desc.pInputModule.is_null() || desc.inputSize == 0 {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        // SAFETY: the caller's module of `inputSize` bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(desc.pInputModule, desc.inputSize) };
+        let (kernels, log) = match desc.format {
+            ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV => match spirv::entry_points(bytes) {
+                Ok(entries) => (Ok(Some(entries)), String::new()),
+                Err(error) => (Err(()), format!("error: invalid SPIR-V module: {error}\n")),
+            },
+            ze_module_format_t::ZE_MODULE_FORMAT_NATIVE => (Ok(None), String::new()),
+            _ => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION),
+        };
+        if !build_log.is_null() {
+            let object = Object::BuildLog(Arc::new(BuildLog {
+                context: context as usize,
+                text: CString::new(log).unwrap_or_default(),
+            }));
+            let handle = adopt(&platform, context as usize, object);
+            // SAFETY: the caller's optional output pointer, not null here.
+            unsafe { build_log.write(handle as ze_module_build_log_handle_t) };
+        }
+        let kernels = kernels.map_err(|()| ze_result_t::ZE_RESULT_ERROR_MODULE_BUILD_FAILURE)?;
+        let names = kernels
+            .iter()
+            .flatten()
+            .filter_map(|entry| CString::new(entry.name.clone()).ok())
+            .collect();
+        let object = Object::Module(Arc::new(Module {
+            context: context as usize,
+            device: index,
+            kernels,
+            names,
+        }));
+        *module = adopt(&platform, context as usize, object) as ze_module_handle_t;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn module_destroy(module: ze_module_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::module(module as usize)?;
+        // Kernels of the module must go first.
+        if registry::any_kernel_of(module as usize) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        }
+        registry::unregister(module as usize);
+        release(&platform, object.context, &Object::Module(object.clone()));
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn module_get_kernel_names(
+    module: ze_module_handle_t,
+    count: *mut u32,
+    names: *mut *const c_char,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::module(module as usize)?;
+        // SAFETY: the caller's count and optional array; the names live as long as the module.
+        unsafe { fill_array(count, names, object.names.iter().map(|name| name.as_ptr())) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn build_log_destroy(
+    log: ze_module_build_log_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::build_log(log as usize)?;
+        registry::unregister(log as usize);
+        release(&platform, object.context, &Object::BuildLog(object.clone()));
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn build_log_get_string(
+    log: ze_module_build_log_handle_t,
+    size: *mut usize,
+    text: *mut c_char,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::build_log(log as usize)?;
+        // SAFETY: the caller's size pointer.
+        let size = unsafe { out(size) }?;
+        let bytes = object.text.as_bytes_with_nul();
+        if text.is_null() {
+            *size = bytes.len();
+            return Ok(());
+        }
+        let written = (*size).min(bytes.len());
+        if written == 0 {
+            return Ok(());
+        }
+        // SAFETY: the caller's buffer of `*size` bytes; the copy ends with a nul.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr() as *const c_char, text, written);
+            text.add(written - 1).write(0);
+        }
+        *size = written;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn kernel_create(
+    module: ze_module_handle_t,
+    desc: *const ze_kernel_desc_t,
+    kernel: *mut ze_kernel_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::module(module as usize)?;
+        // SAFETY: the caller's descriptor.
+        let desc = unsafe { input(desc) }?;
+        // SAFETY: the caller's output pointer.
+        let kernel = unsafe { out(kernel) }?;
+        if desc.pKernelName.is_null() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        // SAFETY: the caller's nul-terminated name.
+        let name = unsafe { CStr::from_ptr(desc.pKernelName) }
+            .to_str()
+            .map_err(|_| ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_NAME)?
+            .to_string();
+        let arguments = match &object.kernels {
+            Some(entries) => {
+                entries
+                    .iter()
+                    .find(|entry| entry.name == name)
+                    .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_NAME)?
+                    .parameters
+            }
+            None => Builtin::by_name(&name)
+                .map_or(NATIVE_ARGUMENTS, |builtin| builtin.arguments().len() as u32),
+        };
+        let object = Object::Kernel(Arc::new(Kernel {
+            module: module as usize,
+            context: object.context,
+            device: object.device,
+            builtin: Builtin::by_name(&name),
+            name,
+            arguments,
+            state: Mutex::new(KernelState {
+                group_size: [1, 1, 1],
+                arguments: vec![None; arguments as usize],
+                indirect: 0,
+            }),
+        }));
+        let context = match &object {
+            Object::Kernel(kernel) => kernel.context,
+            _ => 0,
+        };
+        *kernel = adopt(&platform, context, object) as ze_kernel_handle_t;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn kernel_destroy(kernel: ze_kernel_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::kernel(kernel as usize)?;
+        {
+            let mut state = platform.lock();
+            if state.kernel_uses.contains_key(&(kernel as usize)) && !state.lost {
+                // Queued launches still use it.
+                state.counters.destroy_hazards += 1;
+                return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+            }
+        }
+        registry::unregister(kernel as usize);
+        release(&platform, object.context, &Object::Kernel(object.clone()));
+        Ok(())
+    })
+}
+
+fn kernel_state(kernel: &Kernel) -> std::sync::MutexGuard<'_, KernelState> {
+    kernel
+        .state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Whether a work-group size fits the device's limits.
+fn group_size_fits(size: [u32; 3]) -> bool {
+    let total = size.iter().map(|&side| u64::from(side)).product::<u64>();
+    size.iter().all(|&side| side > 0)
+        && size
+            .iter()
+            .zip(MAX_GROUP_SIZE)
+            .all(|(&side, max)| side <= max)
+        && total <= u64::from(MAX_TOTAL_GROUP_SIZE)
+}
+
+pub(crate) unsafe extern "C" fn kernel_set_group_size(
+    kernel: ze_kernel_handle_t,
+    x: u32,
+    y: u32,
+    z: u32,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::kernel(kernel as usize)?;
+        if !group_size_fits([x, y, z]) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION);
+        }
+        kernel_state(&object).group_size = [x, y, z];
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn kernel_suggest_group_size(
+    kernel: ze_kernel_handle_t,
+    global_x: u32,
+    global_y: u32,
+    global_z: u32,
+    x: *mut u32,
+    y: *mut u32,
+    z: *mut u32,
+) -> ze_result_t {
+    guard(|| {
+        registry::kernel(kernel as usize)?;
+        // The largest size in each dimension that divides the global size, within the limits
+        // (x first, then what the total leaves for y and z).
+        let mut budget = MAX_TOTAL_GROUP_SIZE;
+        let mut suggest = |global: u32, max: u32| {
+            let limit = max.min(budget).max(1);
+            let size = (1..=limit.min(global.max(1)))
+                .rev()
+                .find(|&size| global.is_multiple_of(size))
+                .unwrap_or(1);
+            budget /= size;
+            size
+        };
+        let sizes = [
+            suggest(global_x, MAX_GROUP_SIZE[0]),
+            suggest(global_y, MAX_GROUP_SIZE[1]),
+            suggest(global_z, MAX_GROUP_SIZE[2]),
+        ];
+        for (pointer, size) in [x, y, z].into_iter().zip(sizes) {
+            // SAFETY: the caller's output pointers.
+            *unsafe { out(pointer) }? = size;
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn kernel_set_argument_value(
+    kernel: ze_kernel_handle_t,
+    index: u32,
+    size: usize,
+    value: *const c_void,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::kernel(kernel as usize)?;
+        if index >= object.arguments {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX);
+        }
+        if let Some(builtin) = object.builtin
+            && builtin
+                .arguments()
+                .get(index as usize)
+                .map(|&(size, _)| size)
+                != Some(size)
+        {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
+        }
+        let bytes = if value.is_null() {
+            // A null value: a null pointer (or local memory of `size` bytes).
+            vec![0; size]
+        } else {
+            // SAFETY: the caller's value of `size` bytes.
+            unsafe { std::slice::from_raw_parts(value as *const u8, size) }.to_vec()
+        };
+        let mut state = kernel_state(&object);
+        if state.arguments.len() <= index as usize {
+            state.arguments.resize(index as usize + 1, None);
+        }
+        state.arguments[index as usize] = Some(bytes);
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn kernel_set_indirect_access(
+    kernel: ze_kernel_handle_t,
+    flags: ze_kernel_indirect_access_flags_t,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::kernel(kernel as usize)?;
+        kernel_state(&object).indirect = flags;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn kernel_get_indirect_access(
+    kernel: ze_kernel_handle_t,
+    flags: *mut ze_kernel_indirect_access_flags_t,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::kernel(kernel as usize)?;
+        // SAFETY: the caller's output pointer.
+        *unsafe { out(flags) }? = kernel_state(&object).indirect;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn kernel_get_properties(
+    kernel: ze_kernel_handle_t,
+    properties: *mut ze_kernel_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::kernel(kernel as usize)?;
+        // SAFETY: the caller's output pointer.
+        let properties = unsafe { out(properties) }?;
+        properties.numKernelArgs = object.arguments;
+        properties.requiredGroupSizeX = 0;
+        properties.requiredGroupSizeY = 0;
+        properties.requiredGroupSizeZ = 0;
+        properties.requiredNumSubGroups = 0;
+        properties.requiredSubgroupSize = 0;
+        properties.maxSubgroupSize = 32;
+        properties.maxNumSubgroups = MAX_TOTAL_GROUP_SIZE / 8;
+        properties.localMemSize = 0;
+        properties.privateMemSize = 0;
+        properties.spillMemSize = 0;
+        // Stable per (module, name): the name's bytes, then the module handle.
+        let mut id = [0u8; 16];
+        for (slot, byte) in id.iter_mut().zip(object.name.bytes()) {
+            *slot = byte;
+        }
+        properties.uuid.kid = id;
+        properties.uuid.mid[..8].copy_from_slice(&(object.module as u64).to_le_bytes());
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn kernel_get_name(
+    kernel: ze_kernel_handle_t,
+    size: *mut usize,
+    name: *mut c_char,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::kernel(kernel as usize)?;
+        // SAFETY: the caller's size pointer.
+        let size = unsafe { out(size) }?;
+        let text = CString::new(object.name.clone()).unwrap_or_default();
+        let bytes = text.as_bytes_with_nul();
+        if name.is_null() {
+            *size = bytes.len();
+            return Ok(());
+        }
+        let written = (*size).min(bytes.len());
+        if written > 0 {
+            // SAFETY: the caller's buffer of `*size` bytes; the copy ends with a nul.
+            unsafe {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr() as *const c_char, name, written);
+                name.add(written - 1).write(0);
+            }
+        }
+        *size = written;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn append_launch_kernel(
+    list: ze_command_list_handle_t,
+    kernel: ze_kernel_handle_t,
+    groups: *const ze_group_count_t,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::kernel(kernel as usize)?;
+        let (_, list_object) = registry::list(list as usize)?;
+        if list_object.context != object.context || list_object.engine.device != object.device {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        // SAFETY: the caller's group counts.
+        let groups = unsafe { input(groups) }?;
+        let state = kernel_state(&object);
+        let launch = Launch {
+            kernel: kernel as usize,
+            builtin: object.builtin,
+            group_size: state.group_size,
+            groups: [groups.groupCountX, groups.groupCountY, groups.groupCountZ],
+            arguments: state.arguments.clone(),
+        };
+        drop(state);
+        // SAFETY: the caller's wait list.
+        let commands = unsafe {
+            super::command::with_events(Some(Command::Launch(launch)), signal, wait_count, waits)
+        }?;
+        super::command::append(list, commands)
+    })
+}

@@ -1,0 +1,349 @@
+//! Modules, kernels and launches through the raw Level Zero API, in-process and behind the real
+//! loader: SPIR-V checked and its entry points read, build logs, group-size limits, argument
+//! checks, the built-in kernels' data, and residency of pointer arguments and of reads through
+//! pointers.
+
+mod common;
+
+use common::{Sim, ok};
+use level_zero_sys::*;
+use std::ffi::{CString, c_void};
+use std::ptr::null_mut;
+
+const BUILTINS: &[(&str, u32)] = &[
+    ("lazy_usm_sim_fill_u32", 2),
+    ("lazy_usm_sim_copy_u32", 2),
+    ("lazy_usm_sim_gather_u32", 2),
+    ("scale", 3),
+];
+
+/// Builds a module from `bytes`; the result and the build log's text.
+fn build(
+    sim: &Sim,
+    context: ze_context_handle_t,
+    device: u32,
+    format: ze_module_format_t,
+    bytes: &[u8],
+) -> (Result<ze_module_handle_t, ze_result_t>, String) {
+    let desc = ze_module_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_MODULE_DESC,
+        format,
+        inputSize: bytes.len(),
+        pInputModule: bytes.as_ptr(),
+        ..Default::default()
+    };
+    let (mut module, mut log) = (null_mut(), null_mut());
+    // SAFETY: valid descriptor, module bytes and output pointers.
+    let result = unsafe {
+        (sim.api.module_create)(
+            context,
+            sim.devices[device as usize],
+            &desc,
+            &mut module,
+            &mut log,
+        )
+    };
+    let mut size = 0;
+    // SAFETY: a build log this call made; size query, then fill.
+    let text = unsafe {
+        ok((sim.api.module_build_log_get_string)(
+            log,
+            &mut size,
+            null_mut(),
+        ));
+        let mut text = vec![0 as std::ffi::c_char; size];
+        ok((sim.api.module_build_log_get_string)(
+            log,
+            &mut size,
+            text.as_mut_ptr(),
+        ));
+        ok((sim.api.module_build_log_destroy)(log));
+        std::ffi::CStr::from_ptr(text.as_ptr())
+            .to_string_lossy()
+            .into_owned()
+    };
+    let outcome = if result == ze_result_t::ZE_RESULT_SUCCESS {
+        Ok(module)
+    } else {
+        Err(result)
+    };
+    (outcome, text)
+}
+
+fn kernel(
+    sim: &Sim,
+    module: ze_module_handle_t,
+    name: &str,
+) -> Result<ze_kernel_handle_t, ze_result_t> {
+    let name = CString::new(name).unwrap();
+    let desc = ze_kernel_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_KERNEL_DESC,
+        pKernelName: name.as_ptr(),
+        ..Default::default()
+    };
+    let mut kernel = null_mut();
+    // SAFETY: valid descriptor and output pointer.
+    let result = unsafe { (sim.api.kernel_create)(module, &desc, &mut kernel) };
+    if result == ze_result_t::ZE_RESULT_SUCCESS {
+        Ok(kernel)
+    } else {
+        Err(result)
+    }
+}
+
+fn set_argument<T>(sim: &Sim, kernel: ze_kernel_handle_t, index: u32, value: &T) -> ze_result_t {
+    // SAFETY: `value` is `size_of::<T>()` readable bytes.
+    unsafe {
+        (sim.api.kernel_set_argument_value)(
+            kernel,
+            index,
+            size_of::<T>(),
+            value as *const T as *const c_void,
+        )
+    }
+}
+
+/// Launches `kernel` over `items` work items (groups of 4) on `list` and waits.
+fn launch(
+    sim: &Sim,
+    list: ze_command_list_handle_t,
+    kernel: ze_kernel_handle_t,
+    done: ze_event_handle_t,
+    items: u32,
+) -> ze_result_t {
+    // SAFETY: a kernel and list of this test; group counts valid for the call.
+    unsafe {
+        ok((sim.api.kernel_set_group_size)(kernel, 4, 1, 1));
+        let groups = ze_group_count_t {
+            groupCountX: items / 4,
+            groupCountY: 1,
+            groupCountZ: 1,
+        };
+        let result =
+            (sim.api.command_list_append_launch_kernel)(list, kernel, &groups, done, 0, null_mut());
+        if result == ze_result_t::ZE_RESULT_SUCCESS {
+            sim.wait(done);
+            ok((sim.api.event_host_reset)(done));
+        }
+        result
+    }
+}
+
+/// Reads `items` u32s of device memory back through a copy.
+fn read_u32(
+    sim: &Sim,
+    list: ze_command_list_handle_t,
+    done: ze_event_handle_t,
+    from: *mut c_void,
+    items: usize,
+) -> Vec<u32> {
+    let mut out = vec![0u32; items];
+    ok(sim.copy(
+        list,
+        out.as_mut_ptr() as *mut c_void,
+        from,
+        items * 4,
+        done,
+        &mut [],
+    ));
+    sim.wait(done);
+    // SAFETY: an event of this test.
+    ok(unsafe { (sim.api.event_host_reset)(done) });
+    out
+}
+
+/// Builds, checks and runs the built-ins: fill, copy, and a gather through a pointer table whose
+/// targets live on the other device (a violation until they are resident there).
+fn builtins_run_with_residency_checked(sim: &Sim) {
+    let context = sim.context(&[0, 1]);
+    // Invalid SPIR-V: a build failure with a log that says why.
+    let (result, log) = build(
+        sim,
+        context,
+        1,
+        ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV,
+        &[
+            1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+        ],
+    );
+    assert_eq!(
+        result,
+        Err(ze_result_t::ZE_RESULT_ERROR_MODULE_BUILD_FAILURE)
+    );
+    assert!(log.contains("magic"), "{log}");
+    let module_bytes = ze_sim::spirv::module_with_kernels(BUILTINS);
+    let (module, log) = build(
+        sim,
+        context,
+        1,
+        ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV,
+        &module_bytes,
+    );
+    let module = module.unwrap();
+    assert!(log.is_empty(), "{log}");
+    assert_eq!(
+        kernel(sim, module, "missing"),
+        Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_NAME)
+    );
+    let fill = kernel(sim, module, "lazy_usm_sim_fill_u32").unwrap();
+    let copy = kernel(sim, module, "lazy_usm_sim_copy_u32").unwrap();
+    let gather = kernel(sim, module, "lazy_usm_sim_gather_u32").unwrap();
+    let scale = kernel(sim, module, "scale").unwrap();
+    let mut properties = ze_kernel_properties_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES,
+        ..Default::default()
+    };
+    // SAFETY: a kernel of this test and a valid output struct.
+    unsafe {
+        ok((sim.api.kernel_get_properties)(scale, &mut properties));
+        assert_eq!(
+            properties.numKernelArgs, 3,
+            "from the SPIR-V function's parameters"
+        );
+        assert_eq!(
+            (sim.api.kernel_set_group_size)(fill, 2048, 1, 1),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION
+        );
+        assert_eq!(
+            (sim.api.kernel_set_group_size)(fill, 64, 64, 1),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION,
+            "4096 work items in a group"
+        );
+        let (mut x, mut y, mut z) = (0, 0, 0);
+        ok((sim.api.kernel_suggest_group_size)(
+            fill, 3000, 1, 1, &mut x, &mut y, &mut z,
+        ));
+        assert_eq!((3000 % x, y, z), (0, 1, 1));
+    }
+    assert_eq!(
+        set_argument(sim, fill, 2, &0u32),
+        ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX
+    );
+    assert_eq!(
+        set_argument(sim, fill, 1, &0u64),
+        ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE
+    );
+
+    const ITEMS: usize = 64;
+    let list = sim.immediate_list(context, 1, 0);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    let local = sim.alloc_device(context, 1, ITEMS * 4);
+    let other = sim.alloc_device(context, 1, ITEMS * 4);
+    // fill, then copy, on device 1's own memory.
+    ok(set_argument(sim, fill, 0, &local));
+    ok(set_argument(sim, fill, 1, &0xfeed_u32));
+    ok(launch(sim, list, fill, done, ITEMS as u32));
+    ok(set_argument(sim, copy, 0, &other));
+    ok(set_argument(sim, copy, 1, &local));
+    ok(launch(sim, list, copy, done, ITEMS as u32));
+    assert_eq!(read_u32(sim, list, done, other, ITEMS), vec![0xfeed; ITEMS]);
+    // A pointer argument into device 0's memory, not resident on device 1: refused.
+    let remote = sim.alloc_device(context, 0, ITEMS * 4);
+    ok(set_argument(sim, copy, 1, &remote));
+    let violations = sim.counter("residency_violations");
+    assert_eq!(
+        launch(sim, list, copy, done, ITEMS as u32),
+        ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    assert_eq!(sim.counter("residency_violations"), violations + 1);
+    // A gather through a table (on device 1) of pointers into device 0's memory: the table
+    // argument is resident, the targets are not, and only the reads can tell.
+    let values: Vec<u32> = (0..ITEMS as u32).map(|index| index * 3).collect();
+    let host_list = sim.immediate_list(context, 0, 0);
+    ok(sim.copy(
+        host_list,
+        remote,
+        values.as_ptr() as *const c_void,
+        ITEMS * 4,
+        done,
+        &mut [],
+    ));
+    sim.wait(done);
+    // SAFETY: an event of this test.
+    ok(unsafe { (sim.api.event_host_reset)(done) });
+    let table: Vec<u64> = (0..ITEMS)
+        .map(|index| remote as u64 + 4 * index as u64)
+        .collect();
+    let table_memory = sim.alloc_device(context, 1, ITEMS * 8);
+    ok(sim.copy(
+        list,
+        table_memory,
+        table.as_ptr() as *const c_void,
+        ITEMS * 8,
+        done,
+        &mut [],
+    ));
+    sim.wait(done);
+    // SAFETY: an event of this test.
+    ok(unsafe { (sim.api.event_host_reset)(done) });
+    ok(set_argument(sim, gather, 0, &other));
+    ok(set_argument(sim, gather, 1, &table_memory));
+    let violations = sim.counter("residency_violations");
+    ok(launch(sim, list, gather, done, ITEMS as u32));
+    assert_eq!(
+        sim.counter("residency_violations"),
+        violations + ITEMS as u64,
+        "each undeclared read"
+    );
+    ok(sim.make_resident(context, 1, remote, ITEMS * 4));
+    ok(launch(sim, list, gather, done, ITEMS as u32));
+    assert_eq!(
+        sim.counter("residency_violations"),
+        violations + ITEMS as u64,
+        "none once resident"
+    );
+    assert_eq!(read_u32(sim, list, done, other, ITEMS), values);
+    assert!(sim.counter("launches") >= 4);
+    // An unknown kernel runs as a no-op that still checks its pointer arguments.
+    ok(set_argument(sim, scale, 0, &remote));
+    ok(set_argument(sim, scale, 1, &local));
+    ok(set_argument(sim, scale, 2, &2.0f32));
+    ok(launch(sim, list, scale, done, 4));
+    // SAFETY: objects of this test, destroyed once; kernels before their module.
+    unsafe {
+        assert_eq!(
+            (sim.api.module_destroy)(module),
+            ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
+            "kernels first"
+        );
+        for kernel in [fill, copy, gather, scale] {
+            ok((sim.api.kernel_destroy)(kernel));
+        }
+        ok((sim.api.module_destroy)(module));
+    }
+    sim.destroy_list(list);
+    sim.destroy_list(host_list);
+    sim.destroy_events(pool, &[done]);
+    for pointer in [local, other, remote, table_memory] {
+        sim.free(context, pointer);
+    }
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+on_both_paths!(builtins_run_with_residency_checked, "b70x2");
+
+/// A native binary is opaque: any kernel name exists, its arguments are not checked for
+/// count beyond a limit, and a launch of an unknown kernel is a no-op.
+#[test]
+fn native_binaries_are_opaque() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let (module, _) = build(
+        &sim,
+        context,
+        0,
+        ze_module_format_t::ZE_MODULE_FORMAT_NATIVE,
+        &[0xde, 0xad],
+    );
+    let module = module.unwrap();
+    let anything = kernel(&sim, module, "whatever_it_is").unwrap();
+    ok(set_argument(&sim, anything, 7, &1u32));
+    // SAFETY: objects of this test, destroyed once.
+    unsafe {
+        ok((sim.api.kernel_destroy)(anything));
+        ok((sim.api.module_destroy)(module));
+    }
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
