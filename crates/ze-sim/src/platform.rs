@@ -724,7 +724,8 @@ impl Platform {
     /// ```
     /// let platform = ze_sim::Platform::preset("b70x2").unwrap();
     /// assert!(platform.resolve("zeDriverGet").is_some());
-    /// assert!(platform.resolve("zeModuleCreate").is_none(), "not simulated");
+    /// assert!(platform.resolve("zeModuleCreate").is_some());
+    /// assert!(platform.resolve("zeImageCreate").is_none(), "not simulated");
     /// ```
     pub fn resolve(&self, name: &str) -> Option<*const c_void> {
         let slot = self.inner.slot?;
