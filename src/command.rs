@@ -174,7 +174,7 @@ impl CommandList {
         self.handle.context.api()
     }
 
-    fn raw(&self) -> ze_command_list_handle_t {
+    pub(crate) fn raw(&self) -> ze_command_list_handle_t {
         self.handle.handle.0
     }
 
@@ -198,7 +198,7 @@ impl CommandList {
 
     /// Waits for the list's completion event. Never returns while the command may still touch
     /// the caller's memory ([`Event::wait_settled`]).
-    fn finish(&self) -> Result<()> {
+    pub(crate) fn finish(&self) -> Result<()> {
         self.done_used.set(true);
         self.done.wait_settled()
     }
@@ -223,6 +223,12 @@ impl CommandList {
             self.done_used.set(false);
         }
         Ok(())
+    }
+
+    /// Readies the completion event for a synchronous command and returns it, to signal.
+    pub(crate) fn prepare_for_sync(&self) -> Result<ze_event_handle_t> {
+        self.prepare_done()?;
+        Ok(self.done.handle().0)
     }
 
     /// Whether an earlier failure left the list unable to run synchronous work.

@@ -52,9 +52,8 @@ const PROBE_BYTES: usize = 4096;
 
 /// A copy list of one device, lent to one copy and given back when dropped (a leaked lease
 /// leaks only the list).
-struct ListLease<'a> {
-    shared: &'a Shared,
-    device: u32,
+pub(crate) struct ListLease<'a> {
+    idle: &'a Mutex<Vec<CommandList>>,
     list: Option<CommandList>,
 }
 
@@ -74,7 +73,7 @@ impl Drop for ListLease<'_> {
         if let Some(list) = self.list.take()
             && !list.is_broken()
         {
-            lock(&self.shared.lists[self.device as usize]).push(list);
+            lock(self.idle).push(list);
         }
     }
 }
@@ -102,23 +101,53 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Shared {
     /// An idle copy list of device `index` (made if none is idle).
     fn list(&self, index: u32) -> Result<ListLease<'_>> {
-        let idle = lock(&self.lists[index as usize]).pop();
-        let list = match idle {
+        let compute = self.config.engine == crate::EngineChoice::Compute;
+        self.lease(&self.lists[index as usize], index, compute)
+    }
+
+    /// An idle compute list of device `index`, for kernels (made if none is idle).
+    pub(crate) fn compute_list(&self, index: u32) -> Result<ListLease<'_>> {
+        self.lease(&self.compute_lists[index as usize], index, true)
+    }
+
+    fn lease<'a>(
+        &'a self,
+        idle: &'a Mutex<Vec<CommandList>>,
+        index: u32,
+        compute: bool,
+    ) -> Result<ListLease<'a>> {
+        let found = lock(idle).pop();
+        let list = match found {
             Some(list) => list,
             None => {
                 let device = self.device(index);
-                let engine = match self.config.engine {
-                    crate::EngineChoice::Copy => device.preferred_copy_engine()?,
-                    crate::EngineChoice::Compute => device.compute_engine()?,
+                let engine = if compute {
+                    device.compute_engine()?
+                } else {
+                    device.preferred_copy_engine()?
                 };
                 self.context.immediate_list(&engine)?
             }
         };
         Ok(ListLease {
-            shared: self,
-            device: index,
+            idle,
             list: Some(list),
         })
+    }
+
+    /// The pair's link state for a kernel on `executing` reading `owner`'s memory: what the
+    /// driver says, or what a copy's self-test found (kernels run no self-test of their own).
+    pub(crate) fn kernel_link(&self, executing: u32, owner: u32) -> Result<LinkState> {
+        match self.link(executing, owner) {
+            LinkState::Unknown => match self.driver_link(executing, owner)? {
+                LinkState::Untested if self.config.self_test == SelfTest::Off => {
+                    self.set_link(executing, owner, LinkState::Trusted);
+                    Ok(LinkState::Trusted)
+                }
+                state => Ok(state),
+            },
+            known => Ok(known),
+        }
     }
 
     /// An idle pinned bounce buffer (made if none is idle).

@@ -178,6 +178,56 @@ pub enum Error {
     /// An argument lazy-usm rejected before calling Level Zero; the message names the values.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A module failed to build; the driver's build log says why.
+    #[error("module build failed:\n{log}")]
+    BuildFailed {
+        /// The build log.
+        log: String,
+    },
+    /// The module declares no kernel of this name.
+    #[error("the module has no kernel `{name}`")]
+    NoSuchKernel {
+        /// The name asked for.
+        name: String,
+    },
+    /// A kernel argument the kernel does not take (index beyond its arguments, or wrong size).
+    #[error("kernel `{kernel}` takes no {size}-byte argument {index}")]
+    BadKernelArgument {
+        /// The kernel.
+        kernel: String,
+        /// The argument's index.
+        index: u32,
+        /// Its size in bytes.
+        size: usize,
+    },
+    /// `Manual` memory a kernel would read on a device it is not resident on.
+    #[error(
+        "the allocation of device {owner} is not resident on device {device} (policy Manual: call ensure_resident_on)"
+    )]
+    NotResident {
+        /// The executing device.
+        device: u32,
+        /// The owning device.
+        owner: u32,
+    },
+    /// `PeerEnabled` memory a kernel would read on a device whose access is not enabled.
+    #[error("peer access of device {accessor} to device {owner}'s memory is not enabled")]
+    PeerAccessDisabled {
+        /// The device that would read.
+        accessor: u32,
+        /// The owning device.
+        owner: u32,
+    },
+    /// A kernel on `executing` cannot reach `owner`'s memory: the pair has no sound P2P link.
+    #[error("device {executing} has no P2P path to device {owner}'s memory (link {link})")]
+    NoPeerPath {
+        /// The executing device.
+        executing: u32,
+        /// The owning device.
+        owner: u32,
+        /// What the pair's link showed.
+        link: String,
+    },
     /// lazy-usm broke one of its own invariants: a bug, please report it.
     #[error("internal error (a lazy-usm bug): {0}")]
     Internal(String),

@@ -34,8 +34,10 @@ mod error;
 mod event;
 mod handles;
 mod host;
+mod launch;
 pub mod measure;
 mod memory;
+mod module;
 mod pool;
 mod probe;
 mod queue;
@@ -60,10 +62,12 @@ pub use host::{
     HostMemory, HostPath, IMPORT_ALIGNMENT, PageAlignedBytes, PinnedHostBuffer, Registration,
     host_path,
 };
+pub use launch::{Arg, Dims, LaunchReport, ListArg};
 pub use memory::{
     DeviceBuffer, FreePolicy, HostBuffer, MAX_ALIGNMENT, Memory, MemoryKind, SharedBuffer,
     Unmanaged,
 };
+pub use module::{Kernel, KernelIndirectAccess, KernelProperties, Module};
 pub use pool::{Block, DevicePool, MAX_SEGMENT, PeerResidency, PoolConfig, PoolStats, trace};
 pub use probe::{
     DeviceMemory, DrmClient, ProcessMemory, group_by_device, parse_fdinfo, parse_gpu_active_pages,

@@ -141,6 +141,11 @@ pub trait Memory: sealed::Sealed {
     fn residency_handle(&self) -> Option<crate::residency::ResidencyHandle<'_>> {
         None
     }
+    /// The memory as managed memory, if it is.
+    #[doc(hidden)]
+    fn as_resident(&self) -> Option<&dyn crate::residency::Resident> {
+        None
+    }
 }
 
 /// Memory no [`crate::ResidencyManager`] tracks: plain device, host and shared buffers. Only

@@ -354,6 +354,16 @@ pub struct Held<T> {
     _type: PhantomData<fn() -> T>,
 }
 
+impl<T> Held<T> {
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
+    pub(crate) fn list(&self) -> u64 {
+        self.list
+    }
+}
+
 impl<T> Clone for Held<T> {
     fn clone(&self) -> Self {
         *self
@@ -421,6 +431,8 @@ pub struct RecordedList {
     handle: ze_command_list_handle_t,
     closed: bool,
     held: Vec<HeldEntry>,
+    /// Kernels its launches use: kept as long as the list.
+    kernels: Vec<crate::module::Kernel>,
 }
 
 // SAFETY: the list handle may be used from any thread as long as calls on it are not
@@ -483,6 +495,7 @@ impl RecordedList {
             handle,
             closed: false,
             held: Vec::new(),
+            kernels: Vec::new(),
         })
     }
 
@@ -678,6 +691,32 @@ impl RecordedList {
         })?;
         self.closed = true;
         Ok(())
+    }
+
+    pub(crate) fn device(&self) -> &crate::device::Device {
+        &self.engine.device
+    }
+
+    pub(crate) fn context(&self) -> &Context {
+        &self.context
+    }
+
+    pub(crate) fn raw(&self) -> ze_command_list_handle_t {
+        self.handle
+    }
+
+    /// Where held buffer `index` of list `list` lies.
+    pub(crate) fn held_range(&self, index: usize, list: u64) -> Result<(usize, usize)> {
+        let entry = self.entry(Held::<()> {
+            list,
+            index,
+            _type: PhantomData,
+        })?;
+        Ok((entry.address, entry.len))
+    }
+
+    pub(crate) fn keep_kernel(&mut self, kernel: crate::module::Kernel) {
+        self.kernels.push(kernel);
     }
 
     /// Whether recording has ended.

@@ -377,6 +377,10 @@ impl Memory for Block<'_> {
     fn residency_handle(&self) -> Option<ResidencyHandle<'_>> {
         Some(self.residency())
     }
+
+    fn as_resident(&self) -> Option<&dyn Resident> {
+        Some(self)
+    }
 }
 
 impl Resident for Block<'_> {

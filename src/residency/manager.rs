@@ -99,6 +99,8 @@ pub(crate) struct Shared {
     /// Idle copy lists of each device: a copy takes one (or makes one) and gives it back, so
     /// copies from several threads do not serialise on one list.
     pub(crate) lists: Vec<Mutex<Vec<CommandList>>>,
+    /// Idle compute-engine lists of each device, for kernel launches.
+    pub(crate) compute_lists: Vec<Mutex<Vec<CommandList>>>,
     /// Idle pinned bounce buffers of staged copies, likewise.
     pub(crate) staging: Mutex<Vec<HostBuffer>>,
     clock: AtomicU64,
@@ -194,6 +196,10 @@ impl Memory for DeviceAllocation {
 
     fn residency_handle(&self) -> Option<ResidencyHandle<'_>> {
         Some(self.residency())
+    }
+
+    fn as_resident(&self) -> Option<&dyn Resident> {
+        Some(self)
     }
 }
 
@@ -542,6 +548,7 @@ impl ResidencyManager {
             shared: Arc::new(Shared {
                 accounting: Accounting::new(count),
                 lists: (0..count).map(|_| Mutex::new(Vec::new())).collect(),
+                compute_lists: (0..count).map(|_| Mutex::new(Vec::new())).collect(),
                 context,
                 config,
                 state: Mutex::new(State::default()),
