@@ -6,7 +6,7 @@ use crate::error::{Error, Result, check};
 use crate::event::{Event, EventPool, KernelTimestamp};
 use crate::handles::CommandListHandle;
 use crate::memory::Memory;
-use crate::residency::{Pin, pin_all};
+use crate::residency::{Pin, pin_all, pin_for_call};
 use level_zero_sys::*;
 use std::cell::Cell;
 use std::ffi::c_void;
@@ -301,7 +301,7 @@ impl CommandList {
         self.context().check_memory(src)?;
         let to = locate(dst, dst_offset, len, "destination")?;
         let from = locate(src, src_offset, len, "source")?;
-        let _pins = pin_all(&[&*dst, src]);
+        let _pins = pin_for_call(&[&*dst, src]);
         self.copy_and_wait(to, from, len)
     }
 
@@ -336,7 +336,7 @@ impl CommandList {
                 dst_offset + len
             )));
         }
-        let _pins = pin_all(&[&*buffer]);
+        let _pins = pin_for_call(&[&*buffer]);
         self.copy_and_wait(to, from, len)
     }
 
@@ -356,7 +356,7 @@ impl CommandList {
     pub fn write(&self, dst: &mut impl Memory, dst_offset: usize, data: &[u8]) -> Result<()> {
         self.context().check_memory(dst)?;
         let to = locate(dst, dst_offset, data.len(), "destination")?;
-        let _pins = pin_all(&[&*dst]);
+        let _pins = pin_for_call(&[&*dst]);
         self.copy_and_wait(to, data.as_ptr() as usize, data.len())
     }
 
@@ -377,7 +377,7 @@ impl CommandList {
     pub fn read(&self, src: &impl Memory, src_offset: usize, out: &mut [u8]) -> Result<()> {
         self.context().check_memory(src)?;
         let from = locate(src, src_offset, out.len(), "source")?;
-        let _pins = pin_all(&[src]);
+        let _pins = pin_for_call(&[src]);
         self.copy_and_wait(out.as_mut_ptr() as usize, from, out.len())
     }
 
@@ -415,7 +415,7 @@ impl CommandList {
         if len == 0 {
             return Ok(());
         }
-        let _pins = pin_all(&[&*dst]);
+        let _pins = pin_for_call(&[&*dst]);
         self.prepare_done()?;
         // SAFETY: the range lies in a live buffer; the pattern is copied at append.
         check("zeCommandListAppendMemoryFill", unsafe {

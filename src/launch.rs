@@ -14,7 +14,7 @@ use crate::memory::Memory;
 use crate::module::{ArgumentBytes, Kernel};
 use crate::queue::{Held, RecordedList};
 use crate::residency::{
-    AllocationState, LinkState, Policy, Request, ResidencyManager, Resident, pin_all,
+    AllocationState, LinkState, Policy, Request, ResidencyManager, Resident, pin_for_call,
 };
 use level_zero_sys::*;
 use std::ptr::null_mut;
@@ -210,10 +210,25 @@ impl CommandList {
     pub unsafe fn launch(&self, kernel: &Kernel, dims: Dims, args: &mut [Arg<'_>]) -> Result<()> {
         check_launch(&self.engine().device, kernel, dims)?;
         let memories: Vec<&dyn Memory> = args.iter().filter_map(Arg::memory).collect();
-        for memory in &memories {
-            self.context().check_memory(*memory)?;
+        let _pins = pin_for_call(&memories);
+        // SAFETY: the caller's promise.
+        unsafe { self.launch_pinned(kernel, dims, args) }
+    }
+
+    /// [`CommandList::launch`] for a caller that pinned the managed memory itself.
+    ///
+    /// # Safety
+    /// As [`CommandList::launch`].
+    pub(crate) unsafe fn launch_pinned(
+        &self,
+        kernel: &Kernel,
+        dims: Dims,
+        args: &[Arg<'_>],
+    ) -> Result<()> {
+        check_launch(&self.engine().device, kernel, dims)?;
+        for memory in args.iter().filter_map(Arg::memory) {
+            self.context().check_memory(memory)?;
         }
-        let _pins = pin_all(&memories);
         let arguments: Vec<ArgumentBytes> = args.iter().map(Arg::bytes).collect();
         let done = self.prepare_for_sync()?;
         // SAFETY: the call waits (below) before the borrowed memory can go.
@@ -360,7 +375,7 @@ impl ResidencyManager {
             }
         }
         // Pinned before any residency is read (the `pin` protocol), until the kernel is done.
-        let _pins = pin_all(&used);
+        let _pins = pin_for_call(&used);
         let mut made_resident = 0;
         for memory in &used {
             let Some(handle) = memory.residency_handle() else {
@@ -378,7 +393,7 @@ impl ResidencyManager {
         }
         let list = self.shared.compute_list(executing)?;
         // SAFETY: the caller's promise; the memory is borrowed for this call, which waits.
-        unsafe { list.launch(kernel, dims, args) }?;
+        unsafe { list.launch_pinned(kernel, dims, args) }?;
         Ok(LaunchReport {
             made_resident,
             device_time: list.last_timestamp(),

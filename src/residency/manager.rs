@@ -497,7 +497,7 @@ impl Shared {
 
     /// After a use: automatic `PeerEnabled` residencies of a pair that was disabled meanwhile
     /// go now that no use pins the allocation.
-    pub(crate) fn settle(&self, allocation: &Arc<AllocationState>) {
+    pub(crate) fn settle(&self, allocation: &AllocationState) {
         if allocation.policy != Policy::PeerEnabled || allocation.pins.load(Ordering::SeqCst) != 0 {
             return;
         }

@@ -13,5 +13,5 @@ pub use accounting::{DeviceCost, HostCost};
 pub use device_set::{DeviceSet, MAX_DEVICES};
 pub(crate) use manager::{AllocationState, LinkState, Request, Shared};
 pub use manager::{DeviceAllocation, ResidencyHandle, ResidencyManager, Resident};
-pub(crate) use pin::{Pin, pin_all};
+pub(crate) use pin::{Pin, pin_all, pin_for_call};
 pub use policy::{EngineChoice, MAX_STAGING_CHUNK, Policy, ResidencyConfig, SelfTest};

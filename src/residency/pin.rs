@@ -48,7 +48,39 @@ impl Drop for Pin {
     }
 }
 
-/// Pins of the managed memory among `memories` (unmanaged memory needs none).
+/// Pins held for the length of a call that waits for its device work (a synchronous copy or
+/// launch): they borrow the memory the call borrows, so they need no reference counts. Being
+/// local to lazy-usm's own functions, they cannot be leaked by a caller.
+pub(crate) struct CallPins<'a> {
+    pinned: Vec<(&'a AllocationState, &'a Shared)>,
+}
+
+impl Drop for CallPins<'_> {
+    fn drop(&mut self) {
+        for (state, manager) in &self.pinned {
+            state.pins.fetch_sub(1, Ordering::SeqCst);
+            manager.settle(state);
+        }
+    }
+}
+
+/// Pins the managed memory among `memories` for the length of a call.
+pub(crate) fn pin_for_call<'a>(memories: &[&'a dyn Memory]) -> CallPins<'a> {
+    let pinned = memories
+        .iter()
+        .filter_map(|memory| memory.residency_handle())
+        .map(|handle| {
+            let (state, manager): (&'a AllocationState, &'a Shared) =
+                (&**handle.state, &**handle.manager);
+            state.pins.fetch_add(1, Ordering::SeqCst);
+            (state, manager)
+        })
+        .collect();
+    CallPins { pinned }
+}
+
+/// Pins of the managed memory among `memories` (unmanaged memory needs none), owned: for work
+/// that outlives the call (an asynchronous copy, a recorded list's held buffer).
 pub(crate) fn pin_all(memories: &[&dyn Memory]) -> Vec<Pin> {
     memories
         .iter()
