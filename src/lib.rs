@@ -25,61 +25,56 @@
 
 #![warn(missing_docs)]
 
-mod command;
-mod context;
-mod copy;
-mod device;
-mod driver;
+// The layers, each calling only those below it:
+// - `ze`: the safe Level Zero objects (the only layer with `unsafe`, at its FFI edges);
+// - `residency`: which devices an allocation is resident on, by policy, and what it costs;
+// - `pool`: caching allocation per device on top of residency;
+// - `transfer`: copies and kernel launches through the manager (uses, by policy);
+// - `tools`: measurement, workloads and the fdinfo probe, for the command and the benches.
 mod error;
-mod event;
-mod handles;
-mod host;
-mod launch;
-pub mod measure;
-mod memory;
-mod module;
 mod pool;
-mod probe;
-mod queue;
 mod residency;
-mod runtime;
-pub mod workload;
+mod tools;
+mod transfer;
+mod ze;
 
-pub use command::{CommandList, Completion, Deferrable, PendingCopy};
-pub use context::{Context, PointerInfo};
-pub use copy::{CopyPath, CopyReport};
-pub use device::{
-    Device, DeviceProperties, Engine, MemoryProperties, PciAddress, PeerAccess, PeerBandwidth,
-    QueueGroup,
-};
-pub use driver::{Driver, DriverProperties};
 pub use error::{Error, Result, ZeResult};
-pub use event::{Event, EventPool, KernelTimestamp};
-pub use handles::{
-    CommandListHandle, ContextHandle, DeviceHandle, DriverHandle, EventHandle, EventPoolHandle,
-};
-pub use host::{
-    HostMemory, HostPath, IMPORT_ALIGNMENT, PageAlignedBytes, PinnedHostBuffer, Registration,
-    host_path,
-};
-pub use launch::{Arg, Dims, LaunchReport, ListArg};
-pub use memory::{
-    DeviceBuffer, FreePolicy, HostBuffer, MAX_ALIGNMENT, Memory, MemoryKind, SharedBuffer,
-    Unmanaged,
-};
-pub use module::{Kernel, KernelIndirectAccess, KernelProperties, Module};
 pub use pool::{Block, DevicePool, MAX_SEGMENT, PeerResidency, PoolConfig, PoolStats, trace};
-pub use probe::{
-    DeviceMemory, DrmClient, ProcessMemory, group_by_device, parse_fdinfo, parse_gpu_active_pages,
-    probe_paths, probe_process,
-};
-pub use queue::{CommandQueue, Held, RecordedList, Submission, Unsubmitted};
 pub use residency::{
     DeviceAllocation, DeviceCost, DeviceSet, EngineChoice, HostCost, MAX_DEVICES,
     MAX_STAGING_CHUNK, Policy, ResidencyConfig, ResidencyHandle, ResidencyManager, Resident,
     SelfTest,
 };
-pub use runtime::{Choice, Runtime, Source};
+pub use tools::probe::{
+    DeviceMemory, DrmClient, ProcessMemory, group_by_device, parse_fdinfo, parse_gpu_active_pages,
+    probe_paths, probe_process,
+};
+pub use tools::{measure, workload};
+pub use transfer::copy::{CopyPath, CopyReport};
+pub use transfer::launch::LaunchReport;
+pub use ze::command::{CommandList, Completion, Deferrable, PendingCopy};
+pub use ze::context::{Context, PointerInfo};
+pub use ze::device::{
+    Device, DeviceProperties, Engine, MemoryProperties, PciAddress, PeerAccess, PeerBandwidth,
+    QueueGroup,
+};
+pub use ze::driver::{Driver, DriverProperties};
+pub use ze::event::{Event, EventPool, KernelTimestamp};
+pub use ze::handles::{
+    CommandListHandle, ContextHandle, DeviceHandle, DriverHandle, EventHandle, EventPoolHandle,
+};
+pub use ze::host::{
+    HostMemory, HostPath, IMPORT_ALIGNMENT, PageAlignedBytes, PinnedHostBuffer, Registration,
+    host_path,
+};
+pub use ze::launch::{Arg, Dims, ListArg};
+pub use ze::memory::{
+    DeviceBuffer, FreePolicy, HostBuffer, MAX_ALIGNMENT, Memory, MemoryKind, SharedBuffer,
+    Unmanaged,
+};
+pub use ze::module::{Kernel, KernelIndirectAccess, KernelProperties, Module};
+pub use ze::queue::{CommandQueue, Held, RecordedList, Submission, Unsubmitted};
+pub use ze::runtime::{Choice, Runtime, Source};
 
 /// The generated Level Zero bindings and function table.
 pub use level_zero_sys as sys;

@@ -23,12 +23,12 @@ mod classes;
 mod large;
 pub mod trace;
 
-use crate::command::Completion;
-use crate::context::Context;
-use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::memory::{AllocationView, Memory, MemoryKind, sealed};
 use crate::residency::{DeviceAllocation, DeviceSet, ResidencyHandle, ResidencyManager, Resident};
+use crate::ze::command::Completion;
+use crate::ze::context::Context;
+use crate::ze::device::Device;
+use crate::ze::memory::{AllocationView, Memory, MemoryKind, sealed};
 use classes::{GRANULE, class_count, class_index, class_size};
 use large::LargeHeap;
 use std::cell::Cell;
@@ -467,7 +467,7 @@ impl Drop for Block<'_> {
     }
 }
 
-impl crate::command::Deferrable for Block<'_> {
+impl crate::ze::command::Deferrable for Block<'_> {
     /// Returns the block to the pool once `work` has completed, not before.
     fn defer(mut self, work: Arc<Completion>) {
         let slot = self.retire();

@@ -5,11 +5,11 @@
 use super::accounting::{Accounting, HostCost};
 use super::device_set::{AtomicDeviceSet, DeviceSet, MAX_DEVICES};
 use super::policy::{Policy, ResidencyConfig};
-use crate::command::CommandList;
-use crate::context::Context;
-use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::memory::{AllocationView, DeviceBuffer, FreePolicy, HostBuffer, Memory, sealed};
+use crate::ze::command::CommandList;
+use crate::ze::context::Context;
+use crate::ze::device::Device;
+use crate::ze::memory::{AllocationView, DeviceBuffer, FreePolicy, HostBuffer, Memory, sealed};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -20,7 +20,7 @@
 //! (its guard forgotten) only keeps the residency: safe.
 
 use super::manager::{AllocationState, Shared};
-use crate::memory::Memory;
+use crate::ze::memory::Memory;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 

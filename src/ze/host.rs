@@ -3,10 +3,10 @@
 //! than through the driver's pageable staging. Where the extension is missing or refuses, the
 //! memory stays usable unregistered, and the reason is logged once and returned.
 
-use crate::context::Context;
-use crate::driver::Driver;
 use crate::error::{Error, Result, check};
-use crate::memory::{HostBuffer, Memory, MemoryKind};
+use crate::ze::context::Context;
+use crate::ze::driver::Driver;
+use crate::ze::memory::{HostBuffer, Memory, MemoryKind};
 use level_zero_sys::extensions::{
     ZEX_DRIVER_IMPORT_EXTERNAL_POINTER, ZEX_DRIVER_RELEASE_IMPORTED_POINTER,
     zex_pfnDriverImportExternalPointer_t, zex_pfnDriverReleaseImportedPointer_t,
@@ -427,9 +427,9 @@ pub fn host_path(context: &Context, bytes: &[u8]) -> Result<HostPath> {
 }
 
 impl Memory for PinnedHostBuffer {
-    fn allocation(&self) -> &dyn crate::memory::AllocationView {
+    fn allocation(&self) -> &dyn crate::ze::memory::AllocationView {
         self.buffer.allocation()
     }
 }
 
-impl crate::memory::sealed::Sealed for PinnedHostBuffer {}
+impl crate::ze::memory::sealed::Sealed for PinnedHostBuffer {}

@@ -1,12 +1,12 @@
 //! Immediate command lists: copies and fills on a chosen engine, synchronous or asynchronous.
 
-use crate::context::Context;
-use crate::device::Engine;
 use crate::error::{Error, Result, check};
-use crate::event::{Event, EventPool, KernelTimestamp};
-use crate::handles::CommandListHandle;
-use crate::memory::Memory;
 use crate::residency::{Pin, pin_all, pin_for_call};
+use crate::ze::context::Context;
+use crate::ze::device::Engine;
+use crate::ze::event::{Event, EventPool, KernelTimestamp};
+use crate::ze::handles::CommandListHandle;
+use crate::ze::memory::Memory;
 use level_zero_sys::*;
 use std::cell::Cell;
 use std::ffi::c_void;
@@ -769,7 +769,7 @@ pub(crate) fn staged_copy(
     (dst, dst_offset): (&mut dyn Memory, usize),
     (src, src_offset): (&dyn Memory, usize),
     len: usize,
-    bounce: &mut crate::memory::HostBuffer,
+    bounce: &mut crate::ze::memory::HostBuffer,
 ) -> Result<Option<KernelTimestamp>> {
     let context = src_list.context();
     context.check_memory(dst)?;

@@ -1,10 +1,10 @@
 //! Where Level Zero comes from: the system loader, or an in-process simulated platform.
 
-use crate::driver::Driver;
 #[cfg(feature = "simulator")]
 use crate::error::Error;
 use crate::error::{Result, check};
-use crate::handles::{DriverHandle, enumerate};
+use crate::ze::driver::Driver;
+use crate::ze::handles::{DriverHandle, enumerate};
 use level_zero_sys::*;
 use std::sync::Arc;
 

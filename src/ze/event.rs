@@ -1,8 +1,8 @@
 //! Event pools and events: completion and timing of device work.
 
-use crate::context::Context;
 use crate::error::{Error, Result, check};
-use crate::handles::{EventHandle, EventPoolHandle};
+use crate::ze::context::Context;
+use crate::ze::handles::{EventHandle, EventPoolHandle};
 use level_zero_sys::*;
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,8 +1,8 @@
 //! Devices: properties, memory, command-queue groups and engines, peer access.
 
-use crate::driver::Driver;
 use crate::error::{Error, Result, check};
-use crate::handles::{DeviceHandle, enumerate};
+use crate::ze::driver::Driver;
+use crate::ze::handles::{DeviceHandle, enumerate};
 use level_zero_sys::*;
 use std::ffi::{CStr, c_char, c_void};
 use std::fmt;

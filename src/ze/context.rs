@@ -1,10 +1,10 @@
 //! Contexts: the scope of allocations, residency and command lists.
 
-use crate::device::Device;
-use crate::driver::Driver;
 use crate::error::{Error, Result, check};
-use crate::handles::ContextHandle;
-use crate::memory::{Memory, MemoryKind, Unmanaged};
+use crate::ze::device::Device;
+use crate::ze::driver::Driver;
+use crate::ze::handles::ContextHandle;
+use crate::ze::memory::{Memory, MemoryKind, Unmanaged};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};

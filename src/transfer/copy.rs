@@ -4,12 +4,12 @@
 
 #![deny(unsafe_code)]
 
-use crate::command::{CommandList, staged_copy};
 use crate::error::{Error, Result};
-use crate::memory::HostBuffer;
 use crate::residency::{
     AllocationState, LinkState, Request, ResidencyManager, Resident, SelfTest, Shared, pin_all,
 };
+use crate::ze::command::{CommandList, staged_copy};
+use crate::ze::memory::HostBuffer;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// How a copy between device allocations travelled.
@@ -327,7 +327,7 @@ impl ResidencyManager {
             (&*dst as &dyn Resident, dst_offset, "destination"),
             (src, src_offset, "source"),
         ] {
-            crate::command::locate(allocation, offset, len, role)?;
+            crate::ze::command::locate(allocation, offset, len, role)?;
         }
         if len == 0 {
             // Nothing to move: no self-test, no residency.

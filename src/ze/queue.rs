@@ -4,12 +4,12 @@
 //! buffers it records ([`Held`]), and a [`Submission`] owns the list and shares the queue until
 //! the fence has signalled. Leaking a submission leaks all of that, which is safe.
 
-use crate::context::Context;
-use crate::device::Engine;
 use crate::error::{Error, Result, check};
-use crate::event::settle;
-use crate::memory::Memory;
 use crate::residency::{Pin, pin_all};
+use crate::ze::context::Context;
+use crate::ze::device::Engine;
+use crate::ze::event::settle;
+use crate::ze::memory::Memory;
 use level_zero_sys::*;
 use std::any::Any;
 use std::ffi::c_void;
@@ -432,7 +432,7 @@ pub struct RecordedList {
     closed: bool,
     held: Vec<HeldEntry>,
     /// Kernels its launches use: kept as long as the list.
-    kernels: Vec<crate::module::Kernel>,
+    kernels: Vec<crate::ze::module::Kernel>,
 }
 
 // SAFETY: the list handle may be used from any thread as long as calls on it are not
@@ -648,7 +648,7 @@ impl RecordedList {
             return Err(Error::invalid("the list is closed"));
         }
         let range = |entry: &HeldEntry, offset: usize, role: &'static str| {
-            crate::command::locate_range(entry.address, entry.len, offset, len, role)
+            crate::ze::command::locate_range(entry.address, entry.len, offset, len, role)
         };
         let to = range(self.entry(dst)?, dst_offset, "destination")?;
         let from = range(self.entry(src)?, src_offset, "source")?;
@@ -693,7 +693,7 @@ impl RecordedList {
         Ok(())
     }
 
-    pub(crate) fn device(&self) -> &crate::device::Device {
+    pub(crate) fn device(&self) -> &crate::ze::device::Device {
         &self.engine.device
     }
 
@@ -715,7 +715,7 @@ impl RecordedList {
         Ok((entry.address, entry.len))
     }
 
-    pub(crate) fn keep_kernel(&mut self, kernel: crate::module::Kernel) {
+    pub(crate) fn keep_kernel(&mut self, kernel: crate::ze::module::Kernel) {
         self.kernels.push(kernel);
     }
 

@@ -1,24 +1,18 @@
-//! Kernel launches: on an immediate list (synchronous), recorded in a [`RecordedList`], and
-//! through the residency manager, where a launch is a use: memory arguments and declared reach
-//! owned by other devices become resident on the executing device by policy, pinned until the
-//! launch completes.
+//! Kernel launches on an immediate list (synchronous) and recorded in a [`RecordedList`]; the
+//! residency manager's launches (`transfer::launch`) build on these.
 //!
 //! Launching is `unsafe`: lazy-usm cannot see what a kernel does, so the caller promises that it
 //! touches memory only through its arguments (writing only those passed as [`Arg::Write`]) and
 //! through the memory it declares with `reaches`.
 
-use crate::command::{CommandList, locate_range};
 use crate::error::{Error, Result, check};
-use crate::event::KernelTimestamp;
-use crate::memory::Memory;
-use crate::module::{ArgumentBytes, Kernel};
-use crate::queue::{Held, RecordedList};
-use crate::residency::{
-    AllocationState, LinkState, Policy, Request, ResidencyManager, Resident, pin_for_call,
-};
+use crate::residency::pin_for_call;
+use crate::ze::command::{CommandList, locate_range};
+use crate::ze::memory::Memory;
+use crate::ze::module::{ArgumentBytes, Kernel};
+use crate::ze::queue::{Held, RecordedList};
 use level_zero_sys::*;
 use std::ptr::null_mut;
-use std::sync::Arc;
 
 /// How many work items a launch runs: group counts and the group size, per dimension.
 ///
@@ -73,7 +67,7 @@ impl<'a> Arg<'a> {
         Self::Scalar(bytemuck::bytes_of(&value).to_vec())
     }
 
-    fn memory(&self) -> Option<&dyn Memory> {
+    pub(crate) fn memory(&self) -> Option<&dyn Memory> {
         match self {
             Self::Read(memory) => Some(*memory),
             Self::Write(memory) => Some(&**memory),
@@ -301,152 +295,5 @@ impl RecordedList {
         }?;
         self.keep_kernel(kernel.clone());
         Ok(())
-    }
-}
-
-/// How a launch through the manager went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LaunchReport {
-    /// Peer residencies the launch made (first uses on the executing device).
-    pub made_resident: u32,
-    /// When it ran on the device, in device timestamp ticks.
-    pub device_time: Option<KernelTimestamp>,
-}
-
-impl ResidencyManager {
-    /// Launches `kernel` on its device E over `dims` and waits. A launch is a use: each managed
-    /// memory argument, and each allocation in `reaches` (memory the kernel reads through
-    /// pointers stored in other buffers, which no argument shows), that another device owns
-    /// becomes resident on E by its policy: `Lazy` at this first use (one residency per
-    /// allocation and device, however many launches), `PeerEnabled` only for enabled pairs
-    /// ([`Error::PeerAccessDisabled`] otherwise), `Manual` only if the program made it resident
-    /// ([`Error::NotResident`] otherwise). A pair without a sound P2P link cannot serve a kernel
-    /// ([`Error::NoPeerPath`]); a budget that cannot afford the residency refuses
-    /// ([`Error::HostBudgetExceeded`]). Everything used is pinned until the kernel completes.
-    ///
-    /// # Safety
-    /// As [`CommandList::launch`]; and the kernel reads through stored pointers only memory
-    /// listed in `reaches`.
-    ///
-    /// ```
-    /// use lazy_usm::{Arg, Context, Dims, Module, ResidencyConfig, ResidencyManager, Runtime};
-    /// let runtime = Runtime::simulated("b70x2")?;
-    /// let devices = runtime.devices()?;
-    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
-    /// let spirv = lazy_usm::ze_sim::spirv::module_with_kernels(&[("lazy_usm_sim_copy_u32", 2)]);
-    /// let copy = Module::from_spirv(manager.context(), &devices[1], &spirv, "")?.kernel("lazy_usm_sim_copy_u32")?;
-    /// let activations = manager.allocate(&devices[0], 1024 * 4)?; // device 0's
-    /// let mut local = manager.allocate(&devices[1], 1024 * 4)?;
-    /// for _ in 0..3 {
-    ///     // SAFETY: the built-in copy reads its second argument and writes its first.
-    ///     unsafe {
-    ///         manager.launch(&copy, Dims::linear(1024, 64)?, &mut [Arg::Write(&mut local), Arg::Read(&activations)], &[])?;
-    ///     }
-    /// }
-    /// assert!(activations.resident().contains(1), "resident on device 1 at its first kernel use");
-    /// assert_eq!(manager.host_cost().current_bytes, 1024 * 4);
-    /// # Ok::<(), lazy_usm::Error>(())
-    /// ```
-    pub unsafe fn launch(
-        &self,
-        kernel: &Kernel,
-        dims: Dims,
-        args: &mut [Arg<'_>],
-        reaches: &[&dyn Resident],
-    ) -> Result<LaunchReport> {
-        if kernel.context() != self.context() {
-            return Err(Error::ForeignObject {
-                what: "kernel",
-                detail: "it was built in another context than the manager's".into(),
-            });
-        }
-        let executing = self.index_of(kernel.device())?;
-        let mut used: Vec<&dyn Memory> = args.iter().filter_map(Arg::memory).collect();
-        used.extend(reaches.iter().map(|resident| *resident as &dyn Memory));
-        for memory in &used {
-            if let Some(handle) = memory.residency_handle()
-                && !Arc::ptr_eq(handle.manager, &self.shared)
-            {
-                return Err(Error::ForeignMemory {
-                    address: memory.address(),
-                    len: memory.len(),
-                    owner: "another residency manager",
-                });
-            }
-        }
-        // Pinned before any residency is read (the `pin` protocol), until the kernel is done.
-        let _pins = pin_for_call(&used);
-        let mut made_resident = 0;
-        for memory in &used {
-            let Some(handle) = memory.residency_handle() else {
-                continue;
-            };
-            if handle.state.owner == executing {
-                continue;
-            }
-            if let Some(resident) = memory.as_resident() {
-                let _ = resident.note_peer_use(executing);
-            }
-            if self.ensure_for_kernel(handle.state, executing)? {
-                made_resident += 1;
-            }
-        }
-        let list = self.shared.compute_list(executing)?;
-        // SAFETY: the caller's promise; the memory is borrowed for this call, which waits.
-        unsafe { list.launch_pinned(kernel, dims, args) }?;
-        Ok(LaunchReport {
-            made_resident,
-            device_time: list.last_timestamp(),
-        })
-    }
-
-    /// Makes `allocation` (pinned by the caller) resident on `executing` for a kernel, by its
-    /// policy; whether it made a new residency.
-    fn ensure_for_kernel(&self, allocation: &Arc<AllocationState>, executing: u32) -> Result<bool> {
-        let shared = &*self.shared;
-        let owner = allocation.owner;
-        if allocation.resident.read_claimed().contains(executing) {
-            shared.touch(allocation, executing);
-            return Ok(false);
-        }
-        match allocation.policy {
-            Policy::Manual => {
-                return Err(Error::NotResident {
-                    device: executing,
-                    owner,
-                });
-            }
-            Policy::PeerEnabled
-                if !shared.may_auto_resident(allocation.policy, executing, owner) =>
-            {
-                return Err(Error::PeerAccessDisabled {
-                    accessor: executing,
-                    owner,
-                });
-            }
-            _ => {}
-        }
-        let link = shared.kernel_link(executing, owner)?;
-        if link != LinkState::Trusted && link != LinkState::Untested {
-            return Err(Error::NoPeerPath {
-                executing,
-                owner,
-                link: format!("{link:?}").to_lowercase(),
-            });
-        }
-        if shared.make_resident(allocation, executing, Request::Automatic, true)? {
-            Ok(true)
-        } else {
-            Err(match shared.config.host_budget {
-                Some(budget) => Error::HostBudgetExceeded {
-                    needed: allocation.size as u64,
-                    budget,
-                    in_use: shared.accounting.current(),
-                },
-                None => Error::OutOfHostMemory {
-                    call: "zeContextMakeMemoryResident",
-                },
-            })
-        }
     }
 }

@@ -2,12 +2,12 @@
 //! transfers, timed on the host around the copy and, where the driver gives them, by device
 //! timestamps. On the simulator every figure is modelled, and says so.
 
-use crate::context::Context;
-use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::host::{HostMemory, PageAlignedBytes, PinnedHostBuffer};
 use crate::residency::{Policy, ResidencyConfig, ResidencyManager};
-use crate::runtime::Source;
+use crate::ze::context::Context;
+use crate::ze::device::Device;
+use crate::ze::host::{HostMemory, PageAlignedBytes, PinnedHostBuffer};
+use crate::ze::runtime::Source;
 use crate::{CopyPath, KernelTimestamp};
 use std::time::Instant;
 

@@ -1,8 +1,8 @@
 //! Modules and kernels: programs built for one device, and the kernels they declare.
 
-use crate::context::Context;
-use crate::device::Device;
 use crate::error::{Error, Result, check};
+use crate::ze::context::Context;
+use crate::ze::device::Device;
 use level_zero_sys::*;
 use std::ffi::{CStr, CString, c_void};
 use std::ptr::null_mut;
@@ -207,7 +207,7 @@ impl Module {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn kernel_names(&self) -> Result<Vec<String>> {
-        let names = crate::handles::enumerate(
+        let names = crate::ze::handles::enumerate(
             "zeModuleGetKernelNames",
             std::ptr::null(),
             |count, array| {

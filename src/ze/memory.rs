@@ -1,8 +1,8 @@
 //! USM allocations as owned types: device, host and shared buffers.
 
-use crate::context::Context;
-use crate::device::Device;
 use crate::error::{Error, Result, check};
+use crate::ze::context::Context;
+use crate::ze::device::Device;
 use level_zero_sys::*;
 use std::ffi::c_void;
 

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::residency::{DeviceAllocation, Policy, ResidencyConfig, ResidencyManager};
-use crate::runtime::Runtime;
+use crate::ze::runtime::Runtime;
 use crate::{Context, Device};
 
 const GIB: usize = 1 << 30;

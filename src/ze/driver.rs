@@ -1,9 +1,9 @@
 //! Drivers: properties, extensions, devices.
 
-use crate::device::Device;
 use crate::error::{Result, check};
-use crate::handles::{DeviceHandle, DriverHandle, enumerate};
-use crate::runtime::Runtime;
+use crate::ze::device::Device;
+use crate::ze::handles::{DeviceHandle, DriverHandle, enumerate};
+use crate::ze::runtime::Runtime;
 use level_zero_sys::*;
 use std::ffi::{CStr, CString, c_void};
 use std::sync::Arc;
@@ -190,7 +190,7 @@ impl Driver {
         )?;
         Ok(items
             .iter()
-            .map(|item| (crate::device::c_name(&item.name), item.version))
+            .map(|item| (crate::ze::device::c_name(&item.name), item.version))
             .collect())
     }
 
