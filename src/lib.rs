@@ -55,8 +55,8 @@ pub use transfer::launch::LaunchReport;
 pub use ze::command::{CommandList, Completion, Deferrable, PendingCopy};
 pub use ze::context::{Context, PointerInfo};
 pub use ze::device::{
-    Device, DeviceProperties, Engine, MemoryProperties, PciAddress, PeerAccess, PeerBandwidth,
-    QueueGroup,
+    Device, DeviceProperties, Engine, MemoryProperties, PciAddress, PeerAccess, PeerAccessFlags,
+    PeerBandwidth, QueueGroup, QueueGroupFlags,
 };
 pub use ze::driver::{Driver, DriverProperties};
 pub use ze::event::{Event, EventPool, KernelTimestamp};

@@ -212,7 +212,11 @@ fn properties_match_the_configuration(harness: &Harness) {
         assert_eq!(memory[0].total_size, expected.memory_bytes);
         let groups = device.queue_groups().unwrap();
         assert_eq!(groups.len(), 2);
-        assert!(groups[0].compute && groups[0].copy && groups[0].queues == expected.compute_queues);
+        assert!(
+            groups[0].is_compute()
+                && groups[0].flags.contains(QueueGroupFlags::COPY)
+                && groups[0].queues == expected.compute_queues
+        );
         assert!(groups[1].is_copy_only() && groups[1].queues == expected.copy_queues);
         let engine = device.preferred_copy_engine().unwrap();
         assert_eq!(
@@ -223,7 +227,11 @@ fn properties_match_the_configuration(harness: &Harness) {
         for peer in &devices {
             let access = device.peer_access(peer).unwrap();
             let same = peer == device;
-            assert_eq!(access.access, same, "b60x4 refuses P2P across root ports");
+            assert_eq!(
+                access.flags.contains(PeerAccessFlags::ACCESS),
+                same,
+                "b60x4 refuses P2P across root ports"
+            );
             assert_eq!(device.can_access_peer(peer).unwrap(), same);
             let bandwidth = access
                 .bandwidth

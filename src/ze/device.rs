@@ -104,12 +104,48 @@ pub struct MemoryProperties {
     pub total_size: u64,
 }
 
+bitflags::bitflags! {
+    /// What a command-queue group's engines run (`ze_command_queue_group_property_flags_t`).
+    ///
+    /// ```
+    /// use lazy_usm::QueueGroupFlags;
+    /// assert!((QueueGroupFlags::COMPUTE | QueueGroupFlags::COPY).contains(QueueGroupFlags::COPY));
+    /// ```
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct QueueGroupFlags: u32 {
+        /// Compute work (kernels), and copies.
+        const COMPUTE = ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE.0;
+        /// Copies.
+        const COPY = ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY.0;
+        /// Cooperative kernels.
+        const COOPERATIVE_KERNELS = ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS.0;
+        /// Metric collection.
+        const METRICS = ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_METRICS.0;
+    }
+}
+
+bitflags::bitflags! {
+    /// What a device may do with a peer's memory (`ze_device_p2p_property_flags_t`).
+    ///
+    /// ```
+    /// assert_ne!(lazy_usm::PeerAccessFlags::ACCESS, lazy_usm::PeerAccessFlags::ATOMICS);
+    /// ```
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct PeerAccessFlags: u32 {
+        /// Read and write it.
+        const ACCESS = ze_device_p2p_property_flag_t::ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS.0;
+        /// Perform atomics on it.
+        const ATOMICS = ze_device_p2p_property_flag_t::ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS.0;
+    }
+}
+
 /// One command-queue group: a kind of engine and how many there are.
 ///
 /// ```
+/// use lazy_usm::QueueGroupFlags;
 /// let devices = lazy_usm::Runtime::simulated("xelink")?.devices()?;
 /// let groups = devices[0].queue_groups()?;
-/// assert!(groups[0].compute && !groups[0].is_copy_only());
+/// assert!(groups[0].flags.contains(QueueGroupFlags::COMPUTE) && !groups[0].is_copy_only());
 /// assert!(groups[1].is_copy_only());
 /// assert_eq!(groups[1].queues, 7);
 /// # Ok::<(), lazy_usm::Error>(())
@@ -118,10 +154,8 @@ pub struct MemoryProperties {
 pub struct QueueGroup {
     /// The group's ordinal, for queue and list descriptors.
     pub ordinal: u32,
-    /// Runs compute work.
-    pub compute: bool,
-    /// Runs copies.
-    pub copy: bool,
+    /// What its engines run.
+    pub flags: QueueGroupFlags,
     /// Number of engines (queues) in the group.
     pub queues: u32,
     /// Largest pattern a fill takes, in bytes.
@@ -140,7 +174,20 @@ impl QueueGroup {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn is_copy_only(&self) -> bool {
-        self.copy && !self.compute
+        self.flags.contains(QueueGroupFlags::COPY) && !self.is_compute()
+    }
+
+    /// Whether its engines run kernels.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert!(devices[0].queue_groups()?[0].is_compute());
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn is_compute(&self) -> bool {
+        self.flags.contains(QueueGroupFlags::COMPUTE)
     }
 }
 
@@ -181,16 +228,14 @@ impl Engine {
 /// ```
 /// let devices = lazy_usm::Runtime::simulated("b70x2")?.devices()?;
 /// let access = devices[1].peer_access(&devices[0])?;
-/// assert!(access.access && access.atomics);
+/// assert!(access.flags.contains(lazy_usm::PeerAccessFlags::ACCESS | lazy_usm::PeerAccessFlags::ATOMICS));
 /// assert_eq!(access.bandwidth.unwrap().gigabytes_per_second, 28.0); // modelled, seed 000
 /// # Ok::<(), lazy_usm::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PeerAccess {
-    /// The device may access the peer's memory.
-    pub access: bool,
-    /// And perform atomics on it.
-    pub atomics: bool,
+    /// What the device may do with the peer's memory.
+    pub flags: PeerAccessFlags,
     /// Bandwidth and latency from the bandwidth extension, where the driver has it.
     pub bandwidth: Option<PeerBandwidth>,
 }
@@ -366,17 +411,12 @@ impl Device {
                 }
             },
         )?;
-        let compute =
-            ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE.0;
-        let copy =
-            ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY.0;
         Ok(items
             .iter()
             .enumerate()
             .map(|(ordinal, item)| QueueGroup {
                 ordinal: ordinal as u32,
-                compute: item.flags & compute != 0,
-                copy: item.flags & copy != 0,
+                flags: QueueGroupFlags::from_bits_truncate(item.flags),
                 queues: item.numQueues,
                 max_fill_pattern_size: item.maxMemoryFillPatternSize,
             })
@@ -442,14 +482,14 @@ impl Device {
     /// # use lazy_usm::*;
     /// # let runtime = Runtime::simulated("b70x2")?;
     /// # let devices = runtime.devices()?;
-    /// assert!(devices[0].compute_engine()?.group.compute);
+    /// assert!(devices[0].compute_engine()?.group.is_compute());
     /// # Ok::<(), Error>(())
     /// ```
     pub fn compute_engine(&self) -> Result<Engine> {
         let group = self
             .queue_groups()?
             .into_iter()
-            .find(|group| group.compute && group.queues > 0)
+            .find(|group| group.is_compute() && group.queues > 0)
             .ok_or_else(|| {
                 Error::NoDevice(format!("device {} has no compute engine", self.index))
             })?;
@@ -482,7 +522,7 @@ impl Device {
     /// # use lazy_usm::*;
     /// # let runtime = Runtime::simulated("b70x2")?;
     /// # let devices = runtime.devices()?;
-    /// assert!(devices[0].peer_access(&devices[1])?.atomics);
+    /// assert!(devices[0].peer_access(&devices[1])?.flags.contains(PeerAccessFlags::ATOMICS));
     /// # Ok::<(), Error>(())
     /// ```
     pub fn peer_access(&self, peer: &Device) -> Result<PeerAccess> {
@@ -511,14 +551,11 @@ impl Device {
         check("zeDeviceGetP2PProperties", unsafe {
             (self.api().device_get_p2p_properties)(self.handle.0, peer.handle.0, &mut properties)
         })?;
-        let access = ze_device_p2p_property_flag_t::ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS.0;
-        let atomics = ze_device_p2p_property_flag_t::ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS.0;
         let per_nanosecond =
             bandwidth.bandwidthUnit == ze_bandwidth_unit_t::ZE_BANDWIDTH_UNIT_BYTES_PER_NANOSEC;
         let latency_ns = bandwidth.latencyUnit == ze_latency_unit_t::ZE_LATENCY_UNIT_NANOSEC;
         Ok(PeerAccess {
-            access: properties.flags & access != 0,
-            atomics: properties.flags & atomics != 0,
+            flags: PeerAccessFlags::from_bits_truncate(properties.flags),
             bandwidth: (has_bandwidth && per_nanosecond).then_some(PeerBandwidth {
                 // One byte per nanosecond is one GB/s.
                 gigabytes_per_second: f64::from(bandwidth.logicalBandwidth),

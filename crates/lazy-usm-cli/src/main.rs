@@ -222,7 +222,11 @@ fn report(cli: &Cli, runtime: &Runtime, note: &str) -> Result<(), String> {
             .filter(|g| g.is_copy_only())
             .map(|g| g.queues)
             .sum();
-        let compute_engines: u32 = groups.iter().filter(|g| g.compute).map(|g| g.queues).sum();
+        let compute_engines: u32 = groups
+            .iter()
+            .filter(|g| g.is_compute())
+            .map(|g| g.queues)
+            .sum();
         device_rows.push((
             device.index(),
             properties,
@@ -353,13 +357,20 @@ fn link_state(
         return Ok("self".into());
     }
     let access = target.peer_access(source)?;
-    if !access.access {
+    if !access.flags.contains(lazy_usm::PeerAccessFlags::ACCESS) {
         return Ok("refused".into());
     }
     if !manager.self_test(target, source)? {
         return Ok("corrupt".into());
     }
-    Ok(if access.atomics { "atomics" } else { "access" }.into())
+    Ok(
+        if access.flags.contains(lazy_usm::PeerAccessFlags::ATOMICS) {
+            "atomics"
+        } else {
+            "access"
+        }
+        .into(),
+    )
 }
 
 fn host_cost(
