@@ -4,9 +4,11 @@
 //! context; on recent Intel drivers each peer residency pins a same-sized host allocation. This
 //! crate keeps an allocation resident on its owner, and on a peer only when the peer uses it.
 //!
-//! This release has the safe Level Zero layer the residency policies build on: where Level
-//! Zero comes from ([`Runtime`]), drivers and devices, contexts, USM buffers, immediate command
-//! lists and events. Without an Intel GPU everything runs on the simulated platform:
+//! It has the safe Level Zero layer ([`Runtime`], drivers and devices, contexts, USM buffers,
+//! command lists and queues, events, modules and kernels), the residency manager (policies,
+//! host budget, host-cost accounting), a caching [`DevicePool`], and copies and kernel
+//! launches through the manager that make memory resident where it is used. Without an Intel
+//! GPU everything runs on the simulated platform:
 //!
 //! ```
 //! use lazy_usm::{Context, Memory, Runtime};
@@ -25,11 +27,14 @@
 
 #![warn(missing_docs)]
 
-// The layers, each calling only those below it:
-// - `ze`: the safe Level Zero objects (the only layer with `unsafe`, at its FFI edges);
+// The layers:
+// - `ze`: the safe Level Zero objects; the only layer that calls Level Zero (its `unsafe` is at
+//   the FFI edges). Work it queues pins managed memory through `residency`'s pins.
 // - `residency`: which devices an allocation is resident on, by policy, and what it costs;
-// - `pool`: caching allocation per device on top of residency;
-// - `transfer`: copies and kernel launches through the manager (uses, by policy);
+//   calls `ze` for allocations and residency calls (bookkeeping: no `unsafe`).
+// - `pool`: caching allocation per device on top of `residency` (no `unsafe`).
+// - `transfer`: copies and kernel launches through the manager, calling `residency` and `ze`
+//   (copies are safe code; a launch is `unsafe` only as the caller's contract).
 // - `tools`: measurement, workloads and the fdinfo probe, for the command and the benches.
 mod error;
 mod pool;

@@ -135,21 +135,6 @@ impl Shared {
         })
     }
 
-    /// The pair's link state for a kernel on `executing` reading `owner`'s memory: what the
-    /// driver says, or what a copy's self-test found (kernels run no self-test of their own).
-    pub(crate) fn kernel_link(&self, executing: u32, owner: u32) -> Result<LinkState> {
-        match self.link(executing, owner) {
-            LinkState::Unknown => match self.driver_link(executing, owner)? {
-                LinkState::Untested if self.config.self_test == SelfTest::Off => {
-                    self.set_link(executing, owner, LinkState::Trusted);
-                    Ok(LinkState::Trusted)
-                }
-                state => Ok(state),
-            },
-            known => Ok(known),
-        }
-    }
-
     /// An idle pinned bounce buffer (made if none is idle).
     fn staging(&self) -> Result<StagingLease<'_>> {
         let idle = lock(&self.staging).pop();
@@ -171,7 +156,7 @@ impl Shared {
 
     /// Whether device `executing` may read `owner`'s memory over P2P: the driver says so and, if
     /// configured, a self-test of the pair passed.
-    fn link_usable(&self, executing: u32, owner: u32) -> Result<bool> {
+    pub(crate) fn link_usable(&self, executing: u32, owner: u32) -> Result<bool> {
         let state = match self.link(executing, owner) {
             LinkState::Unknown => match self.driver_link(executing, owner)? {
                 LinkState::Untested if self.config.self_test == SelfTest::Off => {

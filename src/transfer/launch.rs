@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::residency::{
-    AllocationState, LinkState, Policy, Request, ResidencyManager, Resident, pin_for_call,
+    AllocationState, Policy, Request, ResidencyManager, Resident, pin_for_call,
 };
 use crate::ze::event::KernelTimestamp;
 use crate::ze::launch::{Arg, Dims};
@@ -69,6 +69,12 @@ impl ResidencyManager {
             });
         }
         let executing = self.index_of(kernel.device())?;
+        let list = self.shared.compute_list(executing)?;
+        // Everything that can be checked before any residency is paid for.
+        crate::ze::launch::check_launch(self.context(), list.engine(), kernel, dims, args.len())?;
+        for memory in args.iter().filter_map(Arg::memory) {
+            self.context().check_memory(memory)?;
+        }
         let mut used: Vec<&dyn Memory> = args.iter().filter_map(Arg::memory).collect();
         used.extend(reaches.iter().map(|resident| *resident as &dyn Memory));
         for memory in &used {
@@ -92,14 +98,14 @@ impl ResidencyManager {
             if handle.state.owner == executing {
                 continue;
             }
-            if let Some(resident) = memory.as_resident() {
-                let _ = resident.note_peer_use(executing);
-            }
             if self.ensure_for_kernel(handle.state, executing)? {
                 made_resident += 1;
             }
+            // Counted once the use is allowed (a pool weighs it when trimming).
+            if let Some(resident) = memory.as_resident() {
+                let _ = resident.note_peer_use(executing);
+            }
         }
-        let list = self.shared.compute_list(executing)?;
         // SAFETY: the caller's promise; the memory is borrowed for this call, which waits.
         unsafe { list.launch_pinned(kernel, dims, args) }?;
         Ok(LaunchReport {
@@ -134,12 +140,13 @@ impl ResidencyManager {
             }
             _ => {}
         }
-        let link = shared.kernel_link(executing, owner)?;
-        if link != LinkState::Trusted && link != LinkState::Untested {
+        // The same test copies make: the driver's word, and the self-test where configured (a
+        // corrupting link serves no kernel either).
+        if !shared.link_usable(executing, owner)? {
             return Err(Error::NoPeerPath {
                 executing,
                 owner,
-                link: format!("{link:?}").to_lowercase(),
+                link: format!("{:?}", shared.link(executing, owner)).to_lowercase(),
             });
         }
         if shared.make_resident(allocation, executing, Request::Automatic, true)? {

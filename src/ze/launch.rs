@@ -121,7 +121,34 @@ impl ListArg {
 }
 
 /// Checks that a launch of `kernel` belongs on `list`.
-fn check_launch(list_device: &crate::Device, kernel: &Kernel, dims: Dims) -> Result<()> {
+pub(crate) fn check_launch(
+    context: &crate::Context,
+    engine: &crate::Engine,
+    kernel: &Kernel,
+    dims: Dims,
+    arguments: usize,
+) -> Result<()> {
+    let list_device = &engine.device;
+    if kernel.context() != context {
+        return Err(Error::ForeignObject {
+            what: "kernel",
+            detail: format!("`{}` was built in another context", kernel.name()),
+        });
+    }
+    if !engine.group.is_compute() {
+        return Err(Error::invalid(format!(
+            "kernels run on compute engines; queue group {} of device {} only copies",
+            engine.group.ordinal,
+            list_device.index()
+        )));
+    }
+    if arguments != kernel.arguments() as usize {
+        return Err(Error::invalid(format!(
+            "kernel `{}` takes {} arguments, the launch passes {arguments}",
+            kernel.name(),
+            kernel.arguments()
+        )));
+    }
     if kernel.device() != list_device {
         return Err(Error::invalid(format!(
             "kernel `{}` was built for device {}, the list runs on device {}",
@@ -202,7 +229,7 @@ impl CommandList {
     /// # Ok::<(), lazy_usm::Error>(())
     /// ```
     pub unsafe fn launch(&self, kernel: &Kernel, dims: Dims, args: &mut [Arg<'_>]) -> Result<()> {
-        check_launch(&self.engine().device, kernel, dims)?;
+        check_launch(self.context(), self.engine(), kernel, dims, args.len())?;
         let memories: Vec<&dyn Memory> = args.iter().filter_map(Arg::memory).collect();
         let _pins = pin_for_call(&memories);
         // SAFETY: the caller's promise.
@@ -219,7 +246,7 @@ impl CommandList {
         dims: Dims,
         args: &[Arg<'_>],
     ) -> Result<()> {
-        check_launch(&self.engine().device, kernel, dims)?;
+        check_launch(self.context(), self.engine(), kernel, dims, args.len())?;
         for memory in args.iter().filter_map(Arg::memory) {
             self.context().check_memory(memory)?;
         }
@@ -268,7 +295,7 @@ impl RecordedList {
         if self.is_closed() {
             return Err(Error::invalid("the list is closed"));
         }
-        check_launch(self.device(), kernel, dims)?;
+        check_launch(self.context(), self.engine(), kernel, dims, args.len())?;
         let mut arguments = Vec::with_capacity(args.len());
         for arg in args {
             arguments.push(match arg {

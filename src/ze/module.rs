@@ -265,14 +265,20 @@ impl Module {
             });
         }
         check("zeKernelCreate", result)?;
-        let kernel = Kernel {
+        let mut kernel = Kernel {
             inner: Arc::new(KernelInner {
                 module: Arc::clone(&self.inner),
                 handle,
                 name: name.to_string(),
+                arguments: 0,
                 calls: Mutex::new(()),
             }),
         };
+        // Every launch sets every argument: one left out would keep an earlier launch's value.
+        let arguments = kernel.properties()?.arguments;
+        if let Some(inner) = Arc::get_mut(&mut kernel.inner) {
+            inner.arguments = arguments;
+        }
         Ok(kernel)
     }
 }
@@ -315,6 +321,8 @@ pub(crate) struct KernelInner {
     module: Arc<ModuleInner>,
     handle: ze_kernel_handle_t,
     name: String,
+    /// How many arguments it takes: every launch sets all of them.
+    arguments: u32,
     /// Level Zero kernels are not thread-safe: setting arguments and appending a launch (which
     /// captures them) happen under this lock.
     calls: Mutex<()>,
@@ -405,6 +413,21 @@ impl Kernel {
 
     pub(crate) fn context(&self) -> &Context {
         &self.inner.module.context
+    }
+
+    /// How many arguments it takes.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// # let context = Context::new(&devices)?;
+    /// let spirv = ze_sim::spirv::module_with_kernels(&[("two", 2)]);
+    /// assert_eq!(Module::from_spirv(&context, &devices[0], &spirv, "")?.kernel("two")?.arguments(), 2);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn arguments(&self) -> u32 {
+        self.inner.arguments
     }
 
     /// Its properties.

@@ -8,7 +8,7 @@ use crate::error::{Error, Result, check};
 use crate::residency::{Pin, pin_all};
 use crate::ze::context::Context;
 use crate::ze::device::Engine;
-use crate::ze::event::settle;
+use crate::ze::event::{Event, settle};
 use crate::ze::memory::Memory;
 use level_zero_sys::*;
 use std::any::Any;
@@ -433,6 +433,8 @@ pub struct RecordedList {
     held: Vec<HeldEntry>,
     /// Kernels its launches use: kept as long as the list.
     kernels: Vec<crate::ze::module::Kernel>,
+    /// Events its commands signal or wait on: kept as long as the list.
+    events: Vec<Arc<Event>>,
 }
 
 // SAFETY: the list handle may be used from any thread as long as calls on it are not
@@ -496,6 +498,7 @@ impl RecordedList {
             closed: false,
             held: Vec::new(),
             kernels: Vec::new(),
+            events: Vec::new(),
         })
     }
 
@@ -693,8 +696,8 @@ impl RecordedList {
         Ok(())
     }
 
-    pub(crate) fn device(&self) -> &crate::ze::device::Device {
-        &self.engine.device
+    pub(crate) fn engine(&self) -> &crate::ze::device::Engine {
+        &self.engine
     }
 
     pub(crate) fn context(&self) -> &Context {
@@ -717,6 +720,82 @@ impl RecordedList {
 
     pub(crate) fn keep_kernel(&mut self, kernel: crate::ze::module::Kernel) {
         self.kernels.push(kernel);
+    }
+
+    /// Records a signal of `event` once the commands recorded before it have completed (with
+    /// their device timestamps). The list keeps the event as long as it lives.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # use std::sync::Arc;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let engine = devices[0].compute_engine()?;
+    /// let done = Arc::new(EventPool::new(&context, 1)?.event(0)?);
+    /// let mut list = RecordedList::new(&context, &engine)?;
+    /// let (a, b) = (list.hold(context.alloc_host(64, 0)?)?, list.hold(context.alloc_host(64, 0)?)?);
+    /// list.copy(a, 0, b, 0, 64)?;
+    /// list.signal(Arc::clone(&done))?;
+    /// list.close()?;
+    /// let submission = CommandQueue::new(&context, &engine)?.execute(list)?;
+    /// done.wait()?;
+    /// assert!(done.kernel_timestamp()?.is_some());
+    /// drop(submission);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn signal(&mut self, event: Arc<Event>) -> Result<()> {
+        self.record_event(event, true)
+    }
+
+    /// Records a wait: the commands recorded after it start once `event` has signalled. The
+    /// list keeps the event as long as it lives.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # use std::sync::Arc;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let context = Context::new(&devices)?;
+    /// let engine = devices[0].compute_engine()?;
+    /// let gate = Arc::new(EventPool::new(&context, 1)?.event(0)?);
+    /// let mut list = RecordedList::new(&context, &engine)?;
+    /// list.wait_for(Arc::clone(&gate))?;
+    /// list.close()?;
+    /// let submission = CommandQueue::new(&context, &engine)?.execute(list)?;
+    /// assert!(!submission.is_complete()?, "held back by the gate");
+    /// gate.signal()?;
+    /// submission.wait()?;
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn wait_for(&mut self, event: Arc<Event>) -> Result<()> {
+        self.record_event(event, false)
+    }
+
+    fn record_event(&mut self, event: Arc<Event>, signal: bool) -> Result<()> {
+        if self.closed {
+            return Err(Error::invalid("the list is closed"));
+        }
+        event.check_context(&self.context)?;
+        let api = self.context.api();
+        let mut handle = event.handle().0;
+        // SAFETY: a live list and event; the list keeps the event while it lives (below).
+        let result = unsafe {
+            if signal {
+                check(
+                    "zeCommandListAppendSignalEvent",
+                    (api.command_list_append_signal_event)(self.handle, handle),
+                )
+            } else {
+                check(
+                    "zeCommandListAppendWaitOnEvents",
+                    (api.command_list_append_wait_on_events)(self.handle, 1, &mut handle),
+                )
+            }
+        };
+        result?;
+        self.events.push(event);
+        Ok(())
     }
 
     /// Whether recording has ended.

@@ -379,6 +379,11 @@ fn prepare_launch(
     launch: &Launch,
 ) -> Result<Op, ze_result_t> {
     let items = launch.groups[0] as usize * launch.group_size[0] as usize;
+    if crate::registry::kernel(launch.kernel).is_err() {
+        // Destroyed while a recorded list still launches it.
+        state.counters.destroy_hazards += 1;
+        return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
     let mut touched = Vec::new();
     let mut pointers = Vec::new();
     let mut value = 0;
@@ -398,6 +403,11 @@ fn prepare_launch(
                 match reach {
                     Some(per_item) => {
                         let address = pointer_of(&bytes);
+                        // Work items read and write whole elements: an unaligned array is
+                        // refused (it would be undefined behaviour to run).
+                        if !address.is_multiple_of(per_item) {
+                            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+                        }
                         let span = items
                             .checked_mul(per_item)
                             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
@@ -463,6 +473,9 @@ fn run_builtin(
     pointers: &[usize],
     value: u32,
 ) {
+    if items == 0 {
+        return;
+    }
     // Each pointer argument was checked at append to reach `items` work items' bytes inside a
     // live allocation, which the launch keeps alive while pending.
     match builtin {

@@ -347,3 +347,88 @@ fn native_binaries_are_opaque() {
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+/// A kernel that queued launches use cannot be destroyed; unaligned arrays are refused; an
+/// empty launch runs nothing.
+#[test]
+fn pending_launches_keep_their_kernel_and_bad_pointers_are_refused() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let bytes = ze_sim::spirv::module_with_kernels(BUILTINS);
+    let (module, _) = build(
+        &sim,
+        context,
+        0,
+        ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV,
+        &bytes,
+    );
+    let module = module.unwrap();
+    let fill = kernel(&sim, module, "lazy_usm_sim_fill_u32").unwrap();
+    let list = sim.immediate_list(context, 0, 0);
+    let pool = sim.event_pool(context, 2);
+    let (gate, done) = (sim.event(pool, 0), sim.event(pool, 1));
+    let memory = sim.alloc_device(context, 0, 4096);
+    let unaligned = (memory as usize + 2) as *mut c_void;
+    ok(set_argument(&sim, fill, 0, &unaligned));
+    ok(set_argument(&sim, fill, 1, &1u32));
+    let groups = ze_group_count_t {
+        groupCountX: 4,
+        groupCountY: 1,
+        groupCountZ: 1,
+    };
+    // SAFETY: objects of this test and valid pointers.
+    unsafe {
+        ok((sim.api.kernel_set_group_size)(fill, 4, 1, 1));
+        assert_eq!(
+            (sim.api.command_list_append_launch_kernel)(
+                list,
+                fill,
+                &groups,
+                null_mut(),
+                0,
+                null_mut()
+            ),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            "an unaligned u32 array"
+        );
+        ok(set_argument(&sim, fill, 0, &memory));
+        let mut waits = [gate];
+        ok((sim.api.command_list_append_launch_kernel)(
+            list,
+            fill,
+            &groups,
+            done,
+            1,
+            waits.as_mut_ptr(),
+        ));
+        assert_eq!(
+            (sim.api.kernel_destroy)(fill),
+            ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE
+        );
+        assert_eq!(sim.counter("destroy_hazards"), 1);
+        ok((sim.api.event_host_signal)(gate));
+        sim.wait(done);
+        ok((sim.api.event_host_reset)(done));
+        let none = ze_group_count_t {
+            groupCountX: 0,
+            groupCountY: 1,
+            groupCountZ: 1,
+        };
+        ok((sim.api.command_list_append_launch_kernel)(
+            list,
+            fill,
+            &none,
+            done,
+            0,
+            null_mut(),
+        ));
+        sim.wait(done);
+        ok((sim.api.kernel_destroy)(fill));
+        ok((sim.api.module_destroy)(module));
+    }
+    sim.destroy_list(list);
+    sim.destroy_events(pool, &[gate, done]);
+    sim.free(context, memory);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}

@@ -464,6 +464,18 @@ pub(crate) unsafe extern "C" fn append_launch_kernel(
         if list_object.context != object.context || list_object.engine.device != object.device {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
+        // Kernels run on compute engines only.
+        let (platform, _) = registry::kernel(kernel as usize)?;
+        let groups_of_device =
+            crate::queue_groups(&platform.config.devices[list_object.engine.device as usize]);
+        let compute =
+            ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE.0;
+        if groups_of_device
+            .get(list_object.engine.ordinal as usize)
+            .is_none_or(|group| group.flags & compute == 0)
+        {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
         // SAFETY: the caller's group counts.
         let groups = unsafe { input(groups) }?;
         let state = kernel_state(&object);
