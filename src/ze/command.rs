@@ -55,9 +55,7 @@ impl Drop for ListHandle {
         // SAFETY: a live list, destroyed once, here; work appended to it holds this handle
         // until it has completed, so none is pending.
         let result = unsafe { (self.context.api().command_list_destroy)(self.handle.0) };
-        if let Err(error) = check("zeCommandListDestroy", result) {
-            self.context.record_drop_error(error);
-        }
+        self.context.check_drop("zeCommandListDestroy", result);
     }
 }
 

@@ -361,6 +361,13 @@ impl Context {
         })
     }
 
+    /// Keeps a failed `call` of a `Drop` for [`Context::take_drop_errors`] (and logs it).
+    pub(crate) fn check_drop(&self, call: &'static str, result: ze_result_t) {
+        if let Err(error) = check(call, result) {
+            self.record_drop_error(error);
+        }
+    }
+
     pub(crate) fn record_drop_error(&self, error: Error) {
         log::error!("lazy-usm: {error}");
         self.inner

@@ -17,9 +17,7 @@ impl Drop for EventPoolInner {
     fn drop(&mut self) {
         // SAFETY: every event of the pool holds it, so none is left; destroyed once, here.
         let result = unsafe { (self.context.api().event_pool_destroy)(self.handle.0) };
-        if let Err(error) = check("zeEventPoolDestroy", result) {
-            self.context.record_drop_error(error);
-        }
+        self.context.check_drop("zeEventPoolDestroy", result);
     }
 }
 
@@ -191,9 +189,7 @@ impl Drop for Event {
         let context = &self.pool.inner.context;
         // SAFETY: a live event, destroyed once, here.
         let result = unsafe { (context.api().event_destroy)(self.handle.0) };
-        if let Err(error) = check("zeEventDestroy", result) {
-            context.record_drop_error(error);
-        }
+        context.check_drop("zeEventDestroy", result);
     }
 }
 

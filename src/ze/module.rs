@@ -46,9 +46,7 @@ impl Drop for ModuleInner {
         // Kernels hold the module, so none is left.
         // SAFETY: a live module, destroyed once, here.
         let result = unsafe { (self.context.api().module_destroy)(self.handle) };
-        if let Err(error) = check("zeModuleDestroy", result) {
-            self.context.record_drop_error(error);
-        }
+        self.context.check_drop("zeModuleDestroy", result);
     }
 }
 
@@ -311,9 +309,7 @@ fn build_log(context: &Context, log: ze_module_build_log_handle_t) -> Option<Str
     };
     // SAFETY: the build log, destroyed once, here.
     let result = unsafe { (api.module_build_log_destroy)(log) };
-    if let Err(error) = check("zeModuleBuildLogDestroy", result) {
-        context.record_drop_error(error);
-    }
+    context.check_drop("zeModuleBuildLogDestroy", result);
     text
 }
 
@@ -338,9 +334,7 @@ impl Drop for KernelInner {
         // Launches hold the kernel until they complete, so none is pending.
         // SAFETY: a live kernel, destroyed once, here.
         let result = unsafe { (self.module.context.api().kernel_destroy)(self.handle) };
-        if let Err(error) = check("zeKernelDestroy", result) {
-            self.module.context.record_drop_error(error);
-        }
+        self.module.context.check_drop("zeKernelDestroy", result);
     }
 }
 

@@ -66,9 +66,7 @@ impl Drop for QueueInner {
         // Submissions share the queue until their work completes, so none is pending here.
         // SAFETY: a live queue, destroyed once, here.
         let result = unsafe { (self.context.api().command_queue_destroy)(self.handle) };
-        if let Err(error) = check("zeCommandQueueDestroy", result) {
-            self.context.record_drop_error(error);
-        }
+        self.context.check_drop("zeCommandQueueDestroy", result);
     }
 }
 
@@ -201,9 +199,7 @@ impl CommandQueue {
             // submission exists whose drop would wait on it.
             // SAFETY: a live fence no work refers to, destroyed once, here.
             let result = unsafe { (api.fence_destroy)(fence) };
-            if let Err(destroy) = check("zeFenceDestroy", result) {
-                queue.context.record_drop_error(destroy);
-            }
+            queue.context.check_drop("zeFenceDestroy", result);
             return refuse(error, list);
         }
         Ok(Submission {
@@ -339,9 +335,7 @@ impl Drop for Submission {
         }
         // SAFETY: a live fence whose work has completed, destroyed once, here.
         let result = unsafe { (context.api().fence_destroy)(self.fence) };
-        if let Err(error) = check("zeFenceDestroy", result) {
-            context.record_drop_error(error);
-        }
+        context.check_drop("zeFenceDestroy", result);
         // The list, and the buffers it holds, go after the work is done.
         drop(self.list.take());
     }
@@ -455,9 +449,7 @@ impl Drop for RecordedList {
     fn drop(&mut self) {
         // SAFETY: a live list; a submission owns it while it runs, so none is pending here.
         let result = unsafe { (self.context.api().command_list_destroy)(self.handle) };
-        if let Err(error) = check("zeCommandListDestroy", result) {
-            self.context.record_drop_error(error);
-        }
+        self.context.check_drop("zeCommandListDestroy", result);
     }
 }
 
