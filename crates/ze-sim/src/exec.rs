@@ -6,6 +6,7 @@
 
 use crate::config::LinkKind;
 use crate::platform::{Inner, MemKind, State, count_use};
+use crate::registry::Event;
 use level_zero_sys::ze_result_t;
 use parking_lot::MutexGuard;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -35,9 +36,9 @@ pub(crate) enum Command {
         size: usize,
     },
     Barrier,
-    Signal(usize),
-    Wait(Vec<usize>),
-    Reset(usize),
+    Signal(Arc<Event>),
+    Wait(Vec<Arc<Event>>),
+    Reset(Arc<Event>),
     /// A kernel launch, with the arguments and group size the kernel had when appended.
     Launch(Launch),
 }
@@ -103,9 +104,9 @@ enum Op {
         nanos: u64,
         touched: Vec<usize>,
     },
-    Signal(usize),
-    Wait(Vec<usize>),
-    Reset(usize),
+    Signal(Arc<Event>),
+    Wait(Vec<Arc<Event>>),
+    Reset(Arc<Event>),
     Launch {
         kernel: usize,
         builtin: Option<Builtin>,
@@ -351,9 +352,9 @@ fn prepare(
             }
             Command::Launch(launch) => prepare_launch(platform, state, context, engine, launch)?,
             Command::Barrier => continue,
-            Command::Signal(event) => Op::Signal(*event),
+            Command::Signal(event) => Op::Signal(Arc::clone(event)),
             Command::Wait(events) => Op::Wait(events.clone()),
-            Command::Reset(event) => Op::Reset(*event),
+            Command::Reset(event) => Op::Reset(Arc::clone(event)),
         });
     }
     Ok(ops)
@@ -570,11 +571,13 @@ pub(crate) fn submit(
                 }
             }
             Op::Wait(events) => {
-                for &event in events {
-                    count_use(&mut state.event_uses, event, 1);
+                for event in events {
+                    event.uses.fetch_add(1, Ordering::AcqRel);
                 }
             }
-            Op::Signal(event) | Op::Reset(event) => count_use(&mut state.event_uses, *event, 1),
+            Op::Signal(event) | Op::Reset(event) => {
+                event.uses.fetch_add(1, Ordering::AcqRel);
+            }
             Op::Launch {
                 kernel, touched, ..
             } => {
@@ -602,7 +605,7 @@ pub(crate) fn submit(
         engine: queue.engine,
         fence,
         lists: lists.to_vec(),
-        submitted_at: state.host_clock,
+        submitted_at: platform.host_clock.load(Ordering::Acquire),
     };
     if inline {
         // Nothing else can submit to this list meanwhile (Level Zero's rule for immediate
@@ -626,7 +629,7 @@ pub(crate) fn submit(
         platform.wait_until(state, u64::MAX, |state| {
             let done = state.outstanding.get(&worker).copied().unwrap_or(0) == 0;
             if done {
-                state.observe_worker(worker);
+                platform.observe_worker(state, worker);
             }
             done
         });
@@ -646,43 +649,31 @@ fn run(platform: &Inner, job: Job) {
     for op in job.ops {
         match op {
             Op::Wait(events) => {
-                let state = held.take().unwrap_or_else(|| platform.lock());
+                drop(held.take());
+                // Each event under its own lock; the engine holds nothing else while it waits.
                 // Destroying an awaited event is refused, so every event here is live.
-                platform.wait_until(state, u64::MAX, |state| {
-                    let all = events
-                        .iter()
-                        .all(|event| state.events.get(event).is_none_or(|event| event.signaled));
-                    if all {
-                        for event in &events {
-                            if let Some((_, end)) =
-                                state.events.get(event).and_then(|e| e.timestamp)
-                            {
-                                ready_at = ready_at.max(end);
-                            }
-                            count_use(&mut state.event_uses, *event, -1);
-                        }
-                        count_use(&mut state.worker_ops, job.worker, -1);
+                for event in &events {
+                    let mut state = event.state.lock();
+                    while !state.signaled {
+                        event.changed.wait(&mut state);
                     }
-                    all
-                });
-            }
-            Op::Signal(key) => {
-                let state = held.get_or_insert_with(|| platform.lock());
-                if let Some(event) = state.events.get_mut(&key) {
-                    event.signaled = true;
-                    event.timestamp = Some(last_interval.unwrap_or((ready_at, ready_at)));
+                    if let Some((_, end)) = state.timestamp {
+                        ready_at = ready_at.max(end);
+                    }
+                    event.uses.fetch_sub(1, Ordering::AcqRel);
                 }
-                count_use(&mut state.event_uses, key, -1);
+                let state = held.get_or_insert_with(|| platform.lock());
+                count_use(&mut state.worker_ops, job.worker, -1);
+            }
+            Op::Signal(event) => {
+                let state = held.get_or_insert_with(|| platform.lock());
+                event.signal(last_interval.unwrap_or((ready_at, ready_at)), true);
                 count_use(&mut state.worker_ops, job.worker, -1);
                 platform.changed.notify_all();
             }
-            Op::Reset(key) => {
+            Op::Reset(event) => {
                 let state = held.get_or_insert_with(|| platform.lock());
-                if let Some(event) = state.events.get_mut(&key) {
-                    event.signaled = false;
-                    event.timestamp = None;
-                }
-                count_use(&mut state.event_uses, key, -1);
+                event.reset(true);
                 count_use(&mut state.worker_ops, job.worker, -1);
             }
             Op::Copy {

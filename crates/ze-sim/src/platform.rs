@@ -5,11 +5,13 @@ use crate::registry::{self, Object};
 use crate::{SimError, slots};
 use level_zero_sys::ze_result_t;
 use parking_lot::{Condvar, Mutex, MutexGuard};
+use rustc_hash::FxHashMap;
 use std::alloc::Layout;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::ffi::c_void;
 use std::ptr::NonNull;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Memory use of one simulated device, as the DRM fdinfo of a real one would report it.
@@ -182,41 +184,34 @@ pub(crate) struct State {
     pub host_pinned: u64,
     pub allocations: BTreeMap<usize, Allocation>,
     /// Freed while work was pending: kept alive until that work completes.
-    pub zombies: HashMap<usize, Allocation>,
+    pub zombies: FxHashMap<usize, Allocation>,
     /// `zex` imported host ranges: base -> size.
     pub imports: BTreeMap<usize, usize>,
     pub counters: Counters,
-    pub events: HashMap<usize, EventState>,
     pub used_event_slots: HashSet<(usize, u32)>,
-    pub fences: HashMap<usize, bool>,
+    pub fences: FxHashMap<usize, bool>,
     /// Jobs submitted to a queue or immediate list (by worker id) and not yet completed.
-    pub outstanding: HashMap<usize, u64>,
+    pub outstanding: FxHashMap<usize, u64>,
     /// Modelled time (ns) at which each engine is next free.
-    pub engine_clock: HashMap<(u32, u32, u32), u64>,
-    /// The host's modelled clock (ns): advances when the host waits for device work.
-    pub host_clock: u64,
+    pub engine_clock: FxHashMap<(u32, u32, u32), u64>,
     /// Modelled end of the last job of each worker, and of the job each fence tracks.
-    pub worker_end: HashMap<usize, u64>,
-    pub fence_end: HashMap<usize, u64>,
+    pub worker_end: FxHashMap<usize, u64>,
+    pub fence_end: FxHashMap<usize, u64>,
     /// Objects created in each context that must go before it.
-    pub context_children: HashMap<usize, u64>,
+    pub context_children: FxHashMap<usize, u64>,
     pub next_allocation_id: u64,
     /// (allocation base, executing device) -> submitted commands using it there, not yet done.
-    pub device_uses: HashMap<(usize, u32), u32>,
-    /// Event -> queued commands that wait on it or will signal it.
-    pub event_uses: HashMap<usize, u32>,
+    pub device_uses: FxHashMap<(usize, u32), u32>,
     /// Regular command list -> its executions not yet completed.
-    pub list_uses: HashMap<usize, u32>,
+    pub list_uses: FxHashMap<usize, u32>,
     /// Worker -> commands submitted to it that have not taken effect yet.
-    pub worker_ops: HashMap<usize, u32>,
+    pub worker_ops: FxHashMap<usize, u32>,
     /// Kernel -> queued launches of it.
-    pub kernel_uses: HashMap<usize, u32>,
-    /// Host waits answered so far (for the `not_ready_waits` and `failed_waits` faults).
-    pub host_waits: u64,
+    pub kernel_uses: FxHashMap<usize, u32>,
 }
 
 /// Adds `delta` to the count under `key`, removing it when it reaches zero.
-pub(crate) fn count_use<K: std::hash::Hash + Eq>(map: &mut HashMap<K, u32>, key: K, delta: i32) {
+pub(crate) fn count_use<K: std::hash::Hash + Eq>(map: &mut FxHashMap<K, u32>, key: K, delta: i32) {
     use std::collections::hash_map::Entry;
     match map.entry(key) {
         Entry::Occupied(mut entry) => {
@@ -235,22 +230,10 @@ pub(crate) fn count_use<K: std::hash::Hash + Eq>(map: &mut HashMap<K, u32>, key:
 }
 
 impl State {
-    /// The host has seen `worker`'s work complete: its clock moves past it.
-    pub(crate) fn observe_worker(&mut self, worker: usize) {
-        let end = self.worker_end.get(&worker).copied().unwrap_or(0);
-        self.host_clock = self.host_clock.max(end);
-    }
-
     /// A queue or immediate list is gone: its bookkeeping goes too.
     pub(crate) fn forget_worker(&mut self, worker: usize) {
-        self.observe_worker(worker);
         self.worker_end.remove(&worker);
         self.outstanding.remove(&worker);
-    }
-
-    /// The host has seen an event signalled at `end`.
-    pub(crate) fn observe(&mut self, end: u64) {
-        self.host_clock = self.host_clock.max(end);
     }
 }
 
@@ -262,6 +245,11 @@ pub(crate) struct Inner {
     pub devices: Vec<usize>,
     pub epoch: Instant,
     slot: Option<usize>,
+    /// The host's modelled clock (ns): advances when the host sees device work complete. An
+    /// atomic, so host waits on events need no platform lock.
+    pub host_clock: AtomicU64,
+    /// Host waits answered so far (for the `not_ready_waits` and `failed_waits` faults).
+    pub host_waits: AtomicU64,
 }
 
 impl Drop for Inner {
@@ -281,6 +269,16 @@ const FDINFO_KIB: u64 = 1024;
 impl Inner {
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock()
+    }
+
+    /// The host has seen work complete at `end`: its modelled clock moves past it.
+    pub(crate) fn observe(&self, end: u64) {
+        self.host_clock.fetch_max(end, Ordering::AcqRel);
+    }
+
+    /// The host has seen `worker`'s work complete.
+    pub(crate) fn observe_worker(&self, state: &State, worker: usize) {
+        self.observe(state.worker_end.get(&worker).copied().unwrap_or(0));
     }
 
     /// Waits on the platform's condition variable until `done` holds or `timeout_ns` passes
@@ -669,25 +667,21 @@ impl Platform {
             usage: vec![DeviceUsage::default(); device_count],
             host_pinned: 0,
             allocations: BTreeMap::new(),
-            zombies: HashMap::new(),
+            zombies: FxHashMap::default(),
             imports: BTreeMap::new(),
             counters: Counters::default(),
-            events: HashMap::new(),
             used_event_slots: HashSet::new(),
-            fences: HashMap::new(),
-            outstanding: HashMap::new(),
-            engine_clock: HashMap::new(),
-            host_clock: 0,
-            worker_end: HashMap::new(),
-            fence_end: HashMap::new(),
-            context_children: HashMap::new(),
+            fences: FxHashMap::default(),
+            outstanding: FxHashMap::default(),
+            engine_clock: FxHashMap::default(),
+            worker_end: FxHashMap::default(),
+            fence_end: FxHashMap::default(),
+            context_children: FxHashMap::default(),
             next_allocation_id: 0,
-            device_uses: HashMap::new(),
-            event_uses: HashMap::new(),
-            list_uses: HashMap::new(),
-            worker_ops: HashMap::new(),
-            kernel_uses: HashMap::new(),
-            host_waits: 0,
+            device_uses: FxHashMap::default(),
+            list_uses: FxHashMap::default(),
+            worker_ops: FxHashMap::default(),
+            kernel_uses: FxHashMap::default(),
         };
         let inner = Arc::new(Inner {
             config,
@@ -697,6 +691,8 @@ impl Platform {
             devices: (0..device_count).map(|_| registry::reserve()).collect(),
             epoch: Instant::now(),
             slot,
+            host_clock: AtomicU64::new(0),
+            host_waits: AtomicU64::new(0),
         });
         registry::insert(inner.driver, &inner, Object::Driver);
         for (index, &device) in inner.devices.iter().enumerate() {

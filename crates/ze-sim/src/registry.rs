@@ -7,10 +7,11 @@
 use crate::entry::module::{BuildLog, Kernel, Module};
 use crate::exec::{CommandList, CommandQueue};
 use crate::platform::Inner;
+use dashmap::DashMap;
 use level_zero_sys::ze_result_t;
-use std::collections::HashMap;
+use rustc_hash::FxBuildHasher;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, LazyLock, RwLock, Weak};
+use std::sync::{Arc, LazyLock, Weak};
 
 /// A context: the devices it spans, as a bit set of device indices.
 #[derive(Debug)]
@@ -25,11 +26,52 @@ pub(crate) struct EventPool {
     pub count: u32,
 }
 
-/// An event: its pool and index (state lives in the platform).
+/// An event: its pool and index, and its state under a lock of its own, so that host waits and
+/// queries on one event contend with nothing else.
 #[derive(Debug)]
 pub(crate) struct Event {
     pub pool: usize,
     pub index: u32,
+    pub state: parking_lot::Mutex<crate::platform::EventState>,
+    pub changed: parking_lot::Condvar,
+    /// Queued commands that wait on it or will signal or reset it (it cannot be destroyed then).
+    pub uses: std::sync::atomic::AtomicU32,
+}
+
+impl Event {
+    pub(crate) fn new(pool: usize, index: u32) -> Self {
+        Self {
+            pool,
+            index,
+            state: Default::default(),
+            changed: Default::default(),
+            uses: Default::default(),
+        }
+    }
+
+    /// Signals it with the interval of the work before it: from queued work (`by_device`, which
+    /// ends that use of it, under its lock, so a host that sees the signal sees the use gone),
+    /// or from the host (which keeps an earlier interval).
+    pub(crate) fn signal(&self, interval: (u64, u64), by_device: bool) {
+        let mut state = self.state.lock();
+        state.signaled = true;
+        if by_device {
+            state.timestamp = Some(interval);
+            self.uses.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        } else {
+            state.timestamp.get_or_insert(interval);
+        }
+        self.changed.notify_all();
+    }
+
+    /// Resets it; likewise for a queued reset.
+    pub(crate) fn reset(&self, ends_use: bool) {
+        let mut state = self.state.lock();
+        *state = Default::default();
+        if ends_use {
+            self.uses.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        }
+    }
 }
 
 /// A fence on a command queue.
@@ -59,7 +101,7 @@ struct Entry {
 }
 
 static NEXT_HANDLE: AtomicUsize = AtomicUsize::new(0x5a5a_0000);
-static OBJECTS: LazyLock<RwLock<HashMap<usize, Entry>>> = LazyLock::new(Default::default);
+static OBJECTS: LazyLock<DashMap<usize, Entry, FxBuildHasher>> = LazyLock::new(Default::default);
 
 /// A fresh handle value, for [`insert`].
 pub(crate) fn reserve() -> usize {
@@ -79,18 +121,12 @@ pub(crate) fn insert(handle: usize, platform: &Arc<Inner>, object: Object) {
         platform: Arc::downgrade(platform),
         object,
     };
-    OBJECTS
-        .write()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .insert(handle, entry);
+    OBJECTS.insert(handle, entry);
 }
 
 /// Forgets a handle; later lookups of it fail.
 pub(crate) fn unregister(handle: usize) {
-    OBJECTS
-        .write()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .remove(&handle);
+    OBJECTS.remove(&handle);
 }
 
 /// The platform and object behind a handle, or `ZE_RESULT_ERROR_INVALID_NULL_HANDLE` for null
@@ -99,10 +135,7 @@ pub(crate) fn lookup(handle: usize) -> Result<(Arc<Inner>, Object), ze_result_t>
     if handle == 0 {
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
     }
-    let objects = OBJECTS
-        .read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let entry = objects
+    let entry = OBJECTS
         .get(&handle)
         .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
     let platform = entry
@@ -137,9 +170,7 @@ typed_lookup!(build_log, BuildLog, Arc<BuildLog>);
 /// Whether a live kernel was made from `module`.
 pub(crate) fn any_kernel_of(module: usize) -> bool {
     OBJECTS
-        .read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .values()
+        .iter()
         .any(|entry| matches!(&entry.object, Object::Kernel(kernel) if kernel.module == module))
 }
 

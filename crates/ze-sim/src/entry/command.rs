@@ -103,7 +103,11 @@ pub(crate) unsafe extern "C" fn queue_destroy(queue: ze_command_queue_handle_t) 
         refuse_if_busy(&platform, Some(object.worker.id), queue as usize)?;
         registry::unregister(queue as usize);
         object.worker.stop();
-        platform.lock().forget_worker(object.worker.id);
+        {
+            let mut state = platform.lock();
+            platform.observe_worker(&state, object.worker.id);
+            state.forget_worker(object.worker.id);
+        }
         release(&platform, object.context, true);
         Ok(())
     })
@@ -173,7 +177,7 @@ pub(crate) unsafe extern "C" fn queue_synchronize(
         let done = platform.wait_until(state, timeout, |state| {
             let done = state.outstanding.get(&worker).copied().unwrap_or(0) == 0;
             if done {
-                state.observe_worker(worker);
+                platform.observe_worker(state, worker);
             }
             done
         });
@@ -241,7 +245,9 @@ pub(crate) unsafe extern "C" fn list_destroy(list: ze_command_list_handle_t) -> 
         registry::unregister(list as usize);
         if let Some(queue) = &object.immediate {
             queue.worker.stop();
-            platform.lock().forget_worker(queue.worker.id);
+            let mut state = platform.lock();
+            platform.observe_worker(&state, queue.worker.id);
+            state.forget_worker(queue.worker.id);
         }
         release(&platform, object.context, false);
         Ok(())
@@ -290,17 +296,16 @@ pub(crate) unsafe fn with_events(
     let waits = unsafe { handles(wait_count, waits) }?;
     let mut commands = Vec::with_capacity(3);
     if !waits.is_empty() {
-        for &event in &waits {
-            registry::event(event as usize)?;
-        }
-        commands.push(Command::Wait(
-            waits.into_iter().map(|event| event as usize).collect(),
-        ));
+        let events = waits
+            .into_iter()
+            .map(|event| registry::event(event as usize).map(|(_, event)| event))
+            .collect::<Result<Vec<_>, _>>()?;
+        commands.push(Command::Wait(events));
     }
     commands.extend(command);
     if !signal.is_null() {
-        registry::event(signal as usize)?;
-        commands.push(Command::Signal(signal as usize));
+        let (_, event) = registry::event(signal as usize)?;
+        commands.push(Command::Signal(event));
     }
     Ok(commands)
 }
@@ -433,7 +438,7 @@ pub(crate) unsafe extern "C" fn append_event_reset(
     event: ze_event_handle_t,
 ) -> ze_result_t {
     guard(|| {
-        registry::event(event as usize)?;
-        append(list, vec![Command::Reset(event as usize)])
+        let (_, event) = registry::event(event as usize)?;
+        append(list, vec![Command::Reset(event)])
     })
 }

@@ -1,35 +1,47 @@
 //! Event pools, events and fences.
 
 use super::{guard, input, out};
-use crate::platform::EventState;
+use crate::platform::Inner;
 use crate::registry::{self, Event, EventPool, Fence, Object};
 use level_zero_sys::*;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// The `failed_waits` and `not_ready_waits` faults: what the next host wait answers at once.
+fn wait_fault(platform: &Inner) -> Option<ze_result_t> {
+    let waits = platform.host_waits.fetch_add(1, Ordering::AcqRel) + 1;
+    let faults = &platform.config.faults;
+    let failed = faults.failed_waits.unwrap_or(0);
+    if waits <= failed {
+        return Some(ze_result_t::ZE_RESULT_ERROR_UNKNOWN);
+    }
+    (waits <= failed + faults.not_ready_waits.unwrap_or(0))
+        .then_some(ze_result_t::ZE_RESULT_NOT_READY)
+}
 
 /// Blocks the host until `status` says signalled (or `timeout_ns` passes: `NOT_READY`), then
-/// moves the host's modelled clock past the signal.
+/// moves the host's modelled clock past the signal. For fences, whose state the platform keeps.
 fn host_wait(
-    platform: &crate::platform::Inner,
+    platform: &Inner,
     timeout_ns: u64,
     mut status: impl FnMut(&crate::platform::State) -> (bool, Option<u64>),
 ) -> Result<(), ze_result_t> {
-    let mut state = platform.lock();
-    state.host_waits += 1;
-    let faults = &platform.config.faults;
-    if state.host_waits <= faults.failed_waits.unwrap_or(0) {
-        return Err(ze_result_t::ZE_RESULT_ERROR_UNKNOWN);
+    if let Some(answer) = wait_fault(platform) {
+        return Err(answer);
     }
-    let failed = faults.failed_waits.unwrap_or(0);
-    if state.host_waits <= failed + faults.not_ready_waits.unwrap_or(0) {
-        return Err(ze_result_t::ZE_RESULT_NOT_READY);
-    }
+    let state = platform.lock();
+    let mut seen = None;
     let signaled = platform.wait_until(state, timeout_ns, |state| {
         let (signaled, end) = status(state);
-        if let (true, Some(end)) = (signaled, end) {
-            state.observe(end);
+        if signaled {
+            seen = end;
         }
         signaled
     });
+    if let Some(end) = seen {
+        platform.observe(end);
+    }
     if signaled {
         Ok(())
     } else {
@@ -109,14 +121,9 @@ pub(crate) unsafe extern "C" fn create(
         }
         let handle = registry::register(
             &platform,
-            Object::Event(Arc::new(Event {
-                pool: pool as usize,
-                index: desc.index,
-            })),
+            Object::Event(Arc::new(Event::new(pool as usize, desc.index))),
         );
-        let mut state = platform.lock();
-        state.events.insert(handle, EventState::default());
-        state.counters.live_events += 1;
+        platform.lock().counters.live_events += 1;
         *event = handle as ze_event_handle_t;
         Ok(())
     })
@@ -126,13 +133,12 @@ pub(crate) unsafe extern "C" fn destroy(event: ze_event_handle_t) -> ze_result_t
     guard(|| {
         let (platform, object) = registry::event(event as usize)?;
         let mut state = platform.lock();
-        if state.event_uses.contains_key(&(event as usize)) {
+        if object.uses.load(Ordering::Acquire) > 0 {
             // Queued work waits on it or will signal it.
             state.counters.destroy_hazards += 1;
             return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
         registry::unregister(event as usize);
-        state.events.remove(&(event as usize));
         state.used_event_slots.remove(&(object.pool, object.index));
         state.counters.live_events -= 1;
         Ok(())
@@ -141,14 +147,9 @@ pub(crate) unsafe extern "C" fn destroy(event: ze_event_handle_t) -> ze_result_t
 
 pub(crate) unsafe extern "C" fn host_signal(event: ze_event_handle_t) -> ze_result_t {
     guard(|| {
-        let (platform, _) = registry::event(event as usize)?;
-        let mut state = platform.lock();
-        let now = state.host_clock;
-        if let Some(event) = state.events.get_mut(&(event as usize)) {
-            event.signaled = true;
-            event.timestamp.get_or_insert((now, now));
-        }
-        platform.changed.notify_all();
+        let (platform, object) = registry::event(event as usize)?;
+        let now = platform.host_clock.load(Ordering::Acquire);
+        object.signal((now, now), false);
         Ok(())
     })
 }
@@ -158,24 +159,36 @@ pub(crate) unsafe extern "C" fn host_synchronize(
     timeout: u64,
 ) -> ze_result_t {
     guard(|| {
-        let (platform, _) = registry::event(event as usize)?;
-        let key = event as usize;
-        host_wait(&platform, timeout, |state| {
-            let event = state.events.get(&key);
-            let end = event.and_then(|event| event.timestamp).map(|(_, end)| end);
-            (event.is_none_or(|event| event.signaled), end)
-        })
+        let (platform, object) = registry::event(event as usize)?;
+        if let Some(answer) = wait_fault(&platform) {
+            return Err(answer);
+        }
+        let deadline = (timeout != u64::MAX)
+            .then(|| Instant::now().checked_add(Duration::from_nanos(timeout)))
+            .flatten();
+        let mut state = object.state.lock();
+        while !state.signaled {
+            match deadline {
+                None => object.changed.wait(&mut state),
+                Some(deadline) => {
+                    if Instant::now() >= deadline {
+                        return Err(ze_result_t::ZE_RESULT_NOT_READY);
+                    }
+                    object.changed.wait_until(&mut state, deadline);
+                }
+            }
+        }
+        if let Some((_, end)) = state.timestamp {
+            platform.observe(end);
+        }
+        Ok(())
     })
 }
 
 pub(crate) unsafe extern "C" fn query_status(event: ze_event_handle_t) -> ze_result_t {
     guard(|| {
-        let (platform, _) = registry::event(event as usize)?;
-        let signaled = platform
-            .lock()
-            .events
-            .get(&(event as usize))
-            .is_some_and(|event| event.signaled);
+        let (_, object) = registry::event(event as usize)?;
+        let signaled = object.state.lock().signaled;
         if signaled {
             Ok(())
         } else {
@@ -186,10 +199,8 @@ pub(crate) unsafe extern "C" fn query_status(event: ze_event_handle_t) -> ze_res
 
 pub(crate) unsafe extern "C" fn host_reset(event: ze_event_handle_t) -> ze_result_t {
     guard(|| {
-        let (platform, _) = registry::event(event as usize)?;
-        if let Some(event) = platform.lock().events.get_mut(&(event as usize)) {
-            *event = EventState::default();
-        }
+        let (_, object) = registry::event(event as usize)?;
+        object.reset(false);
         Ok(())
     })
 }
@@ -199,14 +210,10 @@ pub(crate) unsafe extern "C" fn query_kernel_timestamp(
     result: *mut ze_kernel_timestamp_result_t,
 ) -> ze_result_t {
     guard(|| {
-        let (platform, _) = registry::event(event as usize)?;
+        let (_, object) = registry::event(event as usize)?;
         // SAFETY: the caller's output pointer.
         let result = unsafe { out(result) }?;
-        let state = platform.lock();
-        let event = state
-            .events
-            .get(&(event as usize))
-            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+        let event = *object.state.lock();
         let (start, end) = match (event.signaled, event.timestamp) {
             (true, Some(interval)) => interval,
             _ => return Err(ze_result_t::ZE_RESULT_NOT_READY),
