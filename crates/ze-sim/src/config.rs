@@ -144,6 +144,15 @@ pub struct SimConfig {
     /// A copy that touches device memory not resident on the executing device is refused
     /// (and always counted as a violation).
     pub strict_residency: bool,
+    /// Instead, the driver imports a peer's allocation by itself when a copy operand, a
+    /// kernel's pointer argument or a kernel's read through a pointer needs it, as
+    /// compute-runtime does (its `getPeerAllocation`); the import is counted
+    /// (`implicit_imports`), costs what the import's mirror costs, and lasts until the memory is
+    /// evicted or freed. Takes precedence over `strict_residency`.
+    pub implicit_peer_import: bool,
+    /// Whether an implicit import also builds the pinned host mirror (under
+    /// `MirrorMode::Pinned`; GTT grows either way). Unknown on real hardware: a parameter.
+    pub implicit_import_pins_host: bool,
     /// Commands run on worker threads and complete later; otherwise a submission returns only
     /// once it has completed.
     pub async_execution: bool,
@@ -162,7 +171,14 @@ pub struct SimConfig {
 }
 
 /// Names accepted by [`SimConfig::preset`].
-pub const PRESET_NAMES: &[&str] = &["b70x2", "b70x2-26.05", "b60x4", "b70x2-acs", "xelink"];
+pub const PRESET_NAMES: &[&str] = &[
+    "b70x2",
+    "b70x2-26.05",
+    "b60x4",
+    "b70x2-acs",
+    "xelink",
+    "b70x2-faithful",
+];
 
 /// Why a configuration could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -227,6 +243,8 @@ impl SimConfig {
             host_memory_bytes: 123 * GIB,
             mirror: MirrorMode::Pinned,
             strict_residency: true,
+            implicit_peer_import: false,
+            implicit_import_pins_host: true,
             async_execution: true,
             zex_extension: true,
             devices: vec![b70("0000:0e:00.0"), b70("0000:12:00.0")],
@@ -279,6 +297,13 @@ impl SimConfig {
                     p2p_gbps: 10.9,
                     ..TimingModel::default()
                 },
+                ..b70x2
+            },
+            // The real driver's behaviour: a peer's memory used without a residency call is
+            // imported on use (and, as assumed here, mirrored like explicit residency).
+            "b70x2-faithful" => SimConfig {
+                name: name.into(),
+                implicit_peer_import: true,
                 ..b70x2
             },
             // A true P2P fabric: no host mirror at all.

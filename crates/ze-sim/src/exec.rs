@@ -268,9 +268,13 @@ fn check_range(
         }
         MemKind::Device { owner } => {
             if allocation.resident & (1 << engine.device) == 0 {
-                state.counters.residency_violations += 1;
-                if platform.config.strict_residency {
-                    return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+                if platform.config.implicit_peer_import {
+                    platform.import_on_use(state, base, engine.device)?;
+                } else {
+                    state.counters.residency_violations += 1;
+                    if platform.config.strict_residency {
+                        return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+                    }
                 }
             }
             let link = platform.config.link(engine.device, owner);
@@ -505,7 +509,13 @@ fn run_builtin(
                 let foreign = matches!(allocation.kind, MemKind::Device { owner } if owner != engine.device)
                     && allocation.resident & (1 << engine.device) == 0;
                 if foreign {
-                    state.counters.residency_violations += 1;
+                    let imported = platform.config.implicit_peer_import
+                        && platform
+                            .import_on_use(&mut state, base, engine.device)
+                            .is_ok();
+                    if !imported {
+                        state.counters.residency_violations += 1;
+                    }
                 }
                 // SAFETY: four bytes inside a live allocation, which the lock keeps alive.
                 values.push(unsafe { (address as *const u32).read_unaligned() });

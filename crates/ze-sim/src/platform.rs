@@ -100,6 +100,8 @@ counters! {
     host_staged_copies,
     /// Memory fills.
     fills,
+    /// Peer allocations the driver imported by itself on use (`implicit_peer_import`).
+    implicit_imports,
     /// Kernel launches.
     launches,
     /// Live modules.
@@ -164,6 +166,8 @@ pub(crate) struct Allocation {
     pub context: usize,
     /// Devices this allocation is resident on (bit per device index).
     pub resident: u64,
+    /// Of those, implicit imports that built no pinned host mirror.
+    pub unpinned: u64,
     /// Submitted commands that use it and have not completed.
     pub pending: u32,
     pub id: u64,
@@ -402,6 +406,7 @@ impl Inner {
                 kind,
                 context,
                 resident: 0,
+                unpinned: 0,
                 pending: 0,
                 id,
                 _backing: backing,
@@ -443,7 +448,14 @@ impl Inner {
         let resident = allocation.resident;
         for device in 0..self.device_count() {
             if resident & (1 << device) != 0 {
-                self.release_residency(&mut state, allocation.size, allocation.kind, device);
+                let pinned = allocation.unpinned & (1 << device) == 0;
+                self.release_residency(
+                    &mut state,
+                    allocation.size,
+                    allocation.kind,
+                    device,
+                    pinned,
+                );
             }
         }
         let size64 = allocation.size as u64;
@@ -465,8 +477,16 @@ impl Inner {
         Ok(())
     }
 
-    /// Undoes the accounting of one residency of an allocation of `size` bytes and `kind`.
-    fn release_residency(&self, state: &mut State, size: usize, kind: MemKind, device: u32) {
+    /// Undoes the accounting of one residency of an allocation of `size` bytes and `kind`
+    /// (`pinned`: whether it built a pinned host mirror, where the mirror mode does).
+    fn release_residency(
+        &self,
+        state: &mut State,
+        size: usize,
+        kind: MemKind,
+        device: u32,
+        pinned: bool,
+    ) {
         let size = size as u64;
         match kind {
             MemKind::Device { owner } if owner == device => {
@@ -476,7 +496,7 @@ impl Inner {
                 if self.config.mirror != MirrorMode::None {
                     state.usage[device as usize].gtt_bytes -= size;
                 }
-                if self.config.mirror == MirrorMode::Pinned {
+                if self.config.mirror == MirrorMode::Pinned && pinned {
                     state.host_pinned -= size;
                 }
             }
@@ -490,6 +510,31 @@ impl Inner {
         state: &mut State,
         base: usize,
         device: u32,
+    ) -> Result<(), ze_result_t> {
+        self.make_resident_with(state, base, device, true)
+    }
+
+    /// The driver's own import of a peer's allocation that a command uses on `device`.
+    pub(crate) fn import_on_use(
+        &self,
+        state: &mut State,
+        base: usize,
+        device: u32,
+    ) -> Result<(), ze_result_t> {
+        let pins = self.config.implicit_import_pins_host;
+        self.make_resident_with(state, base, device, pins)?;
+        state.counters.implicit_imports += 1;
+        Ok(())
+    }
+
+    /// [`Inner::make_resident`], building the pinned host mirror only if `pins` (and the mirror
+    /// mode is `Pinned`).
+    fn make_resident_with(
+        &self,
+        state: &mut State,
+        base: usize,
+        device: u32,
+        pins: bool,
     ) -> Result<(), ze_result_t> {
         let host_limit = self.host_limit();
         let mirror = self.config.mirror;
@@ -506,7 +551,7 @@ impl Inner {
                 state.usage[device as usize].vram_bytes += size;
             }
             MemKind::Device { .. } => {
-                if mirror == MirrorMode::Pinned {
+                if mirror == MirrorMode::Pinned && pins {
                     if state.host_pinned + size > host_limit {
                         return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
                     }
@@ -520,6 +565,9 @@ impl Inner {
         }
         if let Some(allocation) = state.allocations.get_mut(&base) {
             allocation.resident |= bit;
+            if !pins {
+                allocation.unpinned |= bit;
+            }
         }
         Ok(())
     }
@@ -546,9 +594,11 @@ impl Inner {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         };
         let (size, kind) = (allocation.size, allocation.kind);
-        self.release_residency(state, size, kind, device);
+        let pinned = allocation.unpinned & bit == 0;
+        self.release_residency(state, size, kind, device, pinned);
         if let Some(allocation) = state.allocations.get_mut(&base) {
             allocation.resident &= !bit;
+            allocation.unpinned &= !bit;
         }
         Ok(())
     }

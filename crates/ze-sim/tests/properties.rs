@@ -26,6 +26,8 @@ fn custom() -> SimConfig {
         host_memory_bytes: 16 << 30,
         mirror: MirrorMode::Registered,
         strict_residency: true,
+        implicit_peer_import: false,
+        implicit_import_pins_host: false,
         async_execution: false,
         zex_extension: true,
         devices: vec![

@@ -193,6 +193,84 @@ fn strict_residency_refuses_then_allows(sim: &Sim) {
 }
 on_both_paths!(strict_residency_refuses_then_allows, "b70x2");
 
+/// The faithful preset: a peer's memory used without a residency call is imported by the driver
+/// on first use, mirrored like explicit residency, once, until it is freed.
+fn faithful_driver_imports_on_use(sim: &Sim) {
+    let size = 64 * 1024;
+    let context = sim.context(&[0, 1]);
+    let source = sim.alloc_device(context, 0, size);
+    let target = sim.alloc_device(context, 1, size);
+    let bytes = pattern(size);
+    upload(sim, context, 0, source, &bytes);
+    let list = sim.immediate_list(context, 1, 1);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    for _ in 0..3 {
+        ok(sim.copy(list, target, source, size, done, &mut []));
+        sim.wait(done);
+        // SAFETY: an event of this test.
+        ok(unsafe { (sim.api.event_host_reset)(done) });
+    }
+    assert_eq!(
+        sim.counter("implicit_imports"),
+        1,
+        "imported once, on first use"
+    );
+    assert_eq!(sim.counter("residency_violations"), 0);
+    assert_eq!(
+        sim.counter("make_resident_calls"),
+        0,
+        "no residency call was made"
+    );
+    assert_eq!(
+        sim.vram_gtt(1).1,
+        size as u64,
+        "the import is device 1's GTT"
+    );
+    assert_eq!(
+        sim.host_pinned(),
+        size as u64,
+        "and pinned host memory, as assumed"
+    );
+    assert_eq!(download(sim, context, 1, target, size), bytes);
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_list(list);
+    sim.free(context, source);
+    assert_eq!(sim.host_pinned(), 0, "freeing releases the import");
+    sim.free(context, target);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+on_both_paths!(faithful_driver_imports_on_use, "b70x2-faithful");
+
+/// Whether an implicit import pins host memory is a parameter: without, GTT grows but nothing
+/// is pinned, and evicting the import releases it without touching the pinned total.
+#[test]
+fn implicit_imports_may_leave_host_memory_unpinned() {
+    let mut config = ze_sim::SimConfig::preset("b70x2-faithful").unwrap();
+    config.implicit_import_pins_host = false;
+    let sim = Sim::in_process(config);
+    let size = 64 * 1024;
+    let context = sim.context(&[0, 1]);
+    let source = sim.alloc_device(context, 0, size);
+    let target = sim.alloc_device(context, 1, size);
+    let list = sim.immediate_list(context, 1, 1);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    ok(sim.copy(list, target, source, size, done, &mut []));
+    sim.wait(done);
+    assert_eq!((sim.counter("implicit_imports"), sim.host_pinned()), (1, 0));
+    assert_eq!(sim.vram_gtt(1).1, size as u64);
+    ok(sim.evict(context, 1, source, size));
+    assert_eq!((sim.vram_gtt(1).1, sim.host_pinned()), (0, 0));
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_list(list);
+    sim.free(context, source);
+    sim.free(context, target);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
 /// Freeing memory that a pending copy writes counts a hazard; a deferred free does not.
 fn freeing_under_pending_work_counts_a_hazard(sim: &Sim) {
     let size = MIB;
