@@ -374,10 +374,6 @@ impl Memory for Block<'_> {
         self
     }
 
-    fn residency_handle(&self) -> Option<ResidencyHandle<'_>> {
-        Some(self.residency())
-    }
-
     fn as_resident(&self) -> Option<&dyn Resident> {
         Some(self)
     }

@@ -194,10 +194,6 @@ impl Memory for DeviceAllocation {
         self.buffer.allocation()
     }
 
-    fn residency_handle(&self) -> Option<ResidencyHandle<'_>> {
-        Some(self.residency())
-    }
-
     fn as_resident(&self) -> Option<&dyn Resident> {
         Some(self)
     }

@@ -179,19 +179,9 @@ impl CommandList {
     /// Appends a copy signalling `signal`.
     fn append_copy(&self, dst: usize, src: usize, len: usize, signal: &Event) -> Result<()> {
         self.prepare_done()?;
-        // SAFETY: both ranges were checked to lie in live buffers (or a caller's slice) that
-        // outlive the command: synchronous callers wait, asynchronous ones own the buffers.
-        check("zeCommandListAppendMemoryCopy", unsafe {
-            (self.api().command_list_append_memory_copy)(
-                self.raw(),
-                dst as *mut c_void,
-                src as *const c_void,
-                len,
-                signal.handle().0,
-                0,
-                null_mut(),
-            )
-        })
+        // SAFETY: both ranges were checked to lie in live buffers (or a caller's slice), and
+        // the synchronous caller waits for `signal` before they can go.
+        unsafe { self.append_with_events(dst, src, len, signal, None) }
     }
 
     /// Waits for the list's completion event. Never returns while the command may still touch
@@ -508,7 +498,7 @@ impl CommandList {
         Ok(PendingCopy {
             completion: Arc::new(Completion {
                 event,
-                _list: Arc::clone(&self.handle),
+                list: Arc::clone(&self.handle),
                 _gate: gate,
                 _pins: pins,
             }),
@@ -523,7 +513,7 @@ impl CommandList {
 /// `Completion` waits); leaking it leaks them, which is safe.
 pub struct Completion {
     event: Event,
-    _list: Arc<ListHandle>,
+    list: Arc<ListHandle>,
     _gate: Option<Arc<Event>>,
     _pins: Vec<Pin>,
 }
@@ -600,7 +590,7 @@ impl Drop for Completion {
     fn drop(&mut self) {
         // The list, the gate and the pins go after this: not before the work is done.
         if let Err(error) = self.settle() {
-            self._list.context.record_drop_error(error);
+            self.list.context.record_drop_error(error);
         }
     }
 }
@@ -748,7 +738,7 @@ impl<D: Memory, S: Memory> Drop for PendingCopy<D, S> {
         if self.buffers.is_some()
             && let Err(error) = self.completion.settle()
         {
-            self.completion._list.context.record_drop_error(error);
+            self.completion.list.context.record_drop_error(error);
         }
     }
 }

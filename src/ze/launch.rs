@@ -7,7 +7,7 @@
 
 use crate::error::{Error, Result, check};
 use crate::residency::pin_for_call;
-use crate::ze::command::{CommandList, locate_range};
+use crate::ze::command::CommandList;
 use crate::ze::memory::Memory;
 use crate::ze::module::{ArgumentBytes, Kernel};
 use crate::ze::queue::{Held, RecordedList};
@@ -300,8 +300,7 @@ impl RecordedList {
         for arg in args {
             arguments.push(match arg {
                 ListArg::Held(index, list) => {
-                    let (address, len) = self.held_range(*index, *list)?;
-                    locate_range(address, len, 0, 0, "kernel argument")?;
+                    let (address, _) = self.held_range(*index, *list)?;
                     ArgumentBytes::Pointer(address)
                 }
                 ListArg::Scalar(bytes) => ArgumentBytes::Scalar(bytes.clone()),

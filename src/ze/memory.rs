@@ -139,7 +139,7 @@ pub trait Memory: sealed::Sealed {
     /// that uses it pins it against eviction until the work completes.
     #[doc(hidden)]
     fn residency_handle(&self) -> Option<crate::residency::ResidencyHandle<'_>> {
-        None
+        self.as_resident().map(|resident| resident.residency())
     }
     /// The memory as managed memory, if it is.
     #[doc(hidden)]

@@ -263,21 +263,19 @@ impl Module {
             });
         }
         check("zeKernelCreate", result)?;
-        let mut kernel = Kernel {
-            inner: Arc::new(KernelInner {
-                module: Arc::clone(&self.inner),
-                handle,
-                name: name.to_string(),
-                arguments: 0,
-                calls: Mutex::new(()),
-            }),
+        // Owned (and destroyed on an early return) before its properties are read.
+        let mut inner = KernelInner {
+            module: Arc::clone(&self.inner),
+            handle,
+            name: name.to_string(),
+            arguments: 0,
+            calls: Mutex::new(()),
         };
         // Every launch sets every argument: one left out would keep an earlier launch's value.
-        let arguments = kernel.properties()?.arguments;
-        if let Some(inner) = Arc::get_mut(&mut kernel.inner) {
-            inner.arguments = arguments;
-        }
-        Ok(kernel)
+        inner.arguments = inner.properties()?.arguments;
+        Ok(Kernel {
+            inner: Arc::new(inner),
+        })
     }
 }
 
@@ -335,6 +333,29 @@ impl Drop for KernelInner {
         // SAFETY: a live kernel, destroyed once, here.
         let result = unsafe { (self.module.context.api().kernel_destroy)(self.handle) };
         self.module.context.check_drop("zeKernelDestroy", result);
+    }
+}
+
+impl KernelInner {
+    fn properties(&self) -> Result<KernelProperties> {
+        let mut properties = ze_kernel_properties_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES,
+            ..Default::default()
+        };
+        // SAFETY: a live kernel and a valid output struct.
+        check("zeKernelGetProperties", unsafe {
+            (self.module.context.api().kernel_get_properties)(self.handle, &mut properties)
+        })?;
+        let required = [
+            properties.requiredGroupSizeX,
+            properties.requiredGroupSizeY,
+            properties.requiredGroupSizeZ,
+        ];
+        Ok(KernelProperties {
+            arguments: properties.numKernelArgs,
+            required_group_size: required.iter().all(|&side| side > 0).then_some(required),
+            max_subgroup_size: properties.maxSubgroupSize,
+        })
     }
 }
 
@@ -438,24 +459,7 @@ impl Kernel {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn properties(&self) -> Result<KernelProperties> {
-        let mut properties = ze_kernel_properties_t {
-            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES,
-            ..Default::default()
-        };
-        // SAFETY: a live kernel and a valid output struct.
-        check("zeKernelGetProperties", unsafe {
-            (self.context().api().kernel_get_properties)(self.inner.handle, &mut properties)
-        })?;
-        let required = [
-            properties.requiredGroupSizeX,
-            properties.requiredGroupSizeY,
-            properties.requiredGroupSizeZ,
-        ];
-        Ok(KernelProperties {
-            arguments: properties.numKernelArgs,
-            required_group_size: required.iter().all(|&side| side > 0).then_some(required),
-            max_subgroup_size: properties.maxSubgroupSize,
-        })
+        self.inner.properties()
     }
 
     /// The group size the driver suggests for `global` work items per dimension (each side

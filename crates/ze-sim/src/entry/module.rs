@@ -224,9 +224,10 @@ pub(crate) unsafe extern "C" fn kernel_create(
             None => Builtin::by_name(&name)
                 .map_or(NATIVE_ARGUMENTS, |builtin| builtin.arguments().len() as u32),
         };
+        let context = object.context;
         let object = Object::Kernel(Arc::new(Kernel {
             module: module as usize,
-            context: object.context,
+            context,
             device: object.device,
             builtin: Builtin::by_name(&name),
             name,
@@ -237,10 +238,6 @@ pub(crate) unsafe extern "C" fn kernel_create(
                 indirect: 0,
             }),
         }));
-        let context = match &object {
-            Object::Kernel(kernel) => kernel.context,
-            _ => 0,
-        };
         *kernel = adopt(&platform, context, object) as ze_kernel_handle_t;
         Ok(())
     })
