@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Regenerates the bindings into a temporary file and fails if they differ from the committed
-# src/generated.rs. Installs what generation needs when run as root under CI.
+# src/generated.rs. Installs what generation needs when run as root under CI; the headers are
+# downloaded (checksum pinned) by scripts/fetch-headers.sh.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 if [[ "${CI:-}" == "true" && "$(id -u)" == "0" ]]; then
-    if ! dpkg -s libze-dev libclang-dev >/dev/null 2>&1; then
+    if ! dpkg -s libclang-dev >/dev/null 2>&1; then
         apt-get update
-        apt-get install -y libze-dev libclang-dev
+        apt-get install -y libclang-dev
     fi
     if [[ "$(bindgen --version 2>/dev/null | awk '{print $2}')" != "0.73.2" ]]; then
         cargo install bindgen-cli --version 0.73.2 --locked

@@ -1,6 +1,6 @@
 //! `ZeApi`: the Level Zero entry points the library calls, resolved at run time.
 
-use crate::extensions::ze_pfnInitDrivers_t;
+use crate::generated::ze_pfnInitDrivers_t;
 use crate::generated::*;
 use std::any::Any;
 use std::ffi::c_void;

@@ -1,4 +1,4 @@
-//! Pins values a wrong binding would get wrong. Expected figures are the spec 1.4 headers'
+//! Pins values a wrong binding would get wrong. Expected figures are the spec 1.17 headers'
 //! (`ze_api.h`, `ze_ddi.h`) and the x86-64 System V layout clang gives them.
 
 use level_zero_sys::*;
@@ -20,11 +20,9 @@ fn structure_types_match_the_headers() {
         S::ZE_STRUCTURE_TYPE_DEVICE_P2P_BANDWIDTH_EXP_PROPERTIES.0,
         0x0002_000a
     );
-    // Hand-declared (spec 1.10).
-    assert_eq!(
-        extensions::ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC.0,
-        0x0002_0021
-    );
+    assert_eq!(S::ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC.0, 0x0002_0021);
+    assert_eq!(S::ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT.0, 0x0001_000f);
+    assert_eq!(S::ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES.0, 0x8);
 }
 
 #[test]
@@ -70,9 +68,11 @@ fn struct_sizes_match_the_headers() {
     assert_eq!(size_of::<ze_device_mem_alloc_desc_t>(), 24);
     assert_eq!(size_of::<ze_memory_allocation_properties_t>(), 40);
     assert_eq!(size_of::<ze_kernel_timestamp_result_t>(), 32);
-    assert_eq!(size_of::<ze_device_dditable_t>(), 18 * 8);
-    assert_eq!(size_of::<ze_command_list_dditable_t>(), 28 * 8);
-    assert_eq!(size_of::<extensions::ze_init_driver_type_desc_t>(), 24);
+    assert_eq!(size_of::<ze_device_dditable_t>(), 28 * 8);
+    assert_eq!(size_of::<ze_command_list_dditable_t>(), 52 * 8);
+    assert_eq!(size_of::<ze_init_driver_type_desc_t>(), 24);
+    assert_eq!(size_of::<ze_device_memory_access_properties_t>(), 40);
+    assert_eq!(size_of::<ze_device_ip_version_ext_t>(), 24);
 }
 
 #[test]
@@ -83,7 +83,7 @@ fn versions_compose_like_the_macro() {
     );
     assert_eq!(
         ze_api_version_t::ZE_API_VERSION_CURRENT,
-        ze_api_version_t::ZE_API_VERSION_1_4
+        ze_api_version_t::ZE_API_VERSION_1_17
     );
     assert_eq!(ze_minor_version(ze_make_version(1, 10)), 10);
 }

@@ -65,14 +65,15 @@ pub unsafe extern "C" fn zeGetGlobalProcAddrTable(
 ) -> ze_result_t {
     let full = ze_global_dditable_t {
         pfnInit: Some(exports::global_init),
+        pfnInitDrivers: Some(exports::global_init_drivers),
     };
     // SAFETY: the loader's table.
     let result = unsafe { write_table("ze_global_dditable_t", version, &full, table) };
-    // `pfnInitDrivers` follows `pfnInit` from spec 1.10 on; only such a loader has the slot.
-    if result == ze_result_t::ZE_RESULT_SUCCESS && ze_minor_version(version.0) >= 10 {
-        let init_drivers = exports::global_init_drivers as *const c_void;
-        // SAFETY: a 1.10+ global table has a second function-pointer field.
-        unsafe { (table as *mut *const c_void).add(1).write(init_drivers) };
+    // `pfnInitDrivers` follows `pfnInit` from spec 1.10 on, but no loader release carried the
+    // 1.10 headers, so the generated counts start it at 1.11.
+    if result == ze_result_t::ZE_RESULT_SUCCESS && ze_minor_version(version.0) == 10 {
+        // SAFETY: a 1.10 global table has its second field.
+        unsafe { (*table).pfnInitDrivers = full.pfnInitDrivers };
     }
     result
 }
@@ -91,6 +92,7 @@ pub unsafe extern "C" fn zeGetDriverProcAddrTable(
         pfnGetIpcProperties: Some(driver::get_ipc_properties),
         pfnGetExtensionProperties: Some(driver::get_extension_properties),
         pfnGetExtensionFunctionAddress: Some(driver::get_extension_function_address),
+        ..Default::default()
     };
     // SAFETY: the loader's table.
     unsafe { write_table("ze_driver_dditable_t", version, &full, table) }
@@ -151,6 +153,7 @@ pub unsafe extern "C" fn zeGetCommandQueueProcAddrTable(
         pfnDestroy: Some(command::queue_destroy),
         pfnExecuteCommandLists: Some(command::queue_execute_command_lists),
         pfnSynchronize: Some(command::queue_synchronize),
+        ..Default::default()
     };
     // SAFETY: the loader's table.
     unsafe { write_table("ze_command_queue_dditable_t", version, &full, table) }
@@ -213,6 +216,7 @@ pub unsafe extern "C" fn zeGetEventProcAddrTable(
         pfnQueryStatus: Some(event::query_status),
         pfnHostReset: Some(event::host_reset),
         pfnQueryKernelTimestamp: Some(event::query_kernel_timestamp),
+        ..Default::default()
     };
     // SAFETY: the loader's table.
     unsafe { write_table("ze_event_dditable_t", version, &full, table) }

@@ -6,7 +6,7 @@
 use crate::entry::driver;
 use crate::platform::{Counters, Platform};
 use crate::{SimConfig, SimError};
-use level_zero_sys::extensions::ze_init_driver_type_desc_t;
+use level_zero_sys::ze_init_driver_type_desc_t;
 use level_zero_sys::{ze_driver_handle_t, ze_init_flags_t, ze_result_t};
 use std::ffi::{CStr, c_char};
 use std::sync::OnceLock;

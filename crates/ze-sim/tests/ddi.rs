@@ -80,17 +80,22 @@ fn unknown_major_versions_and_null_tables_are_refused() {
 }
 
 #[test]
-fn newer_loaders_get_every_field_the_simulator_knows() {
-    // A 1.12 loader's memory table is larger; the simulator fills the 1.4 part.
-    let mut table = [SENTINEL; 16];
-    // SAFETY: a buffer larger than any memory table the simulator writes.
-    let result = unsafe {
-        ddi::zeGetMemProcAddrTable(
-            ze_api_version_t(ze_make_version(1, 12)),
-            table.as_mut_ptr() as *mut ze_mem_dditable_t,
-        )
-    };
-    assert_eq!(result, ze_result_t::ZE_RESULT_SUCCESS);
-    assert_eq!(table[10], SENTINEL, "the 1.4 memory table has ten fields");
-    assert_ne!(table[9], SENTINEL);
+fn each_loader_version_gets_exactly_its_own_fields() {
+    // The memory table has 10 fields at spec 1.4, 12 at 1.9 (zeMemPutIpcHandle and
+    // zeMemGetPitchFor2dImage) and 13 at 1.17 (zeMemGetIpcHandleWithProperties), per the ze_ddi.h
+    // of loaders v1.8.12, v1.17.45 and v1.32.0. A loader newer than the simulator knows gets the
+    // 1.17 part.
+    for (minor, fields) in [(4, 10), (9, 12), (17, 13), (30, 13)] {
+        let mut table = [SENTINEL; 32];
+        // SAFETY: a buffer larger than any memory table the simulator writes.
+        let result = unsafe {
+            ddi::zeGetMemProcAddrTable(
+                ze_api_version_t(ze_make_version(1, minor)),
+                table.as_mut_ptr() as *mut ze_mem_dditable_t,
+            )
+        };
+        assert_eq!(result, ze_result_t::ZE_RESULT_SUCCESS);
+        assert_eq!(table[fields], SENTINEL, "1.{minor}: nothing past field {fields}");
+        assert!(table[..fields].iter().all(|&field| field != SENTINEL), "1.{minor}");
+    }
 }

@@ -3,10 +3,6 @@
 use super::{fill_array, guard, out, write_c_string};
 use crate::platform::Inner;
 use crate::registry;
-use level_zero_sys::extensions::{
-    ZE_INIT_DRIVER_TYPE_FLAG_GPU, ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC,
-    ze_init_driver_type_desc_t,
-};
 use level_zero_sys::*;
 use std::ffi::{CStr, c_char, c_void};
 use std::sync::Arc;
@@ -62,11 +58,11 @@ pub(crate) unsafe fn init_drivers(
         let platform = platform.ok_or(ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED)?;
         // SAFETY: the caller's descriptor.
         let desc = unsafe { super::input(desc) }?;
-        if desc.stype != ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC {
+        if desc.stype != ze_structure_type_t::ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         platform.lock().initialized = true;
-        let gpu = desc.flags & ZE_INIT_DRIVER_TYPE_FLAG_GPU != 0;
+        let gpu = desc.flags & ze_init_driver_type_flag_t::ZE_INIT_DRIVER_TYPE_FLAG_GPU.0 != 0;
         let handles = gpu.then_some(platform.driver as ze_driver_handle_t);
         // SAFETY: the caller's pointers.
         unsafe { fill_array(count, drivers, handles.into_iter()) }
