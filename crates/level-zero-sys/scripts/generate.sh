@@ -24,7 +24,8 @@ if [[ "$found" != "$expected_bindgen" ]]; then
     echo "bindgen $found found, $expected_bindgen expected (output would differ)" >&2
     exit 2
 fi
-headers=(ze_api.h ze_ddi.h zet_api.h zet_ddi.h zes_api.h zes_ddi.h zer_api.h zer_ddi.h)
+headers=(ze_api.h ze_ddi.h zet_api.h zet_ddi.h zes_api.h zes_ddi.h zer_api.h zer_ddi.h
+         loader/ze_loader.h layers/zel_tracing_api.h layers/zel_tracing_ddi.h)
 for header in "${headers[@]}"; do
     [[ -f "$include_dir/$header" ]] || { echo "missing $include_dir/$header" >&2; exit 2; }
 done
@@ -33,11 +34,11 @@ grep -q 'ZE_API_VERSION_CURRENT = ZE_MAKE_VERSION( 1, 17 )' "$include_dir/ze_api
 
 wrapper="$(mktemp --suffix=.h)"
 trap 'rm -f "$wrapper"' EXIT
-printf '#include <%s>\n' "${headers[@]}" > "$wrapper"
+{ echo '#include <stdbool.h>'; printf '#include <%s>\n' "${headers[@]}"; } > "$wrapper"
 
 bindgen "$wrapper" \
-    --allowlist-type '_?ze[tsr]?_.*' \
-    --allowlist-var 'Z[ETSR]{1,2}_.*' \
+    --allowlist-type '_?ze[tsrl]?_.*' \
+    --allowlist-var 'Z[ETSRL]{1,2}_.*' \
     --default-enum-style newtype \
     --no-prepend-enum-name \
     --with-derive-default \

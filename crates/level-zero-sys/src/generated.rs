@@ -151,6 +151,8 @@ pub const ZES_PCI_LINK_SPEED_DOWNGRADE_EXT_NAME: &[u8; 39] =
 pub const ZES_DEVICE_EXT_STATE_NAME: &[u8; 27] = b"ZES_extension_device_state\0";
 pub const ZES_OEM_SERIAL_ID_EXT_NAME: &[u8; 28] = b"ZES_extension_oem_serial_id\0";
 pub const ZES_OEM_SERIAL_ID_SIZE: u32 = 1024;
+pub const ZEL_COMPONENT_STRING_SIZE: u32 = 64;
+pub const ZEL_API_TRACING_NAME: &[u8; 16] = b"ZEL_api_tracing\0";
 pub type ze_bool_t = u8;
 #[repr(C)]
 #[derive(Debug)]
@@ -26858,3 +26860,188 @@ impl Default for _zer_dditable_driver_t {
     }
 }
 pub type zer_dditable_driver_t = _zer_dditable_driver_t;
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct _zel_version {
+    pub major: ::std::os::raw::c_int,
+    pub minor: ::std::os::raw::c_int,
+    pub patch: ::std::os::raw::c_int,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _zel_version"][::std::mem::size_of::<_zel_version>() - 12usize];
+    ["Alignment of _zel_version"][::std::mem::align_of::<_zel_version>() - 4usize];
+    ["Offset of field: _zel_version::major"][::std::mem::offset_of!(_zel_version, major) - 0usize];
+    ["Offset of field: _zel_version::minor"][::std::mem::offset_of!(_zel_version, minor) - 4usize];
+    ["Offset of field: _zel_version::patch"][::std::mem::offset_of!(_zel_version, patch) - 8usize];
+};
+pub type zel_version_t = _zel_version;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct zel_component_version {
+    pub component_name: [::std::os::raw::c_char; 64usize],
+    pub spec_version: ze_api_version_t,
+    pub component_lib_version: zel_version_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of zel_component_version"][::std::mem::size_of::<zel_component_version>() - 80usize];
+    ["Alignment of zel_component_version"]
+        [::std::mem::align_of::<zel_component_version>() - 4usize];
+    ["Offset of field: zel_component_version::component_name"]
+        [::std::mem::offset_of!(zel_component_version, component_name) - 0usize];
+    ["Offset of field: zel_component_version::spec_version"]
+        [::std::mem::offset_of!(zel_component_version, spec_version) - 64usize];
+    ["Offset of field: zel_component_version::component_lib_version"]
+        [::std::mem::offset_of!(zel_component_version, component_lib_version) - 68usize];
+};
+impl Default for zel_component_version {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type zel_component_version_t = zel_component_version;
+impl _zel_handle_type_t {
+    pub const ZEL_HANDLE_DRIVER: _zel_handle_type_t = _zel_handle_type_t(0);
+    pub const ZEL_HANDLE_DEVICE: _zel_handle_type_t = _zel_handle_type_t(1);
+    pub const ZEL_HANDLE_CONTEXT: _zel_handle_type_t = _zel_handle_type_t(2);
+    pub const ZEL_HANDLE_COMMAND_QUEUE: _zel_handle_type_t = _zel_handle_type_t(3);
+    pub const ZEL_HANDLE_COMMAND_LIST: _zel_handle_type_t = _zel_handle_type_t(4);
+    pub const ZEL_HANDLE_FENCE: _zel_handle_type_t = _zel_handle_type_t(5);
+    pub const ZEL_HANDLE_EVENT_POOL: _zel_handle_type_t = _zel_handle_type_t(6);
+    pub const ZEL_HANDLE_EVENT: _zel_handle_type_t = _zel_handle_type_t(7);
+    pub const ZEL_HANDLE_IMAGE: _zel_handle_type_t = _zel_handle_type_t(8);
+    pub const ZEL_HANDLE_MODULE: _zel_handle_type_t = _zel_handle_type_t(9);
+    pub const ZEL_HANDLE_MODULE_BUILD_LOG: _zel_handle_type_t = _zel_handle_type_t(10);
+    pub const ZEL_HANDLE_KERNEL: _zel_handle_type_t = _zel_handle_type_t(11);
+    pub const ZEL_HANDLE_SAMPLER: _zel_handle_type_t = _zel_handle_type_t(12);
+    pub const ZEL_HANDLE_PHYSICAL_MEM: _zel_handle_type_t = _zel_handle_type_t(13);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct _zel_handle_type_t(pub ::std::os::raw::c_uint);
+pub use self::_zel_handle_type_t as zel_handle_type_t;
+pub type zel_loader_teardown_callback_t = ::std::option::Option<unsafe extern "C" fn()>;
+pub type zel_application_teardown_callback_t =
+    ::std::option::Option<unsafe extern "C" fn(index: u32)>;
+#[repr(C)]
+#[derive(Debug)]
+pub struct _zel_tracer_handle_t {
+    _unused: [u8; 0],
+}
+pub type zel_tracer_handle_t = *mut _zel_tracer_handle_t;
+impl _zel_api_tracing_version_t {
+    pub const ZEL_API_TRACING_VERSION_1_0: _zel_api_tracing_version_t =
+        _zel_api_tracing_version_t(65536);
+    pub const ZEL_API_TRACING_VERSION_CURRENT: _zel_api_tracing_version_t =
+        _zel_api_tracing_version_t(65536);
+    pub const ZEL_API_TRACING_VERSION_FORCE_UINT32: _zel_api_tracing_version_t =
+        _zel_api_tracing_version_t(2147483647);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct _zel_api_tracing_version_t(pub ::std::os::raw::c_uint);
+pub use self::_zel_api_tracing_version_t as zel_api_tracing_version_t;
+pub type zel_core_callbacks_t = ze_callbacks_t;
+impl _zel_structure_type_t {
+    pub const ZEL_STRUCTURE_TYPE_TRACER_DESC: _zel_structure_type_t = _zel_structure_type_t(1);
+    pub const ZEL_STRUCTURE_TYPE_TRACER_EXP_DESC: _zel_structure_type_t = _zel_structure_type_t(1);
+    pub const ZEL_STRUCTURE_TYPE_FORCE_UINT32: _zel_structure_type_t =
+        _zel_structure_type_t(2147483647);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct _zel_structure_type_t(pub ::std::os::raw::c_uint);
+pub use self::_zel_structure_type_t as zel_structure_type_t;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _zel_tracer_desc_t {
+    pub stype: zel_structure_type_t,
+    pub pNext: *const ::std::os::raw::c_void,
+    pub pUserData: *mut ::std::os::raw::c_void,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _zel_tracer_desc_t"][::std::mem::size_of::<_zel_tracer_desc_t>() - 24usize];
+    ["Alignment of _zel_tracer_desc_t"][::std::mem::align_of::<_zel_tracer_desc_t>() - 8usize];
+    ["Offset of field: _zel_tracer_desc_t::stype"]
+        [::std::mem::offset_of!(_zel_tracer_desc_t, stype) - 0usize];
+    ["Offset of field: _zel_tracer_desc_t::pNext"]
+        [::std::mem::offset_of!(_zel_tracer_desc_t, pNext) - 8usize];
+    ["Offset of field: _zel_tracer_desc_t::pUserData"]
+        [::std::mem::offset_of!(_zel_tracer_desc_t, pUserData) - 16usize];
+};
+impl Default for _zel_tracer_desc_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type zel_tracer_desc_t = _zel_tracer_desc_t;
+pub type zel_pfnTracerCreate_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        arg1: *const zel_tracer_desc_t,
+        arg2: *mut zel_tracer_handle_t,
+    ) -> ze_result_t,
+>;
+pub type zel_pfnTracerDestroy_t =
+    ::std::option::Option<unsafe extern "C" fn(arg1: zel_tracer_handle_t) -> ze_result_t>;
+pub type zel_pfnTracerSetPrologues_t = ::std::option::Option<
+    unsafe extern "C" fn(arg1: zel_tracer_handle_t, arg2: *mut zel_core_callbacks_t) -> ze_result_t,
+>;
+pub type zel_pfnTracerSetEpilogues_t = ::std::option::Option<
+    unsafe extern "C" fn(arg1: zel_tracer_handle_t, arg2: *mut zel_core_callbacks_t) -> ze_result_t,
+>;
+pub type zel_pfnTracerSetEnabled_t = ::std::option::Option<
+    unsafe extern "C" fn(arg1: zel_tracer_handle_t, arg2: ze_bool_t) -> ze_result_t,
+>;
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct _zel_tracer_dditable_t {
+    pub pfnCreate: zel_pfnTracerCreate_t,
+    pub pfnDestroy: zel_pfnTracerDestroy_t,
+    pub pfnSetPrologues: zel_pfnTracerSetPrologues_t,
+    pub pfnSetEpilogues: zel_pfnTracerSetEpilogues_t,
+    pub pfnSetEnabled: zel_pfnTracerSetEnabled_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _zel_tracer_dditable_t"][::std::mem::size_of::<_zel_tracer_dditable_t>() - 40usize];
+    ["Alignment of _zel_tracer_dditable_t"]
+        [::std::mem::align_of::<_zel_tracer_dditable_t>() - 8usize];
+    ["Offset of field: _zel_tracer_dditable_t::pfnCreate"]
+        [::std::mem::offset_of!(_zel_tracer_dditable_t, pfnCreate) - 0usize];
+    ["Offset of field: _zel_tracer_dditable_t::pfnDestroy"]
+        [::std::mem::offset_of!(_zel_tracer_dditable_t, pfnDestroy) - 8usize];
+    ["Offset of field: _zel_tracer_dditable_t::pfnSetPrologues"]
+        [::std::mem::offset_of!(_zel_tracer_dditable_t, pfnSetPrologues) - 16usize];
+    ["Offset of field: _zel_tracer_dditable_t::pfnSetEpilogues"]
+        [::std::mem::offset_of!(_zel_tracer_dditable_t, pfnSetEpilogues) - 24usize];
+    ["Offset of field: _zel_tracer_dditable_t::pfnSetEnabled"]
+        [::std::mem::offset_of!(_zel_tracer_dditable_t, pfnSetEnabled) - 32usize];
+};
+pub type zel_tracer_dditable_t = _zel_tracer_dditable_t;
+pub type zel_pfnGetTracerApiProcAddrTable_t = ::std::option::Option<
+    unsafe extern "C" fn(arg1: ze_api_version_t, arg2: *mut zel_tracer_dditable_t) -> ze_result_t,
+>;
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct _zel_tracing_dditable_t {
+    pub Tracer: zel_tracer_dditable_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _zel_tracing_dditable_t"][::std::mem::size_of::<_zel_tracing_dditable_t>() - 40usize];
+    ["Alignment of _zel_tracing_dditable_t"]
+        [::std::mem::align_of::<_zel_tracing_dditable_t>() - 8usize];
+    ["Offset of field: _zel_tracing_dditable_t::Tracer"]
+        [::std::mem::offset_of!(_zel_tracing_dditable_t, Tracer) - 0usize];
+};
+pub type zel_tracing_dditable_t = _zel_tracing_dditable_t;
