@@ -1,0 +1,56 @@
+//! How a generated export reaches the simulator: one copy of each table the simulator fills,
+//! and the answer for what it does not implement.
+
+use crate::api_exports::{Tables, fill};
+use level_zero_sys::{ze_api_version_t, ze_major_version, ze_result_t};
+use std::sync::OnceLock;
+
+/// The simulator's tables at this crate's spec version, filled on first use.
+pub(crate) fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Tables> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut tables = Tables::default();
+        fill(&mut tables, ze_api_version_t::ZE_API_VERSION_CURRENT);
+        tables
+    })
+}
+
+/// The value a function the simulator does not implement returns; the call is counted.
+pub(crate) trait Unsupported {
+    fn value(name: &'static str) -> Self;
+}
+
+impl Unsupported for ze_result_t {
+    fn value(name: &'static str) -> Self {
+        ze_sim::record_unsupported_call(name);
+        ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
+    }
+}
+
+/// Functions that return a handle return a null one.
+impl<T> Unsupported for *mut T {
+    fn value(name: &'static str) -> Self {
+        ze_sim::record_unsupported_call(name);
+        std::ptr::null_mut()
+    }
+}
+
+/// `zerTranslateDeviceHandleToIdentifier` returns an identifier; `u32::MAX` is its "invalid".
+impl Unsupported for u32 {
+    fn value(name: &'static str) -> Self {
+        ze_sim::record_unsupported_call(name);
+        u32::MAX
+    }
+}
+
+/// A getter of a table the simulator implements nothing of: checks what a getter checks and
+/// writes nothing (callers of the stand-in look each function up by name afterwards).
+pub(crate) fn acknowledge(version: ze_api_version_t, table_is_null: bool) -> ze_result_t {
+    if table_is_null {
+        ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER
+    } else if ze_major_version(version.0) != 1 {
+        ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_VERSION
+    } else {
+        ze_result_t::ZE_RESULT_SUCCESS
+    }
+}
