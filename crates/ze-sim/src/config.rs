@@ -60,6 +60,16 @@ pub struct DeviceConfig {
     pub copy_queues: u32,
     /// Core clock in MHz.
     pub core_clock_mhz: u32,
+    /// The graphics IP version `ze_device_ip_version_ext_t` reports, packed as compute-runtime
+    /// packs it: architecture << 22 | release << 14 | revision. Intel's SYCL runtime picks its
+    /// newer Level Zero adapter (v2) by default from Xe2 (20.1.0, `0x0500_4000`) on.
+    #[serde(default = "xe2_ip_version")]
+    pub ip_version: u32,
+}
+
+/// Xe2 (Battlemage), architecture 20 release 1: the B60's and B70's IP version.
+const fn xe2_ip_version() -> u32 {
+    (20 << 22) | (1 << 14)
 }
 
 /// A per-pair override of [`SimConfig::default_link`] (symmetric).
@@ -218,6 +228,7 @@ fn b70(pci_address: &str) -> DeviceConfig {
         compute_queues: 1,
         copy_queues: 2,
         core_clock_mhz: 2800,
+        ip_version: xe2_ip_version(),
     }
 }
 
@@ -318,6 +329,8 @@ impl SimConfig {
                         device_id: 0x0bd5,
                         memory_bytes: 64 * GIB,
                         copy_queues: 7,
+                        // Xe-HPC (12.60): the runtime's older adapter (v1) is its default.
+                        ip_version: (12 << 22) | (60 << 14),
                         ..b70(address)
                     })
                     .collect(),

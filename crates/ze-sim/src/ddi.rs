@@ -116,6 +116,14 @@ pub unsafe extern "C" fn zeGetDeviceProcAddrTable(
         pfnGetGlobalTimestamps: Some(device::get_global_timestamps),
         pfnGetComputeProperties: Some(device::get_compute_properties),
         pfnPciGetPropertiesExt: Some(device::pci_get_properties_ext),
+        pfnGetMemoryAccessProperties: Some(device::get_memory_access_properties),
+        pfnGetModuleProperties: Some(device::get_module_properties),
+        pfnGetCacheProperties: Some(device::get_cache_properties),
+        pfnGetImageProperties: Some(device::get_image_properties),
+        pfnGetExternalMemoryProperties: Some(device::get_external_memory_properties),
+        pfnGetStatus: Some(device::get_status),
+        pfnGetRootDevice: Some(device::get_root_device),
+        pfnSynchronize: Some(device::synchronize),
         ..Default::default()
     };
     // SAFETY: the loader's table.
@@ -179,6 +187,7 @@ pub unsafe extern "C" fn zeGetCommandListProcAddrTable(
         pfnAppendWaitOnEvents: Some(command::append_wait_on_events),
         pfnAppendEventReset: Some(command::append_event_reset),
         pfnAppendLaunchKernel: Some(module::append_launch_kernel),
+        pfnHostSynchronize: Some(command::list_host_synchronize),
         ..Default::default()
     };
     // SAFETY: the loader's table.

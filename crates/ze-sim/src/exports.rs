@@ -51,13 +51,41 @@ pub fn global_platform() -> Result<Platform, SimError> {
                 Ok(value) => SimConfig::from_name_or_path(&value),
                 Err(_) => Ok(SimConfig::default()),
             };
-            config
+            let platform = config
                 .map_err(SimError::from)
                 .and_then(|config| Platform::build(config, false))
-                .map_err(|error| error.to_string())
+                .map_err(|error| error.to_string());
+            if platform.is_ok() && std::env::var_os(crate::REPORT_ENV).is_some() {
+                // SAFETY: registers a plain function that takes no arguments.
+                if unsafe { atexit(write_report_at_exit) } != 0 {
+                    eprintln!("ze-sim: cannot register the exit report");
+                }
+            }
+            platform
         })
         .clone()
         .map_err(SimError::Global)
+}
+
+unsafe extern "C" {
+    /// The C library's `atexit`: the report is written when the process exits normally.
+    fn atexit(function: extern "C" fn()) -> std::ffi::c_int;
+}
+
+/// Writes the process-wide platform's report to the file `ZE_SIM_REPORT` names. Never panics:
+/// it runs inside the C library's exit.
+extern "C" fn write_report_at_exit() {
+    let Some(path) = std::env::var_os(crate::REPORT_ENV) else {
+        return;
+    };
+    let Some(Ok(platform)) = GLOBAL.get() else {
+        return;
+    };
+    let write = || std::fs::write(&path, platform.report().to_json());
+    let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(write));
+    if !matches!(written, Ok(Ok(()))) {
+        eprintln!("ze-sim: cannot write the report to {}", path.to_string_lossy());
+    }
 }
 
 fn global_inner() -> Option<std::sync::Arc<crate::platform::Inner>> {

@@ -44,6 +44,7 @@ mod exports;
 pub mod loader_test;
 mod platform;
 mod registry;
+mod report;
 mod slots;
 pub mod spirv;
 
@@ -56,6 +57,7 @@ pub use exports::{
     zesim_fdinfo, zesim_host_pinned_bytes,
 };
 pub use platform::{Counters, DeviceUsage, Platform};
+pub use report::{DeviceReport, Figure, REPORT_ENV, Report};
 pub use slots::SLOT_COUNT;
 
 use level_zero_sys::ze_command_queue_group_property_flag_t as GroupFlag;

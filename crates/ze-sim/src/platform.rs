@@ -181,11 +181,27 @@ pub(crate) struct EventState {
     pub timestamp: Option<(u64, u64)>,
 }
 
+impl State {
+    /// Raises the peaks to the current figures; called after every increase.
+    pub(crate) fn note_peaks(&mut self) {
+        self.peak_host_pinned = self.peak_host_pinned.max(self.host_pinned);
+        for (peak, now) in self.peak_usage.iter_mut().zip(&self.usage) {
+            peak.vram_bytes = peak.vram_bytes.max(now.vram_bytes);
+            peak.gtt_bytes = peak.gtt_bytes.max(now.gtt_bytes);
+            peak.allocated_bytes = peak.allocated_bytes.max(now.allocated_bytes);
+        }
+    }
+}
+
 pub(crate) struct State {
     pub initialized: bool,
     pub lost: bool,
     pub usage: Vec<DeviceUsage>,
     pub host_pinned: u64,
+    /// The highest value each field of `usage` has had, field by field.
+    pub peak_usage: Vec<DeviceUsage>,
+    /// The highest `host_pinned` has been.
+    pub peak_host_pinned: u64,
     pub allocations: BTreeMap<usize, Allocation>,
     /// Freed while work was pending: kept alive until that work completes.
     pub zombies: FxHashMap<usize, Allocation>,
@@ -196,6 +212,8 @@ pub(crate) struct State {
     pub fences: FxHashMap<usize, bool>,
     /// Jobs submitted to a queue or immediate list (by worker id) and not yet completed.
     pub outstanding: FxHashMap<usize, u64>,
+    /// The device each engine worker that has run work belongs to (for `zeDeviceSynchronize`).
+    pub worker_devices: FxHashMap<usize, u32>,
     /// Modelled time (ns) at which each engine is next free.
     pub engine_clock: FxHashMap<(u32, u32, u32), u64>,
     /// Modelled end of the last job of each worker, and of the job each fence tracks.
@@ -238,6 +256,7 @@ impl State {
     pub(crate) fn forget_worker(&mut self, worker: usize) {
         self.worker_end.remove(&worker);
         self.outstanding.remove(&worker);
+        self.worker_devices.remove(&worker);
     }
 }
 
@@ -397,6 +416,7 @@ impl Inner {
             MemKind::Host => state.host_pinned += size64,
             MemKind::Shared { .. } => {}
         }
+        state.note_peaks();
         state.next_allocation_id += 1;
         let id = state.next_allocation_id;
         state.allocations.insert(
@@ -563,6 +583,7 @@ impl Inner {
             }
             MemKind::Host | MemKind::Shared { .. } => {}
         }
+        state.note_peaks();
         if let Some(allocation) = state.allocations.get_mut(&base) {
             allocation.resident |= bit;
             if !pins {
@@ -715,6 +736,8 @@ impl Platform {
             initialized: false,
             lost: false,
             usage: vec![DeviceUsage::default(); device_count],
+            peak_usage: vec![DeviceUsage::default(); device_count],
+            peak_host_pinned: 0,
             host_pinned: 0,
             allocations: BTreeMap::new(),
             zombies: FxHashMap::default(),
@@ -723,6 +746,7 @@ impl Platform {
             used_event_slots: HashSet::new(),
             fences: FxHashMap::default(),
             outstanding: FxHashMap::default(),
+            worker_devices: FxHashMap::default(),
             engine_clock: FxHashMap::default(),
             worker_end: FxHashMap::default(),
             fence_end: FxHashMap::default(),

@@ -19,6 +19,7 @@ fn custom() -> SimConfig {
         compute_queues: 2,
         copy_queues,
         core_clock_mhz: 2100 + id,
+        ip_version: 0x0300_0000 + id,
     };
     SimConfig {
         name: "custom".into(),

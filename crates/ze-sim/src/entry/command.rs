@@ -189,6 +189,35 @@ pub(crate) unsafe extern "C" fn queue_synchronize(
     })
 }
 
+pub(crate) unsafe extern "C" fn list_host_synchronize(
+    list: ze_command_list_handle_t,
+    timeout: u64,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::list(list as usize)?;
+        // Only an immediate list runs work of its own to wait for (spec).
+        let worker = object
+            .immediate
+            .as_ref()
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?
+            .worker
+            .id;
+        let state = platform.lock();
+        let done = platform.wait_until(state, timeout, |state| {
+            let done = state.outstanding.get(&worker).copied().unwrap_or(0) == 0;
+            if done {
+                platform.observe_worker(state, worker);
+            }
+            done
+        });
+        if done {
+            Ok(())
+        } else {
+            Err(ze_result_t::ZE_RESULT_NOT_READY)
+        }
+    })
+}
+
 pub(crate) unsafe extern "C" fn list_create(
     context: ze_context_handle_t,
     device: ze_device_handle_t,

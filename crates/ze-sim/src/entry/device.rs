@@ -69,6 +69,181 @@ pub(crate) unsafe extern "C" fn get_properties(
         properties.kernelTimestampValidBits = 64;
         properties.uuid.id = device_uuid(config.vendor_id, config.device_id, &config.pci_address);
         write_c_string(&mut properties.name, &config.name);
+        let mut next = properties.pNext;
+        while !next.is_null() {
+            // SAFETY: every extension struct starts with stype and pNext (spec).
+            let header = unsafe { &mut *(next as *mut ze_base_properties_t) };
+            if header.stype == ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT {
+                // SAFETY: the stype says which struct this is.
+                let ip = unsafe { &mut *(next as *mut ze_device_ip_version_ext_t) };
+                ip.ipVersion = config.ip_version;
+            }
+            next = header.pNext;
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_memory_access_properties(
+    device: ze_device_handle_t,
+    properties: *mut ze_device_memory_access_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::device(device as usize)?;
+        // SAFETY: the caller's output pointer.
+        let properties = unsafe { out(properties) }?;
+        type Cap = ze_memory_access_cap_flag_t;
+        let full = Cap::ZE_MEMORY_ACCESS_CAP_FLAG_RW.0
+            | Cap::ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC.0
+            | Cap::ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT.0
+            | Cap::ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT_ATOMIC.0;
+        // A discrete GPU: device, host and single-device shared USM with every capability;
+        // shared memory across devices and system allocations without atomics (the simulator
+        // serves them, as the real driver does, but does not model atomics across the link).
+        let plain = Cap::ZE_MEMORY_ACCESS_CAP_FLAG_RW.0 | Cap::ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT.0;
+        properties.hostAllocCapabilities = full;
+        properties.deviceAllocCapabilities = full;
+        properties.sharedSingleDeviceAllocCapabilities = full;
+        properties.sharedCrossDeviceAllocCapabilities = plain;
+        properties.sharedSystemAllocCapabilities = 0;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_module_properties(
+    device: ze_device_handle_t,
+    properties: *mut ze_device_module_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::device(device as usize)?;
+        // SAFETY: the caller's output pointer.
+        let properties = unsafe { out(properties) }?;
+        // The SPIR-V the simulator's module reader accepts; the rest are plausible limits of
+        // the kind a Xe2 GPU reports (no seed measured them).
+        properties.spirvVersionSupported = ze_make_version(1, 4);
+        properties.flags = ze_device_module_flag_t::ZE_DEVICE_MODULE_FLAG_FP16.0
+            | ze_device_module_flag_t::ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS.0;
+        let fp = ze_device_fp_flag_t::ZE_DEVICE_FP_FLAG_DENORM.0
+            | ze_device_fp_flag_t::ZE_DEVICE_FP_FLAG_INF_NAN.0
+            | ze_device_fp_flag_t::ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST.0
+            | ze_device_fp_flag_t::ZE_DEVICE_FP_FLAG_FMA.0;
+        properties.fp16flags = fp;
+        properties.fp32flags = fp;
+        properties.fp64flags = 0;
+        properties.maxArgumentsSize = 2048;
+        properties.printfBufferSize = 4 << 20;
+        properties.nativeKernelSupported.id = [0; 16];
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_cache_properties(
+    device: ze_device_handle_t,
+    count: *mut u32,
+    properties: *mut ze_device_cache_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::device(device as usize)?;
+        // SAFETY: the caller's count pointer.
+        let requested = unsafe { out(count) }?;
+        if *requested == 0 || properties.is_null() {
+            *requested = 1;
+            return Ok(());
+        }
+        // SAFETY: the caller provides at least one element.
+        let properties = unsafe { out(properties) }?;
+        // One last-level cache; its size is a placeholder (not read off a B70).
+        properties.flags = 0;
+        properties.cacheSize = 16 << 20;
+        *requested = 1;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_image_properties(
+    device: ze_device_handle_t,
+    properties: *mut ze_device_image_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::device(device as usize)?;
+        // SAFETY: the caller's output pointer.
+        let properties = unsafe { out(properties) }?;
+        // The simulator implements no images: it reports none, as a device without image
+        // support does (all limits zero).
+        properties.maxImageDims1D = 0;
+        properties.maxImageDims2D = 0;
+        properties.maxImageDims3D = 0;
+        properties.maxImageBufferSize = 0;
+        properties.maxImageArraySlices = 0;
+        properties.maxSamplers = 0;
+        properties.maxReadImageArgs = 0;
+        properties.maxWriteImageArgs = 0;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_external_memory_properties(
+    device: ze_device_handle_t,
+    properties: *mut ze_device_external_memory_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::device(device as usize)?;
+        // SAFETY: the caller's output pointer.
+        let properties = unsafe { out(properties) }?;
+        // No import or export of external memory is simulated.
+        properties.memoryAllocationImportTypes = 0;
+        properties.memoryAllocationExportTypes = 0;
+        properties.imageImportTypes = 0;
+        properties.imageExportTypes = 0;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_status(device: ze_device_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::device(device as usize)?;
+        if platform.lock().lost {
+            Err(ze_result_t::ZE_RESULT_ERROR_DEVICE_LOST)
+        } else {
+            Ok(())
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn get_root_device(
+    device: ze_device_handle_t,
+    root: *mut ze_device_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::device(device as usize)?;
+        // Every simulated device is a root device: it has none above it.
+        // SAFETY: the caller's output pointer.
+        *unsafe { out(root) }? = std::ptr::null_mut();
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn synchronize(device: ze_device_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, index) = registry::device(device as usize)?;
+        let state = platform.lock();
+        platform.wait_until(state, u64::MAX, |state| {
+            let workers: Vec<usize> = state
+                .worker_devices
+                .iter()
+                .filter(|&(_, &owner)| owner == index)
+                .map(|(&worker, _)| worker)
+                .collect();
+            let done = workers
+                .iter()
+                .all(|worker| state.outstanding.get(worker).copied().unwrap_or(0) == 0);
+            if done {
+                for worker in workers {
+                    platform.observe_worker(state, worker);
+                }
+            }
+            done
+        });
         Ok(())
     })
 }

@@ -7,8 +7,10 @@ use level_zero_sys::*;
 use std::ffi::{CStr, c_char, c_void};
 use std::sync::Arc;
 
-/// The API version the simulator implements: that of the headers it is built from.
-pub(crate) const API_VERSION: ze_api_version_t = ze_api_version_t::ZE_API_VERSION_1_4;
+/// The API version the simulator reports: the one Intel's SYCL runtime 2026.2 asks for (its Level
+/// Zero front end requests the spec 1.15 tables), which compute-runtime reports for current GPUs
+/// too. Functions of later versions are in the headers but answered as unsupported.
+pub(crate) const API_VERSION: ze_api_version_t = ze_api_version_t::ZE_API_VERSION_1_15;
 
 /// `zeInit`: idempotent; only GPU drivers are simulated.
 pub(crate) fn init(platform: Option<Arc<Inner>>, flags: ze_init_flags_t) -> ze_result_t {
