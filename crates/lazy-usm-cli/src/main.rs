@@ -3,6 +3,7 @@
 //! always says which.
 
 mod plot;
+mod sim_env;
 mod table;
 
 use clap::{Parser, Subcommand};
@@ -57,6 +58,26 @@ enum Command {
         #[arg(long)]
         pid: Option<u32>,
     },
+    /// Print, as `export NAME=value` lines, the environment that makes an unmodified Level Zero
+    /// program (Intel's SYCL runtime included) run on the simulated platform, with no system
+    /// loader: `eval "$(lazy-usm sim-env --preset b70x2)"`.
+    SimEnv,
+    /// Run a program on the simulated platform and print, when it exits, its peak host pinned
+    /// memory, peak VRAM and GTT per device and residency calls: `lazy-usm run -- python3 x.py`.
+    Run {
+        /// The program and its arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        program: Vec<String>,
+    },
+}
+
+/// The preset or configuration file `sim-env` and `run` use: `--preset`, `--sim-config`, else
+/// `b70x2`.
+fn simulated_platform(cli: &Cli) -> String {
+    cli.preset
+        .clone()
+        .or_else(|| cli.sim_config.clone())
+        .unwrap_or_else(|| "b70x2".into())
 }
 
 /// Options of `peer-bench`.
@@ -603,6 +624,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match &cli.command {
         Command::Probe { pid } => probe(&cli, *pid),
+        Command::SimEnv => sim_env::print_environment(&simulated_platform(&cli)),
+        Command::Run { program } => {
+            return match sim_env::run(&simulated_platform(&cli), program, cli.json) {
+                Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+                Err(message) => {
+                    eprintln!("lazy-usm: {message}");
+                    ExitCode::from(2)
+                }
+            };
+        }
         command => runtime(&cli).and_then(|(runtime, note)| match command {
             Command::Report => report(&cli, &runtime, &note),
             Command::HostCost {
@@ -611,7 +642,9 @@ fn main() -> ExitCode {
                 policies,
             } => host_cost(&cli, &runtime, &note, workload, plot.as_deref(), policies),
             Command::PeerBench(args) => peer_bench(&cli, &runtime, &note, args),
-            Command::Probe { .. } => unreachable!("handled above"),
+            Command::Probe { .. } | Command::SimEnv | Command::Run { .. } => {
+                unreachable!("handled above")
+            }
         }),
     };
     match outcome {

@@ -606,7 +606,9 @@ pub(crate) fn submit(
     }
     count_use(&mut state.worker_ops, queue.worker.id, ops.len() as i32);
     *state.outstanding.entry(queue.worker.id).or_default() += 1;
-    state.worker_devices.insert(queue.worker.id, queue.engine.device);
+    state
+        .worker_devices
+        .insert(queue.worker.id, queue.engine.device);
     if let Some(fence) = fence {
         state.fences.insert(fence, false);
     }

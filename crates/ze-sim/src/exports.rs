@@ -28,13 +28,17 @@ static UNSUPPORTED_CALLS: std::sync::Mutex<std::collections::BTreeMap<&'static s
 /// assert!(ze_sim::unsupported_calls().contains(&("zeImageCreate", 1)));
 /// ```
 pub fn record_unsupported_call(name: &'static str) {
-    let mut calls = UNSUPPORTED_CALLS.lock().unwrap_or_else(|poison| poison.into_inner());
+    let mut calls = UNSUPPORTED_CALLS
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
     *calls.entry(name).or_default() += 1;
 }
 
 /// The unsupported calls counted so far, by name.
 pub fn unsupported_calls() -> Vec<(&'static str, u64)> {
-    let calls = UNSUPPORTED_CALLS.lock().unwrap_or_else(|poison| poison.into_inner());
+    let calls = UNSUPPORTED_CALLS
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
     calls.iter().map(|(name, count)| (*name, *count)).collect()
 }
 
@@ -84,7 +88,10 @@ extern "C" fn write_report_at_exit() {
     let write = || std::fs::write(&path, platform.report().to_json());
     let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(write));
     if !matches!(written, Ok(Ok(()))) {
-        eprintln!("ze-sim: cannot write the report to {}", path.to_string_lossy());
+        eprintln!(
+            "ze-sim: cannot write the report to {}",
+            path.to_string_lossy()
+        );
     }
 }
 

@@ -95,7 +95,13 @@ fn each_loader_version_gets_exactly_its_own_fields() {
             )
         };
         assert_eq!(result, ze_result_t::ZE_RESULT_SUCCESS);
-        assert_eq!(table[fields], SENTINEL, "1.{minor}: nothing past field {fields}");
-        assert!(table[..fields].iter().all(|&field| field != SENTINEL), "1.{minor}");
+        assert_eq!(
+            table[fields], SENTINEL,
+            "1.{minor}: nothing past field {fields}"
+        );
+        assert!(
+            table[..fields].iter().all(|&field| field != SENTINEL),
+            "1.{minor}"
+        );
     }
 }

@@ -79,11 +79,16 @@ fn every_configured_field_reads_back() {
         ok((sim.api.driver_get_api_version)(sim.driver, &mut version));
     }
     assert_eq!(driver.driverVersion, 12345);
-    assert_eq!(version, ze_api_version_t::ZE_API_VERSION_1_4);
+    assert_eq!(version, ze_api_version_t::ZE_API_VERSION_1_15);
 
     for (index, (&handle, expected)) in sim.devices.iter().zip(&config.devices).enumerate() {
+        let mut ip_version = ze_device_ip_version_ext_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT,
+            ..Default::default()
+        };
         let mut properties = ze_device_properties_t {
             stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES,
+            pNext: &mut ip_version as *mut ze_device_ip_version_ext_t as *mut std::ffi::c_void,
             ..Default::default()
         };
         let mut pci = ze_pci_ext_properties_t {
@@ -123,6 +128,10 @@ fn every_configured_field_reads_back() {
         assert_eq!(properties.vendorId, expected.vendor_id);
         assert_eq!(properties.deviceId, expected.device_id);
         assert_eq!(properties.coreClockRate, expected.core_clock_mhz);
+        assert_eq!(
+            ip_version.ipVersion, expected.ip_version,
+            "through the pNext chain"
+        );
         assert_eq!(properties.maxMemAllocSize, 4 << 30);
         assert_eq!(
             properties.timerResolution, 1,

@@ -100,7 +100,8 @@ pub(crate) unsafe extern "C" fn get_memory_access_properties(
         // A discrete GPU: device, host and single-device shared USM with every capability;
         // shared memory across devices and system allocations without atomics (the simulator
         // serves them, as the real driver does, but does not model atomics across the link).
-        let plain = Cap::ZE_MEMORY_ACCESS_CAP_FLAG_RW.0 | Cap::ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT.0;
+        let plain =
+            Cap::ZE_MEMORY_ACCESS_CAP_FLAG_RW.0 | Cap::ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT.0;
         properties.hostAllocCapabilities = full;
         properties.deviceAllocCapabilities = full;
         properties.sharedSingleDeviceAllocCapabilities = full;

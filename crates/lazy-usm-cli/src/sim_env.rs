@@ -1,0 +1,179 @@
+//! `sim-env` and `run`: the environment that makes an unmodified Level Zero program load the
+//! simulator's loader stand-in instead of the system loader, and a program run inside it.
+
+use crate::table::{Table, bytes_gib};
+use lazy_usm::ze_sim::{REPORT_ENV, Report, SimConfig};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The stand-in's file name as cargo builds it.
+const STAND_IN_FILE: &str = "libze_sim_loader.so";
+/// Overrides where the stand-in is looked for.
+pub const STAND_IN_ENV: &str = "LAZY_USM_SIM_LOADER";
+/// The name programs load the loader by (the stand-in's soname).
+const LOADER_SONAME: &str = "libze_loader.so.1";
+
+/// The stand-in library: `LAZY_USM_SIM_LOADER`, else next to this executable (cargo puts both
+/// in the same target folder).
+fn stand_in_library() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os(STAND_IN_ENV) {
+        let path = PathBuf::from(path);
+        return if path.is_file() {
+            std::path::absolute(&path).map_err(|error| format!("{}: {error}", path.display()))
+        } else {
+            Err(format!("{STAND_IN_ENV}={} is not a file", path.display()))
+        };
+    }
+    let executable = std::env::current_exe().map_err(|error| error.to_string())?;
+    let folder = executable.parent().ok_or("this executable has no folder")?;
+    let library = folder.join(STAND_IN_FILE);
+    if library.is_file() {
+        Ok(library)
+    } else {
+        Err(format!(
+            "{} not found (build it with `cargo build -p ze-sim-loader`, or set {STAND_IN_ENV})",
+            library.display()
+        ))
+    }
+}
+
+/// A folder holding the stand-in under the loader's name, beside the library.
+fn loader_folder(library: &Path) -> Result<PathBuf, String> {
+    let folder = library
+        .parent()
+        .ok_or("the stand-in has no folder")?
+        .join("ze-sim-loader");
+    std::fs::create_dir_all(&folder).map_err(|error| format!("{}: {error}", folder.display()))?;
+    let link = folder.join(LOADER_SONAME);
+    if std::fs::read_link(&link).ok().as_deref() != Some(library) {
+        // Replace whatever is there (a stale link from another build folder).
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(library, &link)
+            .map_err(|error| format!("{}: {error}", link.display()))?;
+    }
+    Ok(folder)
+}
+
+/// The variables, in the order `sim-env` prints them.
+pub fn environment(platform: &str) -> Result<Vec<(String, String)>, String> {
+    // Refuse an unknown preset or unreadable file here, not in the program's first call.
+    SimConfig::from_name_or_path(platform).map_err(|error| error.to_string())?;
+    let config = if Path::new(platform).is_file() {
+        std::path::absolute(platform)
+            .map_err(|error| format!("{platform}: {error}"))?
+            .display()
+            .to_string()
+    } else {
+        platform.to_string()
+    };
+    let library = stand_in_library()?;
+    let folder = loader_folder(&library)?;
+    let folder_text = folder.display().to_string();
+    let library_path = match std::env::var("LD_LIBRARY_PATH") {
+        Ok(existing) if !existing.is_empty() => format!("{folder_text}:{existing}"),
+        _ => folder_text.clone(),
+    };
+    Ok(vec![
+        // Intel's runtime (the loader's static front end) opens the loader from here.
+        ("ZEL_LIBRARY_PATH".into(), folder_text.clone()),
+        // Programs linked to libze_loader.so.1 find it here.
+        ("LD_LIBRARY_PATH".into(), library_path),
+        ("ZE_SIM_CONFIG".into(), config),
+        ("ONEAPI_DEVICE_SELECTOR".into(), "level_zero:*".into()),
+        (
+            "ZE_SIM_LIBRARY".into(),
+            folder.join(LOADER_SONAME).display().to_string(),
+        ),
+    ])
+}
+
+/// `value` quoted for a POSIX shell.
+fn shell_quote(value: &str) -> String {
+    format!("'{}'", value.replace('\'', r"'\''"))
+}
+
+/// `lazy-usm sim-env`: `export NAME=value` lines.
+pub fn print_environment(platform: &str) -> Result<(), String> {
+    for (name, value) in environment(platform)? {
+        println!("export {name}={}", shell_quote(&value));
+    }
+    Ok(())
+}
+
+/// `lazy-usm run`: runs `program` on the simulated platform and prints its accounting when
+/// it exits. Returns the program's exit code.
+pub fn run(platform: &str, program: &[String], json: bool) -> Result<i32, String> {
+    let (name, args) = program
+        .split_first()
+        .ok_or("no program given (lazy-usm run --preset NAME -- PROGRAM [ARGS])")?;
+    let report_path =
+        std::env::temp_dir().join(format!("lazy-usm-run-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&report_path);
+    let status = Command::new(name)
+        .args(args)
+        .envs(environment(platform)?)
+        .env(REPORT_ENV, &report_path)
+        .status()
+        .map_err(|error| format!("cannot start {name}: {error}"))?;
+    let text = std::fs::read_to_string(&report_path);
+    let _ = std::fs::remove_file(&report_path);
+    let code = status.code().unwrap_or(128);
+    let Ok(text) = text else {
+        eprintln!(
+            "lazy-usm: {name} exited ({status}) without loading the simulated platform: it made \
+             no Level Zero call, or exited without running its exit handlers"
+        );
+        return Ok(if code == 0 { 1 } else { code });
+    };
+    let report = Report::from_json(&text).map_err(|error| format!("unreadable report: {error}"))?;
+    if json {
+        println!("{}", report.to_json());
+    } else {
+        print_summary(&report, name, &status);
+    }
+    Ok(code)
+}
+
+fn print_summary(report: &Report, name: &str, status: &std::process::ExitStatus) {
+    println!(
+        "{name} exited ({status}) on the simulated platform `{}` (figures are modelled):",
+        report.platform
+    );
+    println!(
+        "  host pinned: peak {} GiB, at exit {} GiB",
+        bytes_gib(report.host_pinned_bytes.peak),
+        bytes_gib(report.host_pinned_bytes.current)
+    );
+    let mut table = Table::new(vec![
+        "device".into(),
+        "peak VRAM GiB".into(),
+        "peak GTT GiB".into(),
+        "GTT at exit GiB".into(),
+    ]);
+    for device in &report.devices {
+        table.row(vec![
+            device.index.to_string(),
+            bytes_gib(device.vram_bytes.peak),
+            bytes_gib(device.gtt_bytes.peak),
+            bytes_gib(device.gtt_bytes.current),
+        ]);
+    }
+    print!("{}", table.render());
+    let counter = |name: &str| report.counters.get(name).copied().unwrap_or(0);
+    println!(
+        "  residency calls: {} zeContextMakeMemoryResident, {} zeContextEvictMemory, {} implicit \
+         peer imports, {} refused uses (residency violations)",
+        counter("make_resident_calls"),
+        counter("evict_calls"),
+        counter("implicit_imports"),
+        counter("residency_violations"),
+    );
+    if !report.unsupported_calls.is_empty() {
+        let calls: Vec<String> = report
+            .unsupported_calls
+            .iter()
+            .map(|(name, count)| format!("{name} x{count}"))
+            .collect();
+        println!("  answered as unsupported: {}", calls.join(", "));
+    }
+}
