@@ -46,9 +46,12 @@ fn loader_folder(library: &Path) -> Result<PathBuf, String> {
     std::fs::create_dir_all(&folder).map_err(|error| format!("{}: {error}", folder.display()))?;
     let link = folder.join(LOADER_SONAME);
     if std::fs::read_link(&link).ok().as_deref() != Some(library) {
-        // Replace whatever is there (a stale link from another build folder).
-        let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(library, &link)
+        // Replace whatever is there (a stale link from another build folder) in one rename, so
+        // that runs starting side by side never see the name missing.
+        let fresh = folder.join(format!(".{LOADER_SONAME}.{}", std::process::id()));
+        let _ = std::fs::remove_file(&fresh);
+        std::os::unix::fs::symlink(library, &fresh)
+            .and_then(|()| std::fs::rename(&fresh, &link))
             .map_err(|error| format!("{}: {error}", link.display()))?;
     }
     Ok(folder)
