@@ -181,7 +181,7 @@ fn properties_match_the_configuration(harness: &Harness) {
     let devices = devices(harness);
     assert_eq!(devices.len(), config.devices.len());
     let driver = devices[0].driver();
-    assert_eq!(driver.api_version().unwrap(), (1, 4));
+    assert_eq!(driver.api_version().unwrap(), (1, 15));
     assert_eq!(
         driver.properties().unwrap().driver_version,
         config.driver_version

@@ -18,7 +18,7 @@ struct DriverInner {
 /// ```
 /// let runtime = lazy_usm::Runtime::simulated("b60x4")?;
 /// let driver = &runtime.drivers()?[0];
-/// assert_eq!(driver.api_version()?, (1, 4));
+/// assert_eq!(driver.api_version()?, (1, 15));
 /// assert_eq!(driver.devices()?.len(), 4);
 /// # Ok::<(), lazy_usm::Error>(())
 /// ```
@@ -132,7 +132,7 @@ impl Driver {
     /// # use lazy_usm::*;
     /// # let runtime = Runtime::simulated("b70x2")?;
     /// # let devices = runtime.devices()?;
-    /// assert_eq!(devices[0].driver().api_version()?, (1, 4));
+    /// assert_eq!(devices[0].driver().api_version()?, (1, 15));
     /// # Ok::<(), Error>(())
     /// ```
     pub fn api_version(&self) -> Result<(u32, u32)> {

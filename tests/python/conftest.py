@@ -18,7 +18,8 @@ import textwrap
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-LAZY_USM = pathlib.Path(os.environ.get("LAZY_USM_BIN", ROOT / "target" / "debug" / "lazy-usm"))
+TARGET = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+LAZY_USM = pathlib.Path(os.environ.get("LAZY_USM_BIN", TARGET / "debug" / "lazy-usm"))
 
 # Both of the runtime's Level Zero adapters.
 ADAPTERS = {"v1": "0", "v2": "1"}
@@ -28,22 +29,30 @@ ADAPTERS = {"v1": "0", "v2": "1"}
 PRELUDE = textwrap.dedent(
     """
     import ctypes, os, re
-    _sim = ctypes.CDLL(os.environ["ZE_SIM_LIBRARY"])
-    _sim.zesim_host_pinned_bytes.restype = ctypes.c_uint64
-    _sim.zesim_counter.restype = ctypes.c_uint64
-    _sim.zesim_counter.argtypes = [ctypes.c_char_p]
-    _sim.zesim_fdinfo.restype = ctypes.c_size_t
-    _sim.zesim_fdinfo.argtypes = [ctypes.c_uint32, ctypes.c_char_p, ctypes.c_size_t]
+    _sim = None
+
+    def _simulator():
+        # Opened only once the runtime has loaded the stand-in, and only if it has: the runtime
+        # must find it by itself (through ZEL_LIBRARY_PATH), not get the copy a test loaded.
+        global _sim
+        if _sim is None:
+            _sim = ctypes.CDLL(os.environ["ZE_SIM_LIBRARY"], mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+            _sim.zesim_host_pinned_bytes.restype = ctypes.c_uint64
+            _sim.zesim_counter.restype = ctypes.c_uint64
+            _sim.zesim_counter.argtypes = [ctypes.c_char_p]
+            _sim.zesim_fdinfo.restype = ctypes.c_size_t
+            _sim.zesim_fdinfo.argtypes = [ctypes.c_uint32, ctypes.c_char_p, ctypes.c_size_t]
+        return _sim
 
     def pinned():
-        return _sim.zesim_host_pinned_bytes()
+        return _simulator().zesim_host_pinned_bytes()
 
     def counter(name):
-        return _sim.zesim_counter(name.encode())
+        return _simulator().zesim_counter(name.encode())
 
     def gtt(device):
         buffer = ctypes.create_string_buffer(1024)
-        _sim.zesim_fdinfo(device, buffer, len(buffer))
+        _simulator().zesim_fdinfo(device, buffer, len(buffer))
         return int(re.search(rb"drm-resident-gtt:\\t(\\d+) KiB", buffer.value).group(1)) * 1024
 
     GIB = 1 << 30

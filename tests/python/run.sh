@@ -9,7 +9,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 for python in "${LAZY_USM_PYTHON:-}" "$root/target/sycl-venv/bin/python" python3; do
     [[ -n "$python" ]] || continue
     if "$python" -c 'import dpctl, pytest' >/dev/null 2>&1; then
-        "$python" -m pytest -q "$root/tests/python"
+        PYTHONDONTWRITEBYTECODE=1 "$python" -m pytest -q -p no:cacheprovider "$root/tests/python"
         status=$?
         if [[ $status -eq 5 ]]; then
             echo "tests/python: pytest collected no tests" >&2

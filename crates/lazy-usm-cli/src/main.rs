@@ -62,9 +62,13 @@ enum Command {
     /// program (Intel's SYCL runtime included) run on the simulated platform, with no system
     /// loader: `eval "$(lazy-usm sim-env --preset b70x2)"`.
     SimEnv,
-    /// Run a program on the simulated platform and print, when it exits, its peak host pinned
-    /// memory, peak VRAM and GTT per device and residency calls: `lazy-usm run -- python3 x.py`.
+    /// Run a program on the simulated platform and print to stderr, when it exits, its peak
+    /// host pinned memory, peak VRAM and GTT per device and residency calls:
+    /// `lazy-usm run -- python3 x.py`. Exits with the program's exit code.
     Run {
+        /// Also write the simulator's whole report, as JSON, to this file.
+        #[arg(long)]
+        report: Option<std::path::PathBuf>,
         /// The program and its arguments.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         program: Vec<String>,
@@ -625,8 +629,9 @@ fn main() -> ExitCode {
     let outcome = match &cli.command {
         Command::Probe { pid } => probe(&cli, *pid),
         Command::SimEnv => sim_env::print_environment(&simulated_platform(&cli)),
-        Command::Run { program } => {
-            return match sim_env::run(&simulated_platform(&cli), program, cli.json) {
+        Command::Run { program, report } => {
+            let platform = simulated_platform(&cli);
+            return match sim_env::run(&platform, program, cli.json, report.as_deref()) {
                 Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
                 Err(message) => {
                     eprintln!("lazy-usm: {message}");

@@ -59,15 +59,17 @@ fn loader_folder(library: &Path) -> Result<PathBuf, String> {
 
 /// The variables, in the order `sim-env` prints them.
 pub fn environment(platform: &str) -> Result<Vec<(String, String)>, String> {
-    // Refuse an unknown preset or unreadable file here, not in the program's first call.
+    // Refuse an unknown preset or unreadable file here, not in the program's first call. A
+    // preset name wins over a file of that name, as the simulator itself decides.
     SimConfig::from_name_or_path(platform).map_err(|error| error.to_string())?;
-    let config = if Path::new(platform).is_file() {
+    let config = if SimConfig::preset(platform).is_some() {
+        platform.to_string()
+    } else {
+        // A file: the program may run in another folder.
         std::path::absolute(platform)
             .map_err(|error| format!("{platform}: {error}"))?
             .display()
             .to_string()
-    } else {
-        platform.to_string()
     };
     let library = stand_in_library()?;
     let folder = loader_folder(&library)?;
@@ -103,47 +105,73 @@ pub fn print_environment(platform: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// `lazy-usm run`: runs `program` on the simulated platform and prints its accounting when
-/// it exits. Returns the program's exit code.
-pub fn run(platform: &str, program: &[String], json: bool) -> Result<i32, String> {
+/// `lazy-usm run`: runs `program` on the simulated platform and prints its accounting to
+/// stderr when it exits (the program's own output stays as it was), as a table or, with `json`,
+/// as JSON; `save` also writes the JSON to a file. Returns the program's exit code (128 plus the
+/// signal's number if a signal ended it).
+pub fn run(
+    platform: &str,
+    program: &[String],
+    json: bool,
+    save: Option<&Path>,
+) -> Result<i32, String> {
     let (name, args) = program
         .split_first()
         .ok_or("no program given (lazy-usm run --preset NAME -- PROGRAM [ARGS])")?;
-    let report_path =
-        std::env::temp_dir().join(format!("lazy-usm-run-{}.json", std::process::id()));
-    let _ = std::fs::remove_file(&report_path);
+    let environment = environment(platform)?;
+    // A private folder (mode 0700), so no other user can plant or read the report.
+    let folder = tempfile::Builder::new()
+        .prefix("lazy-usm-run-")
+        .tempdir()
+        .map_err(|error| format!("cannot make a temporary folder: {error}"))?;
+    let report_path = folder.path().join("report.json");
     let status = Command::new(name)
         .args(args)
-        .envs(environment(platform)?)
+        .envs(environment)
         .env(REPORT_ENV, &report_path)
         .status()
         .map_err(|error| format!("cannot start {name}: {error}"))?;
-    let text = std::fs::read_to_string(&report_path);
-    let _ = std::fs::remove_file(&report_path);
-    let code = status.code().unwrap_or(128);
-    let Ok(text) = text else {
-        eprintln!(
-            "lazy-usm: {name} exited ({status}) without loading the simulated platform: it made \
-             no Level Zero call, or exited without running its exit handlers"
-        );
-        return Ok(if code == 0 { 1 } else { code });
+    let code = status
+        .code()
+        .or_else(|| {
+            use std::os::unix::process::ExitStatusExt;
+            status.signal().map(|signal| 128 + signal)
+        })
+        .unwrap_or(128);
+    let report = match std::fs::read_to_string(&report_path) {
+        Ok(text) => Report::from_json(&text).map_err(|error| error.to_string()),
+        Err(_) => Err(
+            "it made no Level Zero call, or exited without running its exit handlers \
+                       (a signal, or _exit)"
+                .to_string(),
+        ),
     };
-    let report = Report::from_json(&text).map_err(|error| format!("unreadable report: {error}"))?;
+    let report = match report {
+        Ok(report) => report,
+        Err(why) => {
+            eprintln!("lazy-usm: no accounting from {name} ({status}): {why}");
+            return Ok(code);
+        }
+    };
+    if let Some(save) = save {
+        std::fs::write(save, report.to_json())
+            .map_err(|error| format!("cannot write {}: {error}", save.display()))?;
+    }
     if json {
-        println!("{}", report.to_json());
+        eprintln!("{}", report.to_json());
     } else {
-        print_summary(&report, name, &status);
+        eprint!("{}", summary(&report, name, &status));
     }
     Ok(code)
 }
 
-fn print_summary(report: &Report, name: &str, status: &std::process::ExitStatus) {
-    println!(
-        "{name} exited ({status}) on the simulated platform `{}` (figures are modelled):",
+fn summary(report: &Report, name: &str, status: &std::process::ExitStatus) -> String {
+    let mut text = format!(
+        "{name} exited ({status}) on the simulated platform `{}` (figures are modelled):\n",
         report.platform
     );
-    println!(
-        "  host pinned: peak {} GiB, at exit {} GiB",
+    text += &format!(
+        "  host pinned: peak {} GiB, at exit {} GiB\n",
         bytes_gib(report.host_pinned_bytes.peak),
         bytes_gib(report.host_pinned_bytes.current)
     );
@@ -161,11 +189,11 @@ fn print_summary(report: &Report, name: &str, status: &std::process::ExitStatus)
             bytes_gib(device.gtt_bytes.current),
         ]);
     }
-    print!("{}", table.render());
+    text += &table.render();
     let counter = |name: &str| report.counters.get(name).copied().unwrap_or(0);
-    println!(
+    text += &format!(
         "  residency calls: {} zeContextMakeMemoryResident, {} zeContextEvictMemory, {} implicit \
-         peer imports, {} refused uses (residency violations)",
+         peer imports, {} refused uses (residency violations)\n",
         counter("make_resident_calls"),
         counter("evict_calls"),
         counter("implicit_imports"),
@@ -177,6 +205,7 @@ fn print_summary(report: &Report, name: &str, status: &std::process::ExitStatus)
             .iter()
             .map(|(name, count)| format!("{name} x{count}"))
             .collect();
-        println!("  answered as unsupported: {}", calls.join(", "));
+        text += &format!("  answered as unsupported: {}\n", calls.join(", "));
     }
+    text
 }

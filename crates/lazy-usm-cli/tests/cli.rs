@@ -378,13 +378,36 @@ fn run_reports_the_peaks_of_a_program_that_uses_level_zero() {
     }
     // lazy-usm itself is an unmodified Level Zero program: run through the stand-in, it finds
     // two "system" GPUs and replays seed 000 with the eager policy.
-    let inner = format!(
-        "{} host-cost --workload seed000 --policies eager >/dev/null",
-        env!("CARGO_BIN_EXE_lazy-usm")
-    );
-    let report = json(&[
-        "--preset", "b70x2", "--json", "run", "--", "sh", "-c", &inner,
+    let folder = tempfile::tempdir().unwrap();
+    let saved = folder.path().join("report.json");
+    let output = lazy_usm(&[
+        "--preset",
+        "b70x2",
+        "run",
+        "--report",
+        saved.to_str().unwrap(),
+        "--",
+        env!("CARGO_BIN_EXE_lazy-usm"),
+        "host-cost",
+        "--workload",
+        "seed000",
+        "--policies",
+        "eager",
     ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The program's own output is untouched on stdout; the accounting goes to stderr.
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stdout.contains("Host cost of workload `seed000`"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("host pinned: peak 8.00 GiB"), "{stderr}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
     let gib = 1u64 << 30;
     assert_eq!(report["platform"], "b70x2");
     assert_eq!(report["host_pinned_bytes"]["peak"], 8 * gib);
@@ -408,9 +431,18 @@ fn run_passes_the_exit_code_on_and_says_when_nothing_loaded_the_simulator() {
     let output = lazy_usm(&["run", "--", "sh", "-c", "exit 3"]);
     assert_eq!(output.status.code(), Some(3));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("without loading the simulated platform"),
-        "{stderr}"
+    assert!(stderr.contains("no accounting from sh"), "{stderr}");
+    let output = lazy_usm(&["run", "--", "true"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "a program without Level Zero still succeeds"
+    );
+    let output = lazy_usm(&["run", "--", "sh", "-c", "kill -TERM $$"]);
+    assert_eq!(
+        output.status.code(),
+        Some(128 + 15),
+        "a signal's number, as a shell reports it"
     );
     let output = lazy_usm(&["--preset", "nope", "run", "--", "true"]);
     assert_eq!(output.status.code(), Some(2));

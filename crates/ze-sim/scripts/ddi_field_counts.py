@@ -3,9 +3,20 @@
 function-pointer fields exist at each API minor version.
 
 A driver must write only the table fields that exist at the version the loader asks for: an
-older loader allocates a smaller table. Fields are only ever appended, which this script checks.
+older loader allocates a smaller table. A table is listed only if every release's table is a
+prefix of the newest one (fields only appended); a table some release reordered is left out,
+named in a comment, and must never be written.
 
 Usage: ddi_field_counts.py OUT 1.0=path/to/ze_ddi.h 1.0=... 1.17=...
+
+The committed output was made from every release tag v1.0.12 ... v1.32.0 of the Level Zero
+loader repository (oneapi-src/level-zero), each tag's include/ze_ddi.h labelled with the minor
+version of ZE_API_VERSION_CURRENT in its include/ze_api.h:
+
+    for tag in $(git tag | grep -E '^v1\.[0-9]+\.[0-9]+$'); do
+        minor=$(git show $tag:include/ze_api.h | grep -oP 'ZE_API_VERSION_CURRENT = ZE_MAKE_VERSION\( 1, \K[0-9]+')
+        git show $tag:include/ze_ddi.h > /tmp/$tag.h && echo "1.$minor=/tmp/$tag.h"
+    done
 The ze_ddi.h files come from the Level Zero loader's release tags, each labelled with the spec
 version its ze_api.h calls current (v1.1.0 -> 1.0 ... v1.32.0 -> 1.17). Several tags may carry
 one spec version: the smallest table among them counts, so that no loader of that version gets

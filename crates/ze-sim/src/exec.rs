@@ -606,9 +606,9 @@ pub(crate) fn submit(
     }
     count_use(&mut state.worker_ops, queue.worker.id, ops.len() as i32);
     *state.outstanding.entry(queue.worker.id).or_default() += 1;
-    state
-        .worker_devices
-        .insert(queue.worker.id, queue.engine.device);
+    let jobs = state.worker_jobs.entry(queue.worker.id).or_default();
+    jobs.device = queue.engine.device;
+    jobs.submitted += 1;
     if let Some(fence) = fence {
         state.fences.insert(fence, false);
     }
@@ -755,6 +755,9 @@ fn run(platform: &Inner, job: Job) {
     let mut state = held.unwrap_or_else(|| platform.lock());
     if let Some(jobs) = state.outstanding.get_mut(&job.worker) {
         *jobs = jobs.saturating_sub(1);
+    }
+    if let Some(jobs) = state.worker_jobs.get_mut(&job.worker) {
+        jobs.completed += 1;
     }
     for &list in &job.lists {
         count_use(&mut state.list_uses, list, -1);

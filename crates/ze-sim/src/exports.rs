@@ -9,6 +9,7 @@ use crate::{SimConfig, SimError};
 use level_zero_sys::ze_init_driver_type_desc_t;
 use level_zero_sys::{ze_driver_handle_t, ze_init_flags_t, ze_result_t};
 use std::ffi::{CStr, c_char};
+use std::io::Write;
 use std::sync::OnceLock;
 
 /// Environment variable that configures the loader-driven platform.
@@ -60,9 +61,10 @@ pub fn global_platform() -> Result<Platform, SimError> {
                 .and_then(|config| Platform::build(config, false))
                 .map_err(|error| error.to_string());
             if platform.is_ok() && std::env::var_os(crate::REPORT_ENV).is_some() {
+                REPORTING_PROCESS.store(std::process::id(), std::sync::atomic::Ordering::SeqCst);
                 // SAFETY: registers a plain function that takes no arguments.
                 if unsafe { atexit(write_report_at_exit) } != 0 {
-                    eprintln!("ze-sim: cannot register the exit report");
+                    let _ = writeln!(std::io::stderr(), "ze-sim: cannot register the exit report");
                 }
             }
             platform
@@ -76,23 +78,45 @@ unsafe extern "C" {
     fn atexit(function: extern "C" fn()) -> std::ffi::c_int;
 }
 
-/// Writes the process-wide platform's report to the file `ZE_SIM_REPORT` names. Never panics:
-/// it runs inside the C library's exit.
+/// The process that registered the exit report: a child made by `fork` inherits the
+/// registration and a copy of the platform, but its figures are not the platform's.
+static REPORTING_PROCESS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Writes the process-wide platform's report to the file `ZE_SIM_REPORT` names, whole (a
+/// temporary file renamed over it). Runs inside the C library's `exit`, so it never panics and
+/// never waits long: a lock still held by another thread after a second skips the report.
+/// When several processes load the simulator with the same `ZE_SIM_REPORT`, the last to exit
+/// wins.
 extern "C" fn write_report_at_exit() {
+    if REPORTING_PROCESS.load(std::sync::atomic::Ordering::SeqCst) != std::process::id() {
+        return;
+    }
     let Some(path) = std::env::var_os(crate::REPORT_ENV) else {
         return;
     };
     let Some(Ok(platform)) = GLOBAL.get() else {
         return;
     };
-    let write = || std::fs::write(&path, platform.report().to_json());
+    let write = || -> std::io::Result<()> {
+        let report = platform
+            .report_within(std::time::Duration::from_secs(1))
+            .ok_or_else(|| std::io::Error::other("the platform stayed locked"))?;
+        let mut partial = path.clone();
+        partial.push(format!(".{}.partial", std::process::id()));
+        std::fs::write(&partial, report.to_json())?;
+        std::fs::rename(&partial, &path)
+    };
     let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(write));
-    if !matches!(written, Ok(Ok(()))) {
-        eprintln!(
-            "ze-sim: cannot write the report to {}",
-            path.to_string_lossy()
-        );
-    }
+    let why = match written {
+        Ok(Ok(())) => return,
+        Ok(Err(error)) => error.to_string(),
+        Err(_) => "a panic".to_string(),
+    };
+    let _ = writeln!(
+        std::io::stderr(),
+        "ze-sim: no report written to {}: {why}",
+        path.to_string_lossy()
+    );
 }
 
 fn global_inner() -> Option<std::sync::Arc<crate::platform::Inner>> {

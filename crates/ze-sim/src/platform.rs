@@ -193,6 +193,14 @@ impl State {
     }
 }
 
+/// An engine worker's device and how many jobs it has been given and has finished.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct WorkerJobs {
+    pub device: u32,
+    pub submitted: u64,
+    pub completed: u64,
+}
+
 pub(crate) struct State {
     pub initialized: bool,
     pub lost: bool,
@@ -212,8 +220,9 @@ pub(crate) struct State {
     pub fences: FxHashMap<usize, bool>,
     /// Jobs submitted to a queue or immediate list (by worker id) and not yet completed.
     pub outstanding: FxHashMap<usize, u64>,
-    /// The device each engine worker that has run work belongs to (for `zeDeviceSynchronize`).
-    pub worker_devices: FxHashMap<usize, u32>,
+    /// Per engine worker that has run work: its device and job sequence numbers (for
+    /// `zeDeviceSynchronize`, which waits for the jobs submitted before it).
+    pub worker_jobs: FxHashMap<usize, WorkerJobs>,
     /// Modelled time (ns) at which each engine is next free.
     pub engine_clock: FxHashMap<(u32, u32, u32), u64>,
     /// Modelled end of the last job of each worker, and of the job each fence tracks.
@@ -256,7 +265,7 @@ impl State {
     pub(crate) fn forget_worker(&mut self, worker: usize) {
         self.worker_end.remove(&worker);
         self.outstanding.remove(&worker);
-        self.worker_devices.remove(&worker);
+        self.worker_jobs.remove(&worker);
     }
 }
 
@@ -746,7 +755,7 @@ impl Platform {
             used_event_slots: HashSet::new(),
             fences: FxHashMap::default(),
             outstanding: FxHashMap::default(),
-            worker_devices: FxHashMap::default(),
+            worker_jobs: FxHashMap::default(),
             engine_clock: FxHashMap::default(),
             worker_end: FxHashMap::default(),
             fence_end: FxHashMap::default(),

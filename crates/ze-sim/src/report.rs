@@ -78,8 +78,18 @@ impl Platform {
     /// assert_eq!(report.counters["live_contexts"], 0);
     /// ```
     pub fn report(&self) -> Report {
+        self.report_of(&self.inner.lock())
+    }
+
+    /// As [`Platform::report`], or `None` if the platform's lock is not free within `timeout`
+    /// (for the exit report, which must not hang on a lock a vanished thread held).
+    pub fn report_within(&self, timeout: std::time::Duration) -> Option<Report> {
+        let state = self.inner.state.try_lock_for(timeout)?;
+        Some(self.report_of(&state))
+    }
+
+    fn report_of(&self, state: &crate::platform::State) -> Report {
         let config = self.config();
-        let state = self.inner.lock();
         let figure = |current, peak| Figure { current, peak };
         let devices = state
             .usage

@@ -71,14 +71,15 @@ pub(crate) unsafe extern "C" fn get_properties(
         write_c_string(&mut properties.name, &config.name);
         let mut next = properties.pNext;
         while !next.is_null() {
-            // SAFETY: every extension struct starts with stype and pNext (spec).
-            let header = unsafe { &mut *(next as *mut ze_base_properties_t) };
-            if header.stype == ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT {
+            // SAFETY: every extension struct starts with stype and pNext (spec); read by value,
+            // so no reference overlaps the one made below.
+            let (stype, following) = unsafe { chain_link(next) };
+            if stype == ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT {
                 // SAFETY: the stype says which struct this is.
                 let ip = unsafe { &mut *(next as *mut ze_device_ip_version_ext_t) };
                 ip.ipVersion = config.ip_version;
             }
-            next = header.pNext;
+            next = following;
         }
         Ok(())
     })
@@ -228,19 +229,26 @@ pub(crate) unsafe extern "C" fn synchronize(device: ze_device_handle_t) -> ze_re
     guard(|| {
         let (platform, index) = registry::device(device as usize)?;
         let state = platform.lock();
+        // The jobs given to this device's engines before the call; later ones are not waited
+        // for, so a thread that keeps submitting cannot hold this call up forever.
+        let targets: Vec<(usize, u64)> = state
+            .worker_jobs
+            .iter()
+            .filter(|(_, jobs)| jobs.device == index)
+            .map(|(&worker, jobs)| (worker, jobs.submitted))
+            .collect();
         platform.wait_until(state, u64::MAX, |state| {
-            let workers: Vec<usize> = state
-                .worker_devices
-                .iter()
-                .filter(|&(_, &owner)| owner == index)
-                .map(|(&worker, _)| worker)
-                .collect();
-            let done = workers
-                .iter()
-                .all(|worker| state.outstanding.get(worker).copied().unwrap_or(0) == 0);
+            // A worker that is gone was idle when it went (its owner refuses to be destroyed
+            // while busy).
+            let done = targets.iter().all(|(worker, submitted)| {
+                state
+                    .worker_jobs
+                    .get(worker)
+                    .is_none_or(|jobs| jobs.completed >= *submitted)
+            });
             if done {
-                for worker in workers {
-                    platform.observe_worker(state, worker);
+                for (worker, _) in &targets {
+                    platform.observe_worker(state, *worker);
                 }
             }
             done
@@ -272,6 +280,16 @@ pub(crate) unsafe extern "C" fn get_compute_properties(
         properties.subGroupSizes = [8, 16, 32, 0, 0, 0, 0, 0];
         Ok(())
     })
+}
+
+/// The `stype` and `pNext` of the extension struct at `link`, read by value.
+///
+/// # Safety
+/// `link` must point to a struct that starts as `ze_base_properties_t` does.
+unsafe fn chain_link(link: *mut std::ffi::c_void) -> (ze_structure_type_t, *mut std::ffi::c_void) {
+    let header = link as *const ze_base_properties_t;
+    // SAFETY: the caller's promise; plain reads of two leading fields.
+    unsafe { ((*header).stype, (*header).pNext) }
 }
 
 /// A stable UUID: vendor and device id, then the PCI address bytes.
@@ -372,10 +390,8 @@ pub(crate) unsafe extern "C" fn get_p2p_properties(
         let mut next = properties.pNext;
         while !next.is_null() {
             // SAFETY: every extension struct starts with stype and pNext (spec).
-            let header = unsafe { &mut *(next as *mut ze_base_properties_t) };
-            if header.stype
-                == ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_P2P_BANDWIDTH_EXP_PROPERTIES
-            {
+            let (stype, following) = unsafe { chain_link(next) };
+            if stype == ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_P2P_BANDWIDTH_EXP_PROPERTIES {
                 // SAFETY: the stype says which struct this is.
                 let bandwidth =
                     unsafe { &mut *(next as *mut ze_device_p2p_bandwidth_exp_properties_t) };
@@ -393,7 +409,7 @@ pub(crate) unsafe extern "C" fn get_p2p_properties(
                 bandwidth.physicalLatency = latency as u32;
                 bandwidth.latencyUnit = ze_latency_unit_t::ZE_LATENCY_UNIT_NANOSEC;
             }
-            next = header.pNext;
+            next = following;
         }
         Ok(())
     })
