@@ -153,6 +153,12 @@ pub enum Error {
         /// Whose it is (`"another context"`, `"another residency manager"`, ...).
         owner: &'static str,
     },
+    /// No live allocation of this manager (or pool, or registry) contains the address.
+    #[error("no live allocation contains {address:#x}")]
+    UnknownPointer {
+        /// The address asked about.
+        address: usize,
+    },
     /// An object (event, list, held buffer) of another context or list.
     #[error("{what}: {detail}")]
     ForeignObject {

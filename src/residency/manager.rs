@@ -30,6 +30,9 @@ pub(crate) struct AllocationState {
     /// The manager's epoch when a peer last used it (kept only under a host budget, where it
     /// orders eviction).
     pub(crate) last_use: AtomicU64,
+    /// Set (under the state lock) when its `DeviceAllocation` is dropped: a caller that found
+    /// it by pointer must not make the freed range resident anywhere.
+    pub(crate) freed: std::sync::atomic::AtomicBool,
 }
 
 /// What a device pair's P2P link has shown.
@@ -105,6 +108,8 @@ pub(crate) struct Shared {
     pub(crate) staging: Mutex<Vec<HostBuffer>>,
     clock: AtomicU64,
     next_id: AtomicU64,
+    /// Every live allocation by address range, for callers that hold only a pointer.
+    pub(crate) registry: crate::registry::PointerRegistry<Arc<AllocationState>>,
 }
 
 /// Makes device allocations resident where they are used, by policy, and accounts for what that
@@ -265,7 +270,16 @@ impl Drop for DeviceAllocation {
         // manager forgets the residencies and their cost. The record then says "resident
         // nowhere", so a pin that outlives the memory (held by a completion) evicts nothing
         // when it ends: the range may belong to a new allocation by then.
+        if self
+            .manager
+            .registry
+            .find(self.state.address)
+            .is_some_and(|entry| Arc::ptr_eq(&entry.value, &self.state))
+        {
+            self.manager.registry.remove(self.state.address);
+        }
         let mut state = self.manager.lock();
+        self.state.freed.store(true, Ordering::SeqCst);
         let resident = self.state.resident.load();
         self.state.resident.store(DeviceSet::EMPTY);
         self.state.explicit.store(DeviceSet::EMPTY);
@@ -332,6 +346,11 @@ impl Shared {
             return Ok(true);
         }
         let mut state = self.lock();
+        if allocation.freed.load(Ordering::SeqCst) {
+            return Err(Error::UnknownPointer {
+                address: allocation.address,
+            });
+        }
         if allocation.resident.load().contains(device) {
             if request == Request::Explicit {
                 allocation.explicit.insert(device);
@@ -553,6 +572,7 @@ impl ResidencyManager {
                 staging: Mutex::new(Vec::new()),
                 clock: AtomicU64::new(1),
                 next_id: AtomicU64::new(1),
+                registry: crate::registry::PointerRegistry::new(),
             }),
         })
     }
@@ -669,12 +689,19 @@ impl ResidencyManager {
             explicit: AtomicDeviceSet::new(DeviceSet::EMPTY),
             pins: AtomicU32::new(0),
             last_use: AtomicU64::new(0),
+            freed: std::sync::atomic::AtomicBool::new(false),
         });
+        let registered =
+            self.shared
+                .registry
+                .insert(state.address, size.max(1), Arc::clone(&state));
         let allocation = DeviceAllocation {
             state,
             buffer,
             manager: Arc::clone(&self.shared),
         };
+        // The driver never hands out one range twice while it is live.
+        registered.map_err(|error| Error::Internal(format!("pointer registry: {error}")))?;
         // Every policy commits the owner at once; Eager adds every other device.
         self.shared
             .make_resident(&allocation.state, owner, Request::Explicit, false)?;

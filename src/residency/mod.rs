@@ -4,12 +4,14 @@
 #![deny(unsafe_code)]
 
 mod accounting;
+mod by_pointer;
 mod device_set;
 mod manager;
 mod pin;
 mod policy;
 
 pub use accounting::{DeviceCost, HostCost};
+pub use by_pointer::PointerTarget;
 pub use device_set::{DeviceSet, MAX_DEVICES};
 pub(crate) use manager::{AllocationState, LinkState, Request, Shared};
 pub use manager::{DeviceAllocation, ResidencyHandle, ResidencyManager, Resident};

@@ -1,0 +1,110 @@
+//! Finding an allocation by an interior pointer with 100,000 live allocations: the pointer
+//! registry behind `ResidencyManager::find`, with one thread and with two threads looking up at
+//! once (target: <= 50 ns). Two access patterns: `hot`, a working set of 64 allocations (a
+//! binding looking up the tensors of one step), and `scattered`, every allocation in turn in a
+//! scattered order (each lookup misses the caches). Side by side, the same lookups in a
+//! `BTreeMap` behind an `RwLock` (the obvious alternative) on the same ranges.
+//!
+//! Results land in `target/criterion/registry/{find,btree}_{hot,scattered}_{1t,2t}/`.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use lazy_usm::{Context, Memory, Policy, ResidencyConfig, ResidencyManager, Runtime};
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::sync::RwLock;
+use std::time::{Duration, Instant};
+
+const LIVE: usize = 100_000;
+
+/// Runs `lookup` `iterations` times on each of `threads` threads at once; the wall time of the
+/// slowest, as each thread sees it.
+fn on_threads(threads: usize, iterations: u64, lookup: &(dyn Fn(u64) + Sync)) -> Duration {
+    let barrier = std::sync::Barrier::new(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|thread| {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    barrier.wait();
+                    let start = Instant::now();
+                    for iteration in 0..iterations {
+                        lookup(
+                            iteration
+                                .wrapping_mul(7919)
+                                .wrapping_add(thread as u64 * 104_729),
+                        );
+                    }
+                    start.elapsed()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().expect("worker"))
+            .max()
+            .unwrap_or_default()
+    })
+}
+
+fn registry_benches(c: &mut Criterion) {
+    let runtime = Runtime::simulated("b70x2").expect("simulated platform");
+    let devices = runtime.devices().expect("devices");
+    let context = Context::new(&devices).expect("context");
+    let manager =
+        ResidencyManager::new(context, ResidencyConfig::new(Policy::Lazy)).expect("manager");
+    let allocations: Vec<_> = (0..LIVE)
+        .map(|index| {
+            manager
+                .allocate(&devices[index % 2], 256 + (index % 7) * 64)
+                .expect("allocation")
+        })
+        .collect();
+    // An interior address of each allocation, visited in a scattered order.
+    let interior: Vec<usize> = allocations
+        .iter()
+        .map(|allocation| allocation.address() + allocation.len() / 2)
+        .collect();
+    let tree: RwLock<BTreeMap<usize, usize>> = RwLock::new(
+        allocations
+            .iter()
+            .map(|allocation| (allocation.address(), allocation.len()))
+            .collect(),
+    );
+    let find = |set: usize| {
+        let interior = &interior;
+        let manager = &manager;
+        move |step: u64| {
+            let address = interior[step as usize % set];
+            black_box(manager.find(black_box(address)).expect("found"));
+        }
+    };
+    let btree = |set: usize| {
+        let interior = &interior;
+        let tree = &tree;
+        move |step: u64| {
+            let address = interior[step as usize % set];
+            let map = tree.read().expect("lock");
+            let (base, size) = map.range(..=address).next_back().expect("found");
+            black_box(address - base < *size);
+        }
+    };
+    let mut group = c.benchmark_group("registry");
+    group.warm_up_time(Duration::from_millis(500));
+    group.measurement_time(Duration::from_secs(2));
+    for (pattern, set) in [("hot", 64), ("scattered", LIVE)] {
+        for threads in [1, 2] {
+            let lookup = find(set);
+            group.bench_function(format!("find_{pattern}_{threads}t"), |bench| {
+                bench.iter_custom(|iterations| on_threads(threads, iterations, &lookup))
+            });
+            let lookup = btree(set);
+            group.bench_function(format!("btree_{pattern}_{threads}t"), |bench| {
+                bench.iter_custom(|iterations| on_threads(threads, iterations, &lookup))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, registry_benches);
+criterion_main!(benches);

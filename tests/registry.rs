@@ -1,0 +1,177 @@
+//! The pointer registry against a plain model, from several threads, and the manager's
+//! allocations found and made resident by raw pointer.
+
+mod common;
+
+use common::{Harness, run_with_timeout};
+use lazy_usm::*;
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+enum Operation {
+    Insert { base: usize, size: usize },
+    Remove { base: usize },
+    Find { address: usize },
+}
+
+fn operation() -> impl Strategy<Value = Operation> {
+    // Addresses in a 16 MiB space so that ranges collide, straddle 2 MiB windows and neighbour.
+    let address = 0usize..(16 << 20);
+    let size = prop_oneof![1usize..64, 1usize..(4 << 20)];
+    prop_oneof![
+        (address.clone(), size).prop_map(|(base, size)| Operation::Insert { base, size }),
+        address.clone().prop_map(|base| Operation::Remove { base }),
+        address.prop_map(|address| Operation::Find { address }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn the_registry_answers_as_a_list_of_ranges_would(operations in prop::collection::vec(operation(), 1..200)) {
+        let registry = PointerRegistry::new();
+        let mut model: BTreeMap<usize, usize> = BTreeMap::new();
+        for (step, operation) in operations.into_iter().enumerate() {
+            match operation {
+                Operation::Insert { base, size } => {
+                    let overlaps = model.iter().any(|(&other, &length)| other < base + size && base < other + length);
+                    let result = registry.insert(base, size, step);
+                    prop_assert_eq!(result.is_ok(), !overlaps, "insert {:#x}+{}", base, size);
+                    if !overlaps {
+                        model.insert(base, size);
+                    }
+                }
+                Operation::Remove { base } => {
+                    let removed = registry.remove(base).map(|entry| (entry.base, entry.size));
+                    prop_assert_eq!(removed, model.remove(&base).map(|size| (base, size)));
+                }
+                Operation::Find { address } => {
+                    let expected = model.range(..=address).next_back()
+                        .filter(|&(&base, &size)| address - base < size)
+                        .map(|(&base, &size)| (base, size));
+                    let found = registry.find(address).map(|entry| (entry.base, entry.size));
+                    prop_assert_eq!(found, expected, "find {:#x}", address);
+                }
+            }
+            prop_assert_eq!(registry.len(), model.len());
+        }
+    }
+}
+
+#[test]
+fn threads_registering_removing_and_finding_see_only_live_ranges() {
+    run_with_timeout(Duration::from_secs(60), || {
+        let registry = PointerRegistry::new();
+        std::thread::scope(|scope| {
+            for thread in 0..4usize {
+                let registry = &registry;
+                scope.spawn(move || {
+                    // Each thread owns its own 64 MiB slice; ranges straddle windows.
+                    let start = (thread + 1) << 28;
+                    for round in 0..2_000usize {
+                        let base = start + (round % 97) * (3 << 20) + round % 13;
+                        let size = 1 + (round * 7919) % (5 << 20);
+                        if registry.insert(base, size, (thread, round)).is_ok() {
+                            let found = registry.find(base + size / 2).expect("just registered");
+                            assert_eq!(found.value, (thread, round));
+                            assert_eq!(
+                                registry.remove(base).map(|entry| entry.value),
+                                Some((thread, round))
+                            );
+                            assert!(
+                                registry
+                                    .find(base)
+                                    .is_none_or(|entry| entry.value.0 == thread)
+                            );
+                        }
+                    }
+                });
+            }
+        });
+        assert!(registry.is_empty());
+    });
+}
+
+#[test]
+fn manager_allocations_are_found_made_resident_and_evicted_by_pointer() {
+    let harness = Harness::simulated("b70x2");
+    let runtime = harness.runtime.clone();
+    let devices = runtime.devices().unwrap();
+    let manager = ResidencyManager::new(
+        Context::new(&devices).unwrap(),
+        ResidencyConfig::new(Policy::Lazy),
+    )
+    .unwrap();
+    let allocation = manager.allocate(&devices[0], 3 << 20).unwrap();
+    let pool = DevicePool::new(&manager, &devices[1], PoolConfig::default()).unwrap();
+    let block = pool.allocate(1000).unwrap();
+    let target = manager.find(allocation.address() + (2 << 20) + 5).unwrap();
+    assert_eq!(
+        (target.base, target.size, target.owner),
+        (allocation.address(), 3 << 20, 0)
+    );
+    assert_eq!(target.resident, DeviceSet::single(0).unwrap());
+    // A pool block resolves to the segment holding it, owned by the pool's device.
+    let segment = manager.find(block.address() + 999).unwrap();
+    assert_eq!(segment.owner, 1);
+    assert!(
+        segment.base <= block.address() && block.address() + 1000 <= segment.base + segment.size
+    );
+    manager
+        .ensure_resident_at(allocation.address() + 17, &devices[1])
+        .unwrap();
+    assert!(allocation.resident().contains(1));
+    assert_eq!(runtime.simulator().unwrap().host_pinned_bytes(), 3 << 20);
+    manager.evict_at(allocation.address(), &devices[1]).unwrap();
+    assert_eq!(runtime.simulator().unwrap().host_pinned_bytes(), 0);
+    let address = allocation.address();
+    drop(allocation);
+    assert!(
+        manager.find(address).is_none(),
+        "a freed allocation is forgotten"
+    );
+    assert!(matches!(
+        manager.ensure_resident_at(address, &devices[1]),
+        Err(Error::UnknownPointer { .. })
+    ));
+    drop(block);
+    drop(pool);
+    drop(manager);
+    harness.assert_clean();
+}
+
+#[test]
+fn residency_by_pointer_racing_frees_never_touches_freed_memory() {
+    run_with_timeout(Duration::from_secs(60), || {
+        let harness = Harness::simulated("b70x2");
+        let runtime = harness.runtime.clone();
+        let devices = runtime.devices().unwrap();
+        let manager = ResidencyManager::new(
+            Context::new(&devices).unwrap(),
+            ResidencyConfig::new(Policy::Lazy),
+        )
+        .unwrap();
+        for _ in 0..300 {
+            let allocation = manager.allocate(&devices[0], 64 << 10).unwrap();
+            let address = allocation.address();
+            std::thread::scope(|scope| {
+                let ensure = scope.spawn(|| {
+                    for offset in 0..20 {
+                        match manager.ensure_resident_at(address + offset, &devices[1]) {
+                            Ok(()) | Err(Error::UnknownPointer { .. }) => {}
+                            Err(error) => panic!("{error}"),
+                        }
+                    }
+                });
+                drop(allocation);
+                ensure.join().unwrap();
+            });
+        }
+        assert_eq!(manager.host_cost().current_bytes, 0);
+        assert_eq!(runtime.simulator().unwrap().host_pinned_bytes(), 0);
+        drop(manager);
+        harness.assert_clean();
+    });
+}
