@@ -47,7 +47,10 @@ mod transfer;
 mod ze;
 
 pub use error::{Error, Result, ZeResult};
-pub use pool::{Block, DevicePool, MAX_SEGMENT, PeerResidency, PoolConfig, PoolStats, trace};
+pub use pool::{
+    Block, DetachedBlock, DevicePool, MAX_SEGMENT, PeerResidency, PoolConfig, PoolStats, WorkFence,
+    trace,
+};
 pub use registry::{Entry as RegistryEntry, PointerRegistry, RegistryError};
 pub use residency::{
     DeviceAllocation, DeviceCost, DeviceSet, EngineChoice, HostCost, MAX_DEVICES,

@@ -185,12 +185,82 @@ struct SegmentTable {
     free: Vec<u32>,
 }
 
+/// Source of [`DevicePool`] identities.
+static NEXT_POOL_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 struct Deferred {
     slot: Slot,
     arena: u8,
     class: u16,
     capacity: usize,
-    work: Arc<Completion>,
+    work: Arc<dyn WorkFence>,
+}
+
+/// Device work a freed block must outlive: the pool reuses the block only once
+/// [`WorkFence::is_complete`] says so, and never waits for it (it asks again at its next
+/// allocation or [`DevicePool::reclaim`]).
+///
+/// lazy-usm's own [`Completion`] is one; a binding implements it for its runtime's events (a
+/// SYCL barrier event on the queue that freed the block, say).
+pub trait WorkFence: Send + Sync {
+    /// Whether the work has completed. A fence that cannot tell (its runtime reports an error)
+    /// answers `false`: the block stays out of use rather than be reused under running work.
+    fn is_complete(&self) -> bool;
+
+    /// Blocks until the work has completed: the pool calls it only when it is dropped with
+    /// blocks still waiting, before their memory goes back to the driver. The default polls
+    /// [`WorkFence::is_complete`], backing off to a millisecond between polls.
+    fn settle(&self) -> Result<()> {
+        let mut pause = std::time::Duration::from_micros(1);
+        while !self.is_complete() {
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(1));
+        }
+        Ok(())
+    }
+}
+
+impl WorkFence for Completion {
+    fn is_complete(&self) -> bool {
+        Completion::is_complete(self).unwrap_or(false)
+    }
+
+    fn settle(&self) -> Result<()> {
+        Completion::settle(self)
+    }
+}
+
+/// A pool block detached from the borrow of its pool, for callers that keep blocks by address
+/// rather than as values (the C ABI). It frees nothing when dropped (the block then stays out
+/// of use until the pool is dropped); hand it back with [`DevicePool::attach`].
+#[derive(Debug)]
+pub struct DetachedBlock {
+    pool: u64,
+    address: usize,
+    size: usize,
+    capacity: usize,
+    segment: u32,
+    arena: u8,
+    class: u16,
+    named: bool,
+    peers: u64,
+}
+
+impl DetachedBlock {
+    /// The block's address.
+    pub fn address(&self) -> usize {
+        self.address
+    }
+
+    /// The block's size in bytes (as asked for).
+    pub fn len(&self) -> usize {
+        self.size
+    }
+
+    /// Whether the block is empty (never: pools hand out at least one byte).
+    pub fn is_empty(&self) -> bool {
+        self.size == 0
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -286,6 +356,9 @@ pub struct PeerResidency {
 /// # Ok::<(), lazy_usm::Error>(())
 /// ```
 pub struct DevicePool {
+    /// Unique in the process: a detached block names its pool by it (an address could be
+    /// reused by a later pool, or change when the pool moves).
+    id: u64,
     manager: ResidencyManager,
     device: Device,
     owner: u32,
@@ -463,9 +536,71 @@ impl Drop for Block<'_> {
     }
 }
 
+impl Block<'_> {
+    /// Detaches the block from the pool's borrow (see [`DetachedBlock`]).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// let detached = pool.allocate(1000)?.detach();
+    /// assert_eq!(pool.stats().allocated_bytes, 1024, "still in use");
+    /// drop(pool.attach(detached)?);
+    /// assert_eq!(pool.stats().allocated_bytes, 0);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn detach(self) -> DetachedBlock {
+        let mut block = std::mem::ManuallyDrop::new(self);
+        // The one field that owns something; the rest are plain values.
+        drop(block.segment_ref.take());
+        DetachedBlock {
+            pool: block.pool.id(),
+            address: block.address,
+            size: block.size,
+            capacity: block.capacity,
+            segment: block.segment,
+            arena: block.arena,
+            class: block.class,
+            named: block.named,
+            peers: block.peers.load(Ordering::Acquire),
+        }
+    }
+}
+
 impl crate::ze::command::Deferrable for Block<'_> {
     /// Returns the block to the pool once `work` has completed, not before.
-    fn defer(mut self, work: Arc<Completion>) {
+    fn defer(self, work: Arc<Completion>) {
+        self.free_after(work);
+    }
+}
+
+impl Block<'_> {
+    /// Returns the block to the pool once `work` has completed, not before, without waiting.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # use std::sync::{Arc, atomic::{AtomicBool, Ordering}};
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// struct Flag(AtomicBool);
+    /// impl WorkFence for Flag {
+    ///     fn is_complete(&self) -> bool { self.0.load(Ordering::Acquire) }
+    /// }
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// let block = pool.allocate(1000)?;
+    /// let address = block.address();
+    /// let work = Arc::new(Flag(AtomicBool::new(false)));
+    /// block.free_after(work.clone());
+    /// assert_ne!(pool.allocate(1000)?.address(), address, "not reused under running work");
+    /// work.0.store(true, Ordering::Release);
+    /// pool.reclaim();
+    /// assert_eq!(pool.allocate(1000)?.address(), address);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn free_after(mut self, work: Arc<dyn WorkFence>) {
         let slot = self.retire();
         self.deferred = true;
         lock(&self.pool.deferred).push(Deferred {
@@ -479,6 +614,35 @@ impl crate::ze::command::Deferrable for Block<'_> {
 }
 
 impl DevicePool {
+    /// This pool's identity, for detached blocks.
+    fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Takes back a block [`Block::detach`] made; refuses one of another pool.
+    pub fn attach(&self, detached: DetachedBlock) -> Result<Block<'_>> {
+        if detached.pool != self.id() {
+            return Err(Error::ForeignMemory {
+                address: detached.address,
+                len: detached.size,
+                owner: "another pool",
+            });
+        }
+        Ok(Block {
+            pool: self,
+            address: detached.address,
+            size: detached.size,
+            capacity: detached.capacity,
+            segment: detached.segment,
+            arena: detached.arena,
+            class: detached.class,
+            named: detached.named,
+            deferred: false,
+            peers: AtomicU64::new(detached.peers),
+            segment_ref: OnceLock::new(),
+        })
+    }
+
     /// A pool for `device`, whose segments `manager` allocates and tracks.
     ///
     /// ```
@@ -495,6 +659,7 @@ impl DevicePool {
         config.validate()?;
         let devices = manager.context().devices().len();
         let pool = Self {
+            id: NEXT_POOL_ID.fetch_add(1, Ordering::Relaxed),
             manager: manager.clone(),
             device: device.clone(),
             owner,
@@ -939,7 +1104,7 @@ impl DevicePool {
             }
             let (ready, waiting) = std::mem::take(&mut *deferred)
                 .into_iter()
-                .partition(|entry| entry.work.is_complete().unwrap_or(false));
+                .partition(|entry| entry.work.is_complete());
             *deferred = waiting;
             ready
         };

@@ -14,10 +14,16 @@ pub(crate) struct ContextInner {
     handle: ContextHandle,
     devices: Vec<Device>,
     drop_errors: Mutex<Vec<Error>>,
+    /// Made by lazy-usm (destroyed with the last reference), or adopted from the host program
+    /// (never destroyed here).
+    owned: bool,
 }
 
 impl Drop for ContextInner {
     fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
         // Every allocation, list and pool holds the context, so none is left here.
         // SAFETY: the handle is live and nothing else refers to it any more.
         let result = unsafe { (self.driver.api().context_destroy)(self.handle.0) };
@@ -142,8 +148,75 @@ impl Context {
                 handle: ContextHandle(handle),
                 devices: devices.to_vec(),
                 drop_errors: Mutex::new(Vec::new()),
+                owned: true,
             }),
         })
+    }
+
+    /// Wraps a context the host program made (SYCL's `get_native`, another binding) over
+    /// `devices`, without owning it: lazy-usm never destroys it.
+    ///
+    /// # Safety
+    /// `handle` must be a live context of the devices' driver that spans `devices`, and it must
+    /// outlive this `Context` and everything made in it (allocations, pools, lists, managers).
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// let runtime = Runtime::simulated("b70x2")?;
+    /// let devices = runtime.devices()?;
+    /// let host_made = Context::new(&devices)?; // stands in for the host program's context
+    /// // SAFETY: `host_made` is live, spans `devices` and outlives `adopted`.
+    /// let adopted = unsafe { Context::adopt(host_made.handle(), &devices) }?;
+    /// let buffer = adopted.alloc_device(&devices[0], 4096, 0)?;
+    /// drop(buffer);
+    /// drop(adopted); // destroys nothing
+    /// assert_eq!(runtime.simulator().unwrap().counters().live_contexts, 1);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub unsafe fn adopt(handle: ContextHandle, devices: &[Device]) -> Result<Self> {
+        if handle.0.is_null() {
+            return Err(Error::invalid("a null context handle"));
+        }
+        let first = devices
+            .first()
+            .ok_or_else(|| Error::invalid("a context needs at least one device"))?;
+        for (position, device) in devices.iter().enumerate() {
+            if device.driver() != first.driver() {
+                return Err(Error::invalid(format!(
+                    "device {} belongs to another driver than device {}",
+                    device.index(),
+                    first.index()
+                )));
+            }
+            if devices[..position].contains(device) {
+                return Err(Error::invalid(format!(
+                    "device {} is listed twice",
+                    device.index()
+                )));
+            }
+        }
+        Ok(Self {
+            inner: Arc::new(ContextInner {
+                driver: first.driver().clone(),
+                handle,
+                devices: devices.to_vec(),
+                drop_errors: Mutex::new(Vec::new()),
+                owned: false,
+            }),
+        })
+    }
+
+    /// Whether lazy-usm made this context (and destroys it), rather than adopting it.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert!(Context::new(&devices)?.is_owned());
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn is_owned(&self) -> bool {
+        self.inner.owned
     }
 
     /// The devices the context spans.

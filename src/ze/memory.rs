@@ -371,7 +371,7 @@ pub(crate) fn check_layout(size: usize, alignment: usize) -> Result<()> {
 }
 
 impl Context {
-    fn adopt(
+    fn take_allocation(
         &self,
         call: &'static str,
         result: ze_result_t,
@@ -428,7 +428,7 @@ impl Context {
                 &mut pointer,
             )
         };
-        let allocation = self.adopt(
+        let allocation = self.take_allocation(
             "zeMemAllocDevice",
             result,
             pointer,
@@ -462,7 +462,7 @@ impl Context {
         let result = unsafe {
             (self.api().mem_alloc_host)(self.handle().0, &desc, size, alignment, &mut pointer)
         };
-        let allocation = self.adopt(
+        let allocation = self.take_allocation(
             "zeMemAllocHost",
             result,
             pointer,
@@ -516,7 +516,7 @@ impl Context {
                 &mut pointer,
             )
         };
-        let allocation = self.adopt(
+        let allocation = self.take_allocation(
             "zeMemAllocShared",
             result,
             pointer,

@@ -133,6 +133,41 @@ impl Runtime {
         Self::start(api, Source::System { origin }).map(Self::from_inner)
     }
 
+    /// The Level Zero loader the host program has already loaded (a SYCL runtime, a framework),
+    /// shared with it, so that handles from either side mean the same objects. Fails with
+    /// [`Error::Loader`](crate::Error::Loader) if the process has loaded none.
+    ///
+    /// ```
+    /// // A doctest has loaded no Level Zero loader.
+    /// assert!(matches!(lazy_usm::Runtime::loaded(), Err(lazy_usm::Error::Loader(_))));
+    /// ```
+    pub fn loaded() -> Result<Self> {
+        let api = ZeApi::load_already_loaded()?;
+        let origin = api.origin().to_string();
+        Self::start(api, Source::System { origin }).map(Self::from_inner)
+    }
+
+    /// The device behind a raw Level Zero device handle (from SYCL's `get_native`, say), among
+    /// this runtime's drivers; [`Error::ForeignObject`](crate::Error::ForeignObject) if none has it.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// let runtime = Runtime::simulated("b70x2")?;
+    /// let devices = runtime.devices()?;
+    /// assert_eq!(runtime.device_by_handle(devices[1].handle())?, devices[1]);
+    /// assert!(runtime.device_by_handle(DeviceHandle(std::ptr::null_mut())).is_err());
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn device_by_handle(&self, handle: crate::DeviceHandle) -> Result<crate::Device> {
+        self.devices()?
+            .into_iter()
+            .find(|device| device.handle() == handle)
+            .ok_or_else(|| crate::Error::ForeignObject {
+                what: "device",
+                detail: format!("{:?} is no device of this runtime's drivers", handle.0),
+            })
+    }
+
     /// A Level Zero loader (or driver library exporting the API) at an explicit path.
     ///
     /// ```

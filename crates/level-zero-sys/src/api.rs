@@ -266,6 +266,44 @@ impl ZeApi {
         }
     }
 
+    /// The Level Zero loader this process has already loaded (`libze_loader.so.1`, found by its
+    /// soname whatever folder it came from), shared with whoever loaded it: never a second copy.
+    /// Fails if the process has not loaded one.
+    ///
+    /// ```
+    /// // A doctest has loaded no loader.
+    /// assert!(level_zero_sys::ZeApi::load_already_loaded().is_err());
+    /// ```
+    pub fn load_already_loaded() -> Result<Self, LoadError> {
+        let name = SYSTEM_LOADER_NAMES[0];
+        // SAFETY: RTLD_NOLOAD only looks the library up among those already loaded; nothing
+        // is initialised.
+        let library = unsafe {
+            libloading::os::unix::Library::open(
+                Some(name),
+                libc::RTLD_NOLOAD | libloading::os::unix::RTLD_LAZY,
+            )
+        }
+        .map_err(|error| LoadError::LibraryNotFound {
+            tried: vec![format!("{name} (already loaded): {error}")],
+        })?;
+        let library = Arc::new(libloading::Library::from(library));
+        let resolver = Arc::clone(&library);
+        // SAFETY: as in `load_from_path`: the loader's exports have the headers' signatures.
+        unsafe {
+            Self::from_resolver(
+                format!("{name} (already loaded)"),
+                Some(library),
+                move |name| {
+                    resolver
+                        .get::<unsafe extern "C" fn()>(name.as_bytes())
+                        .ok()
+                        .map(|symbol| *symbol as *const c_void)
+                },
+            )
+        }
+    }
+
     /// Loads a Level Zero loader (or any library exporting the Level Zero API) from `path`.
     ///
     /// ```
