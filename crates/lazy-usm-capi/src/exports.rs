@@ -1,0 +1,432 @@
+//! The exported functions: null checks and pointer reads at the edge, then safe calls on the
+//! manager inside `guard`.
+
+use crate::manager::{Kind, LazyUsmManager};
+use crate::status::{Failure, LazyUsmStatus, guard};
+use lazy_usm_core::{Context, ContextHandle, DeviceHandle, Policy, ResidencyConfig, Runtime};
+use std::ffi::{CStr, c_char, c_void};
+
+/// When a peer gets residency of an allocation (see the lazy-usm documentation).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LazyUsmPolicy {
+    /// Resident on its owner; on a peer when the peer first uses it through lazy-usm, or when
+    /// asked (`lazy_usm_ensure_resident`).
+    Lazy = 0,
+    /// Resident on every device at once (what SYCL's `malloc_device` does).
+    Eager = 1,
+    /// Lazy, but only for device pairs enabled with `lazy_usm_enable_peer_access`.
+    PeerEnabled = 2,
+    /// Only where asked.
+    Manual = 3,
+}
+
+impl From<LazyUsmPolicy> for Policy {
+    fn from(policy: LazyUsmPolicy) -> Self {
+        match policy {
+            LazyUsmPolicy::Lazy => Policy::Lazy,
+            LazyUsmPolicy::Eager => Policy::Eager,
+            LazyUsmPolicy::PeerEnabled => Policy::PeerEnabled,
+            LazyUsmPolicy::Manual => Policy::Manual,
+        }
+    }
+}
+
+/// What `lazy_usm_pointer_info` reports about a pointer.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LazyUsmPointerInfo {
+    /// Start of the allocation or pool block containing the pointer.
+    pub base: *mut c_void,
+    /// Its size in bytes (as asked for).
+    pub size: usize,
+    /// Index of the device that owns it.
+    pub device: u32,
+    /// 1 for a pool block (`lazy_usm_pool_alloc`), 0 for a dedicated allocation.
+    pub pooled: u32,
+    /// Bit i set: resident on device i (for a pool block, its pool segment's residency).
+    pub resident_mask: u64,
+}
+
+/// What residency has cost the host (`lazy_usm_host_cost`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LazyUsmHostCost {
+    /// Host memory pinned for peer residency now, in bytes.
+    pub current_bytes: u64,
+    /// The most it has been.
+    pub peak_bytes: u64,
+    /// `zeContextMakeMemoryResident` calls made.
+    pub make_resident_calls: u64,
+    /// `zeContextEvictMemory` calls made.
+    pub evict_calls: u64,
+}
+
+/// A device pool's figures (`lazy_usm_pool_stats`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LazyUsmPoolStats {
+    /// Bytes of live blocks.
+    pub allocated_bytes: u64,
+    /// Bytes of segments held from the driver.
+    pub reserved_bytes: u64,
+    /// Bytes of idle cached blocks.
+    pub cached_bytes: u64,
+    /// The most bytes reserved at once.
+    pub peak_reserved_bytes: u64,
+    /// Allocations served from the cache.
+    pub hits: u64,
+    /// Allocations that needed new memory.
+    pub misses: u64,
+}
+
+/// The message of this thread's last failed call ("" if none failed yet). The text stays valid
+/// until the thread's next failed call; copy it to keep it.
+#[unsafe(no_mangle)]
+pub extern "C" fn lazy_usm_last_error() -> *const c_char {
+    crate::status::last_error()
+}
+
+fn manager<'a>(manager: *const LazyUsmManager) -> Result<&'a LazyUsmManager, Failure> {
+    // SAFETY: a handle this library returned and the caller has not destroyed (the ABI's
+    // contract); null is refused.
+    unsafe { manager.as_ref() }.ok_or_else(|| Failure::null("the manager"))
+}
+
+fn write<T>(out: *mut T, value: T, what: &str) -> Result<(), Failure> {
+    if out.is_null() {
+        return Err(Failure::null(what));
+    }
+    // SAFETY: checked non-null; the caller's output location.
+    unsafe { out.write(value) };
+    Ok(())
+}
+
+fn publish(
+    runtime: Runtime,
+    context: Context,
+    policy: LazyUsmPolicy,
+    out: *mut *mut LazyUsmManager,
+) -> Result<(), Failure> {
+    if out.is_null() {
+        return Err(Failure::null("the output pointer"));
+    }
+    let manager = LazyUsmManager::new(runtime, context, ResidencyConfig::new(policy.into()))?;
+    write(out, Box::into_raw(Box::new(manager)), "the output pointer")
+}
+
+/// Makes a manager over a new context of every GPU of the system's Level Zero loader.
+///
+/// # Safety
+/// `out` must be null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_manager_create(
+    policy: LazyUsmPolicy,
+    out: *mut *mut LazyUsmManager,
+) -> LazyUsmStatus {
+    guard(|| {
+        let runtime = Runtime::system()?;
+        let devices = runtime.devices()?;
+        let context = Context::new(&devices)?;
+        publish(runtime, context, policy, out)
+    })
+}
+
+/// Makes a manager over a new in-process simulated platform (`preset`: b70x2, b60x4, ...).
+///
+/// # Safety
+/// `preset` must be null or NUL-terminated; `out` null or valid for a write.
+#[cfg(feature = "simulator")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_manager_create_simulated(
+    preset: *const c_char,
+    policy: LazyUsmPolicy,
+    out: *mut *mut LazyUsmManager,
+) -> LazyUsmStatus {
+    guard(|| {
+        if preset.is_null() {
+            return Err(Failure::null("the preset name"));
+        }
+        // SAFETY: checked non-null; the caller's NUL-terminated string.
+        let preset = unsafe { CStr::from_ptr(preset) }
+            .to_string_lossy()
+            .into_owned();
+        let runtime = Runtime::simulated(&preset)?;
+        let devices = runtime.devices()?;
+        let context = Context::new(&devices)?;
+        publish(runtime, context, policy, out)
+    })
+}
+
+/// Makes a manager over the host program's own Level Zero context (SYCL's `get_native`, say),
+/// through the Level Zero loader the process has already loaded. The context is never
+/// destroyed by lazy-usm.
+///
+/// # Safety
+/// `context` must be a live Level Zero context spanning the `device_count` devices at
+/// `devices` (null or valid for that many reads), and must outlive the manager; `out` must be
+/// null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_manager_adopt(
+    context: *mut c_void,
+    devices: *const *mut c_void,
+    device_count: usize,
+    policy: LazyUsmPolicy,
+    out: *mut *mut LazyUsmManager,
+) -> LazyUsmStatus {
+    guard(|| {
+        if context.is_null() {
+            return Err(Failure::null("the context"));
+        }
+        if devices.is_null() {
+            return Err(Failure::null("the device array"));
+        }
+        if device_count == 0 || device_count > lazy_usm_core::MAX_DEVICES as usize {
+            return Err(Failure::invalid(format!(
+                "{device_count} devices; a context has 1 to {}",
+                lazy_usm_core::MAX_DEVICES
+            )));
+        }
+        // SAFETY: the caller's array of `device_count` handles.
+        let handles = unsafe { std::slice::from_raw_parts(devices, device_count) };
+        let runtime = Runtime::loaded()?;
+        let devices = handles
+            .iter()
+            .map(|&handle| runtime.device_by_handle(DeviceHandle(handle as _)))
+            .collect::<Result<Vec<_>, _>>()?;
+        // SAFETY: the caller promises a live context over these devices that outlives the
+        // manager.
+        let context = unsafe { Context::adopt(ContextHandle(context as _), &devices) }?;
+        publish(runtime, context, policy, out)
+    })
+}
+
+/// Destroys a manager and frees everything it handed out that is still live. Its last call:
+/// no other thread may use it during or after this. Null does nothing.
+///
+/// # Safety
+/// `manager` must be null or a handle this library returned and not yet destroyed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_manager_destroy(manager: *mut LazyUsmManager) {
+    if !manager.is_null() {
+        // SAFETY: the caller's handle, made by Box::into_raw in `publish`, destroyed once.
+        let manager = unsafe { Box::from_raw(manager) };
+        let _ = guard(move || {
+            drop(manager);
+            Ok(())
+        });
+    }
+}
+
+/// The number of devices the manager spans; device indices are 0 to this minus one.
+///
+/// # Safety
+/// `manager` must be null or a live handle; `out` null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_manager_device_count(
+    manager: *const LazyUsmManager,
+    out: *mut u32,
+) -> LazyUsmStatus {
+    guard(|| {
+        let count = self::manager(manager)?.device_count();
+        write(out, count, "the output pointer")
+    })
+}
+
+/// A dedicated device allocation of `size` bytes on `device`, under the manager's policy.
+///
+/// # Safety
+/// `manager` must be null or a live handle; `out` null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_alloc_device(
+    manager: *const LazyUsmManager,
+    device: u32,
+    size: usize,
+    out: *mut *mut c_void,
+) -> LazyUsmStatus {
+    guard(|| {
+        if out.is_null() {
+            return Err(Failure::null("the output pointer"));
+        }
+        let address = self::manager(manager)?.alloc_device(device, size)?;
+        write(out, address as *mut c_void, "the output pointer")
+    })
+}
+
+/// `size` bytes of `device`'s memory from the manager's pool for that device.
+///
+/// # Safety
+/// `manager` must be null or a live handle; `out` null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_pool_alloc(
+    manager: *const LazyUsmManager,
+    device: u32,
+    size: usize,
+    out: *mut *mut c_void,
+) -> LazyUsmStatus {
+    guard(|| {
+        if out.is_null() {
+            return Err(Failure::null("the output pointer"));
+        }
+        let address = self::manager(manager)?.pool_alloc(device, size)?;
+        write(out, address as *mut c_void, "the output pointer")
+    })
+}
+
+/// Frees what `lazy_usm_alloc_device` or `lazy_usm_pool_alloc` returned (its start exactly; an
+/// interior pointer is refused). Device work must no longer use it.
+///
+/// # Safety
+/// `manager` must be null or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_free(
+    manager: *const LazyUsmManager,
+    pointer: *mut c_void,
+) -> LazyUsmStatus {
+    guard(|| {
+        if pointer.is_null() {
+            return Err(Failure::null("the pointer to free"));
+        }
+        self::manager(manager)?.free(pointer as usize)
+    })
+}
+
+/// What `pointer` (any address inside an allocation or block of this manager) points into.
+///
+/// # Safety
+/// `manager` must be null or a live handle; `out` null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_pointer_info(
+    manager: *const LazyUsmManager,
+    pointer: *const c_void,
+    out: *mut LazyUsmPointerInfo,
+) -> LazyUsmStatus {
+    guard(|| {
+        let found = self::manager(manager)?.find(pointer as usize)?;
+        let info = LazyUsmPointerInfo {
+            base: found.base as *mut c_void,
+            size: found.size,
+            device: found.owner,
+            pooled: u32::from(found.kind == Kind::Block),
+            resident_mask: found.resident.bits(),
+        };
+        write(out, info, "the output pointer")
+    })
+}
+
+/// Makes the allocation containing `pointer` resident on `device` now (before the program's
+/// own kernels on `device` read it); counts against the host budget.
+///
+/// # Safety
+/// `manager` must be null or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_ensure_resident(
+    manager: *const LazyUsmManager,
+    pointer: *const c_void,
+    device: u32,
+) -> LazyUsmStatus {
+    guard(|| self::manager(manager)?.ensure_resident(pointer as usize, device))
+}
+
+/// Evicts the allocation containing `pointer` from peer `device` (`LAZY_USM_STATUS_IN_USE`
+/// while work through lazy-usm uses it; refused for its owner).
+///
+/// # Safety
+/// `manager` must be null or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_evict(
+    manager: *const LazyUsmManager,
+    pointer: *const c_void,
+    device: u32,
+) -> LazyUsmStatus {
+    guard(|| self::manager(manager)?.evict(pointer as usize, device))
+}
+
+/// Lets `accessor` become a residency target of `owner`'s memory under `PEER_ENABLED`.
+///
+/// # Safety
+/// `manager` must be null or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_enable_peer_access(
+    manager: *const LazyUsmManager,
+    accessor: u32,
+    owner: u32,
+) -> LazyUsmStatus {
+    guard(|| self::manager(manager)?.set_peer_access(accessor, owner, true))
+}
+
+/// Undoes `lazy_usm_enable_peer_access`; residency it made automatically goes.
+///
+/// # Safety
+/// `manager` must be null or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_disable_peer_access(
+    manager: *const LazyUsmManager,
+    accessor: u32,
+    owner: u32,
+) -> LazyUsmStatus {
+    guard(|| self::manager(manager)?.set_peer_access(accessor, owner, false))
+}
+
+/// What peer residency has cost the host.
+///
+/// # Safety
+/// `manager` must be null or a live handle; `out` null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_host_cost(
+    manager: *const LazyUsmManager,
+    out: *mut LazyUsmHostCost,
+) -> LazyUsmStatus {
+    guard(|| {
+        let cost = self::manager(manager)?.host_cost();
+        let cost = LazyUsmHostCost {
+            current_bytes: cost.current_bytes,
+            peak_bytes: cost.peak_bytes,
+            make_resident_calls: cost.make_resident_calls,
+            evict_calls: cost.evict_calls,
+        };
+        write(out, cost, "the output pointer")
+    })
+}
+
+/// The figures of `device`'s pool.
+///
+/// # Safety
+/// `manager` must be null or a live handle; `out` null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_pool_stats(
+    manager: *const LazyUsmManager,
+    device: u32,
+    out: *mut LazyUsmPoolStats,
+) -> LazyUsmStatus {
+    guard(|| {
+        let stats = self::manager(manager)?.pool_stats(device)?;
+        let stats = LazyUsmPoolStats {
+            allocated_bytes: stats.allocated_bytes,
+            reserved_bytes: stats.reserved_bytes,
+            cached_bytes: stats.cached_bytes,
+            peak_reserved_bytes: stats.peak_reserved_bytes,
+            hits: stats.hits,
+            misses: stats.misses,
+        };
+        write(out, stats, "the output pointer")
+    })
+}
+
+/// Returns the pools' idle memory to the driver; `released` (may be null) gets the bytes.
+///
+/// # Safety
+/// `manager` must be null or a live handle; `released` null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_trim(
+    manager: *const LazyUsmManager,
+    released: *mut u64,
+) -> LazyUsmStatus {
+    guard(|| {
+        let bytes = self::manager(manager)?.trim()?;
+        if !released.is_null() {
+            write(released, bytes, "the output pointer")?;
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,247 @@
+//! What a `LazyUsmManager` handle holds: a residency manager, a pool per device, and what it
+//! handed out by address. Safe code: the exports turn C's pointers into calls on it.
+
+#![deny(unsafe_code)]
+
+use crate::status::Failure;
+use lazy_usm_core::{
+    Context, DetachedBlock, Device, DeviceAllocation, DevicePool, DeviceSet, PointerRegistry,
+    PoolConfig, PoolStats, ResidencyConfig, ResidencyManager, Runtime,
+};
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+/// What was handed out at an address.
+enum Owned {
+    Allocation(DeviceAllocation),
+    Block { device: u32, block: DetachedBlock },
+}
+
+/// How a range was handed out, for pointer queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Allocation,
+    Block,
+}
+
+/// A residency manager for C: see the crate documentation.
+pub struct LazyUsmManager {
+    // Field order is drop order: what was handed out goes back first (see `Drop`), then the
+    // pools, the manager, the context, the runtime.
+    owned: Mutex<HashMap<usize, Owned>>,
+    ranges: PointerRegistry<(Kind, u32)>,
+    pools: Vec<OnceLock<DevicePool>>,
+    manager: ResidencyManager,
+    devices: Vec<Device>,
+    _runtime: Runtime,
+}
+
+/// What a pointer points into.
+pub(crate) struct Found {
+    pub base: usize,
+    pub size: usize,
+    pub kind: Kind,
+    pub owner: u32,
+    pub resident: DeviceSet,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
+}
+
+impl LazyUsmManager {
+    pub(crate) fn new(
+        runtime: Runtime,
+        context: Context,
+        config: ResidencyConfig,
+    ) -> Result<Self, Failure> {
+        let devices = context.devices().to_vec();
+        let manager = ResidencyManager::new(context, config)?;
+        Ok(Self {
+            owned: Mutex::new(HashMap::new()),
+            ranges: PointerRegistry::new(),
+            pools: devices.iter().map(|_| OnceLock::new()).collect(),
+            manager,
+            devices,
+            _runtime: runtime,
+        })
+    }
+
+    pub(crate) fn device_count(&self) -> u32 {
+        self.devices.len() as u32
+    }
+
+    fn device(&self, index: u32) -> Result<&Device, Failure> {
+        self.devices.get(index as usize).ok_or_else(|| {
+            Failure::invalid(format!(
+                "device {index} does not exist; the manager has {} (0..{})",
+                self.devices.len(),
+                self.devices.len()
+            ))
+        })
+    }
+
+    fn pool(&self, index: u32) -> Result<&DevicePool, Failure> {
+        let device = self.device(index)?;
+        let slot = &self.pools[index as usize];
+        if let Some(pool) = slot.get() {
+            return Ok(pool);
+        }
+        let pool = DevicePool::new(&self.manager, device, PoolConfig::default())?;
+        // Another thread may have made one meanwhile: its pool is kept, this one dropped unused.
+        Ok(slot.get_or_init(|| pool))
+    }
+
+    fn hand_out(
+        &self,
+        address: usize,
+        size: usize,
+        kind: Kind,
+        device: u32,
+        owned: Owned,
+    ) -> Result<(), Failure> {
+        if let Err(error) = self.ranges.insert(address, size.max(1), (kind, device)) {
+            // The driver or pool handed out a live range twice: give this one back.
+            self.give_back(owned)?;
+            return Err(Failure(crate::LazyUsmStatus::Internal, error.to_string()));
+        }
+        lock(&self.owned).insert(address, owned);
+        Ok(())
+    }
+
+    fn check_size(size: usize) -> Result<(), Failure> {
+        if size == 0 {
+            Err(Failure::invalid("a size of 0 bytes"))
+        } else {
+            Ok(())
+        }
+    }
+
+    pub(crate) fn alloc_device(&self, device: u32, size: usize) -> Result<usize, Failure> {
+        Self::check_size(size)?;
+        let allocation = self.manager.allocate(self.device(device)?, size)?;
+        let address = lazy_usm_core::Memory::address(&allocation);
+        self.hand_out(
+            address,
+            size,
+            Kind::Allocation,
+            device,
+            Owned::Allocation(allocation),
+        )?;
+        Ok(address)
+    }
+
+    pub(crate) fn pool_alloc(&self, device: u32, size: usize) -> Result<usize, Failure> {
+        Self::check_size(size)?;
+        let block = self.pool(device)?.allocate(size)?.detach();
+        let address = block.address();
+        self.hand_out(
+            address,
+            size,
+            Kind::Block,
+            device,
+            Owned::Block { device, block },
+        )?;
+        Ok(address)
+    }
+
+    fn give_back(&self, owned: Owned) -> Result<(), Failure> {
+        match owned {
+            Owned::Allocation(allocation) => drop(allocation),
+            Owned::Block { device, block } => drop(self.pool(device)?.attach(block)?),
+        }
+        Ok(())
+    }
+
+    /// Frees what was handed out at exactly `address`.
+    pub(crate) fn free(&self, address: usize) -> Result<(), Failure> {
+        let Some(owned) = lock(&self.owned).remove(&address) else {
+            let why = match self.ranges.find(address) {
+                Some(entry) => format!(
+                    "{address:#x} is inside the allocation at {:#x}, not its start",
+                    entry.base
+                ),
+                None => format!("{address:#x} is not an allocation of this manager (or was freed)"),
+            };
+            return Err(Failure(crate::LazyUsmStatus::UnknownPointer, why));
+        };
+        self.ranges.remove(address);
+        self.give_back(owned)
+    }
+
+    pub(crate) fn find(&self, address: usize) -> Result<Found, Failure> {
+        let entry = self.ranges.find(address).ok_or_else(|| {
+            Failure(
+                crate::LazyUsmStatus::UnknownPointer,
+                format!("{address:#x} is not inside an allocation of this manager"),
+            )
+        })?;
+        let (kind, owner) = entry.value;
+        let resident = self
+            .manager
+            .find(address)
+            .map(|target| target.resident)
+            .unwrap_or(DeviceSet::EMPTY);
+        Ok(Found {
+            base: entry.base,
+            size: entry.size,
+            kind,
+            owner,
+            resident,
+        })
+    }
+
+    pub(crate) fn ensure_resident(&self, address: usize, device: u32) -> Result<(), Failure> {
+        self.find(address)?;
+        Ok(self
+            .manager
+            .ensure_resident_at(address, self.device(device)?)?)
+    }
+
+    pub(crate) fn evict(&self, address: usize, device: u32) -> Result<(), Failure> {
+        self.find(address)?;
+        Ok(self.manager.evict_at(address, self.device(device)?)?)
+    }
+
+    pub(crate) fn set_peer_access(
+        &self,
+        accessor: u32,
+        owner: u32,
+        enable: bool,
+    ) -> Result<(), Failure> {
+        let (accessor, owner) = (self.device(accessor)?, self.device(owner)?);
+        if enable {
+            self.manager.enable_peer_access(accessor, owner)?;
+        } else {
+            self.manager.disable_peer_access(accessor, owner)?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn host_cost(&self) -> lazy_usm_core::HostCost {
+        self.manager.host_cost()
+    }
+
+    pub(crate) fn pool_stats(&self, device: u32) -> Result<PoolStats, Failure> {
+        Ok(self.pool(device)?.stats())
+    }
+
+    pub(crate) fn trim(&self) -> Result<u64, Failure> {
+        let mut released = 0;
+        for pool in self.pools.iter().filter_map(OnceLock::get) {
+            released += pool.trim()?;
+        }
+        Ok(released)
+    }
+}
+
+impl Drop for LazyUsmManager {
+    fn drop(&mut self) {
+        // What C never freed goes back to its pool (a detached block would otherwise stay out of
+        // use) before the pools and the manager go.
+        let owned: Vec<Owned> = lock(&self.owned).drain().map(|(_, owned)| owned).collect();
+        for owned in owned {
+            let _ = self.give_back(owned);
+        }
+    }
+}
