@@ -1,6 +1,8 @@
 // Writes the C header for the exported functions and types into OUT_DIR; the committed
 // include/lazy_usm.h must equal it (tests/header.rs checks).
 fn main() {
+    #[cfg(feature = "xpu")]
+    xpu::build();
     let crate_dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     println!("cargo:rerun-if-changed=src");
@@ -17,4 +19,80 @@ fn main() {
         .generate()
         .expect("the C header generates")
         .write_to_file(format!("{out_dir}/lazy_usm.h"));
+}
+
+/// The SYCL side of the `xpu` feature: `src/xpu/native.cpp` against LAZY_USM_SYCL_ROOT.
+#[cfg(feature = "xpu")]
+mod xpu {
+    use std::path::{Path, PathBuf};
+
+    fn fail(message: String) -> ! {
+        panic!("lazy-usm-capi's xpu feature: {message}");
+    }
+
+    /// A folder holding `level_zero/ze_api.h`, which the SYCL headers include.
+    fn level_zero_include(root: &Path) -> PathBuf {
+        let has = |folder: &Path| folder.join("level_zero/ze_api.h").is_file();
+        if let Some(folder) = std::env::var_os("LEVEL_ZERO_INCLUDE_DIR").map(PathBuf::from) {
+            if has(&folder) {
+                return folder;
+            }
+            fail(format!(
+                "LEVEL_ZERO_INCLUDE_DIR={} has no level_zero/ze_api.h",
+                folder.display()
+            ));
+        }
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| workspace.join("target"));
+        let fetched = std::fs::read_dir(target.join("level-zero-headers"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path().join("usr/include"));
+        [root.join("include"), PathBuf::from("/usr/include")]
+            .into_iter()
+            .chain(fetched)
+            .find(|folder| has(folder))
+            .unwrap_or_else(|| {
+                fail(
+                    "no Level Zero headers: set LEVEL_ZERO_INCLUDE_DIR, install libze-dev, or run \
+                      crates/level-zero-sys/scripts/fetch-headers.sh"
+                        .into(),
+                )
+            })
+    }
+
+    pub fn build() {
+        println!("cargo:rerun-if-env-changed=LAZY_USM_SYCL_ROOT");
+        println!("cargo:rerun-if-env-changed=LEVEL_ZERO_INCLUDE_DIR");
+        println!("cargo:rerun-if-changed=src/xpu/native.cpp");
+        let root = std::env::var_os("LAZY_USM_SYCL_ROOT").map(PathBuf::from).unwrap_or_else(|| {
+            fail("set LAZY_USM_SYCL_ROOT to a folder with include/sycl/ and lib/libsycl.so*, such \
+                  as a virtual environment where intel-sycl-rt is installed"
+                .into())
+        });
+        if !root.join("include/sycl/sycl.hpp").is_file() {
+            fail(format!("{} has no include/sycl/sycl.hpp", root.display()));
+        }
+        if !root.join("lib/libsycl.so").exists() {
+            fail(format!("{} has no lib/libsycl.so", root.display()));
+        }
+        cc::Build::new()
+            .cpp(true)
+            .std("c++17")
+            .file("src/xpu/native.cpp")
+            .include(root.join("include"))
+            .include(level_zero_include(&root))
+            .define("SYCL_DISABLE_FSYCL_SYCLHPP_WARNING", None)
+            .warnings(false)
+            .compile("lazy_usm_sycl");
+        let lib = root.join("lib");
+        println!("cargo:rustc-link-search=native={}", lib.display());
+        println!("cargo:rustc-link-lib=dylib=sycl");
+        // Found at run time where it was found at build time, unless the process has it already
+        // (Python with dpctl or PyTorch has).
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,{}", lib.display());
+    }
 }

@@ -97,7 +97,7 @@ def run_sycl(runtime_available, tmp_path):
     """run_sycl(code, preset="b70x2", adapter="v2") runs `code` (after PRELUDE) on the
     simulated platform with that adapter of the runtime; the code prints `RESULT <json>`."""
 
-    def run(code, preset="b70x2", adapter="v2"):
+    def run(code, preset="b70x2", adapter="v2", extra_env=None):
         exports = subprocess.run(
             [str(LAZY_USM), "sim-env", "--preset", preset], check=True, capture_output=True, text=True
         ).stdout
@@ -106,6 +106,7 @@ def run_sycl(runtime_available, tmp_path):
             name, value = line[len("export "):].split("=", 1)
             env[name] = value.strip("'")
         env["SYCL_UR_USE_LEVEL_ZERO_V2"] = ADAPTERS[adapter]
+        env.update(extra_env or {})
         report_path = tmp_path / "report.json"
         env["ZE_SIM_REPORT"] = str(report_path)
         script = tmp_path / "program.py"
@@ -118,3 +119,21 @@ def run_sycl(runtime_available, tmp_path):
         return Run(completed, report)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def xpu_library(runtime_available, tmp_path_factory):
+    """liblazy_usm.so built with the `xpu` feature against this interpreter's SYCL runtime
+    (LAZY_USM_SYCL_ROOT is its virtual environment), copied aside so later builds leave it be."""
+    headers = subprocess.run(
+        [str(ROOT / "crates/level-zero-sys/scripts/fetch-headers.sh")], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    env = dict(os.environ, LAZY_USM_SYCL_ROOT=sys.prefix, LEVEL_ZERO_INCLUDE_DIR=str(pathlib.Path(headers).parent))
+    build = subprocess.run(
+        ["cargo", "build", "-p", "lazy-usm-capi", "--features", "xpu"],
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )
+    assert build.returncode == 0, f"the xpu build failed:\n{build.stderr[-4000:]}"
+    library = tmp_path_factory.mktemp("xpu") / "liblazy_usm.so"
+    library.write_bytes((TARGET / "debug" / "liblazy_usm.so").read_bytes())
+    return library

@@ -28,6 +28,11 @@
 mod exports;
 mod manager;
 mod status;
+#[cfg(feature = "xpu")]
+mod xpu;
+
+#[cfg(feature = "xpu")]
+pub use xpu::{lazy_usm_xpu_free, lazy_usm_xpu_malloc};
 
 pub use exports::*;
 pub use manager::LazyUsmManager;

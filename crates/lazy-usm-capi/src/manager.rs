@@ -155,6 +155,35 @@ impl LazyUsmManager {
 
     /// Frees what was handed out at exactly `address`.
     pub(crate) fn free(&self, address: usize) -> Result<(), Failure> {
+        let owned = self.take(address)?;
+        self.give_back(owned)
+    }
+
+    /// Frees what was handed out at exactly `address` once `work` has completed, without
+    /// waiting: a pool block goes to its pool's deferred list (reused once `work` is done); a
+    /// dedicated allocation is handed to a thread that waits for `work`, then frees it.
+    #[cfg_attr(not(feature = "xpu"), allow(dead_code))]
+    pub(crate) fn free_after(
+        &self,
+        address: usize,
+        work: std::sync::Arc<dyn lazy_usm_core::WorkFence>,
+    ) -> Result<(), Failure> {
+        match self.take(address)? {
+            Owned::Block { device, block } => {
+                self.pool(device)?.attach(block)?.free_after(work);
+                Ok(())
+            }
+            Owned::Allocation(allocation) => {
+                std::thread::spawn(move || {
+                    let _ = work.settle();
+                    drop(allocation);
+                });
+                Ok(())
+            }
+        }
+    }
+
+    fn take(&self, address: usize) -> Result<Owned, Failure> {
         let Some(owned) = lock(&self.owned).remove(&address) else {
             let why = match self.ranges.find(address) {
                 Some(entry) => format!(
@@ -166,7 +195,7 @@ impl LazyUsmManager {
             return Err(Failure(crate::LazyUsmStatus::UnknownPointer, why));
         };
         self.ranges.remove(address);
-        self.give_back(owned)
+        Ok(owned)
     }
 
     pub(crate) fn find(&self, address: usize) -> Result<Found, Failure> {
@@ -224,6 +253,14 @@ impl LazyUsmManager {
 
     pub(crate) fn pool_stats(&self, device: u32) -> Result<PoolStats, Failure> {
         Ok(self.pool(device)?.stats())
+    }
+
+    /// Returns blocks freed after work that has since completed to their pools.
+    #[cfg_attr(not(feature = "xpu"), allow(dead_code))]
+    pub(crate) fn reclaim(&self) {
+        for pool in self.pools.iter().filter_map(OnceLock::get) {
+            pool.reclaim();
+        }
     }
 
     pub(crate) fn trim(&self) -> Result<u64, Failure> {

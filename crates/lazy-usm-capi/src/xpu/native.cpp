@@ -1,0 +1,108 @@
+// The SYCL side of lazy-usm's PyTorch XPU allocator: the Level Zero objects behind a
+// sycl::queue, and barrier events on it. Compiled only with the cargo feature `xpu`, against
+// the SYCL headers and libsycl of LAZY_USM_SYCL_ROOT. No exception leaves these functions:
+// each returns 0 on success, or a negative code with a message in `message` (when not null).
+
+#include <sycl/sycl.hpp>
+
+#include <cstddef>
+#include <cstring>
+#include <exception>
+#include <new>
+
+namespace {
+
+void describe(char *message, std::size_t capacity, const char *text) {
+    if (message == nullptr || capacity == 0) {
+        return;
+    }
+    std::strncpy(message, text, capacity - 1);
+    message[capacity - 1] = '\0';
+}
+
+constexpr auto level_zero = sycl::backend::ext_oneapi_level_zero;
+
+}  // namespace
+
+extern "C" {
+
+// The Level Zero context and device behind `queue`, and every device of its context
+// (`*device_count` in: the room at `devices`; out: how many the context has).
+int lazy_usm_sycl_native(void *queue, void **context, void **device, void **devices,
+                        std::size_t *device_count, char *message, std::size_t capacity) {
+    try {
+        auto &sycl_queue = *static_cast<sycl::queue *>(queue);
+        if (sycl_queue.get_backend() != level_zero) {
+            describe(message, capacity, "the queue is not on the Level Zero backend");
+            return -2;
+        }
+        auto sycl_context = sycl_queue.get_context();
+        *context = sycl::get_native<level_zero>(sycl_context);
+        *device = sycl::get_native<level_zero>(sycl_queue.get_device());
+        auto all = sycl_context.get_devices();
+        std::size_t room = *device_count;
+        for (std::size_t index = 0; index < all.size() && index < room; index++) {
+            devices[index] = sycl::get_native<level_zero>(all[index]);
+        }
+        *device_count = all.size();
+        return 0;
+    } catch (const std::exception &error) {
+        describe(message, capacity, error.what());
+        return -1;
+    } catch (...) {
+        describe(message, capacity, "an unknown C++ exception");
+        return -1;
+    }
+}
+
+// 1 if everything submitted to `queue` has completed, 0 if not, negative if SYCL could not
+// tell.
+int lazy_usm_sycl_queue_idle(void *queue) {
+    try {
+        return static_cast<sycl::queue *>(queue)->ext_oneapi_empty() ? 1 : 0;
+    } catch (...) {
+        return -1;
+    }
+}
+
+// A barrier on `queue`: an event that completes when everything submitted to the queue before
+// it has. Null on failure. Release it with lazy_usm_sycl_event_release.
+void *lazy_usm_sycl_barrier(void *queue, char *message, std::size_t capacity) {
+    try {
+        auto &sycl_queue = *static_cast<sycl::queue *>(queue);
+        return new sycl::event(sycl_queue.ext_oneapi_submit_barrier());
+    } catch (const std::exception &error) {
+        describe(message, capacity, error.what());
+        return nullptr;
+    } catch (...) {
+        describe(message, capacity, "an unknown C++ exception");
+        return nullptr;
+    }
+}
+
+// 1 if the event's work has completed, 0 if not yet, negative if SYCL could not tell.
+int lazy_usm_sycl_event_done(void *event) {
+    try {
+        auto status = static_cast<sycl::event *>(event)
+                          ->get_info<sycl::info::event::command_execution_status>();
+        return status == sycl::info::event_command_status::complete ? 1 : 0;
+    } catch (...) {
+        return -1;
+    }
+}
+
+// Blocks until the event's work has completed; 0, or negative if SYCL failed.
+int lazy_usm_sycl_event_wait(void *event) {
+    try {
+        static_cast<sycl::event *>(event)->wait();
+        return 0;
+    } catch (...) {
+        return -1;
+    }
+}
+
+void lazy_usm_sycl_event_release(void *event) {
+    delete static_cast<sycl::event *>(event);
+}
+
+}  // extern "C"

@@ -1,0 +1,129 @@
+"""PyTorch XPU's pluggable allocator (lazy_usm_xpu_malloc / lazy_usm_xpu_free) called as PyTorch
+calls it, with dpctl queues over a 2-device context standing in for PyTorch's (a dpctl queue's
+addressof_ref() is its sycl::queue*), on Intel's SYCL runtime over the simulated platform."""
+import pytest
+
+from conftest import ADAPTERS
+
+GIB = 1 << 30
+
+# ctypes bindings of the two entry points, and a zero-copy dpctl view of a raw USM pointer.
+XPU = """
+import ctypes, dpctl, dpctl.memory as dm, json, os
+lib = ctypes.CDLL(os.environ["LAZY_USM_XPU_LIBRARY"])
+lib.lazy_usm_xpu_malloc.restype = ctypes.c_void_p
+lib.lazy_usm_xpu_malloc.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p]
+lib.lazy_usm_xpu_free.restype = None
+lib.lazy_usm_xpu_free.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p]
+lib.lazy_usm_last_error.restype = ctypes.c_char_p
+
+def malloc(size, index, queue):
+    pointer = lib.lazy_usm_xpu_malloc(size, index, queue.addressof_ref())
+    assert pointer, lib.lazy_usm_last_error()
+    return pointer
+
+def free(pointer, size, index, queue):
+    lib.lazy_usm_xpu_free(pointer, size, index, queue.addressof_ref())
+
+class Raw:
+    def __init__(self, pointer, size, queue):
+        self.__sycl_usm_array_interface__ = {"data": (pointer, False), "shape": (size,), "strides": None,
+                                             "typestr": "|u1", "version": 1, "syclobj": queue}
+
+def view(pointer, size, queue):
+    return dm.MemoryUSMDevice(Raw(pointer, size, queue))
+
+devices = dpctl.get_devices()
+context = dpctl.SyclContext(devices)
+queues = [dpctl.SyclQueue(context, device) for device in devices]
+"""
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_tensors_cost_no_host_memory_where_malloc_device_pins_8_gib(run_sycl, xpu_library, adapter):
+    run = run_sycl(
+        XPU
+        + """
+before = pinned()
+blocks = [malloc(4 * GIB, index, queue) for index, queue in enumerate(queues)]
+lazy = pinned() - before
+sycl_blocks = [dm.MemoryUSMDevice(4 * GIB, queue=queue) for queue in queues]
+eager = pinned() - before - lazy
+del sycl_blocks
+for index, (pointer, queue) in enumerate(zip(blocks, queues)):
+    free(pointer, 4 * GIB, index, queue)
+print("RESULT " + json.dumps({"lazy": lazy, "eager": eager, "gtt": [gtt(0), gtt(1)], "after": pinned() - before}))
+""",
+        adapter=adapter,
+        extra_env={"LAZY_USM_XPU_LIBRARY": str(xpu_library)},
+    )
+    assert run.result["lazy"] == 0, "lazy-usm's tensors are resident on their own GPU only"
+    assert run.result["eager"] == 8 * GIB, "SYCL's malloc_device of the same sizes, same run"
+    assert run.result["after"] == 0
+    counters = run.report["counters"]
+    assert {name: counters[name] for name in counters if name.startswith("live_")} == {
+        name: 0 for name in counters if name.startswith("live_")
+    }, "everything released by exit"
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_bytes_survive_and_a_peer_copy_costs_exactly_its_source_block(run_sycl, xpu_library, adapter):
+    # The faithful preset imports a peer's memory on first use, as the real driver does, and
+    # pins a mirror for it: exactly the source block's residency, nothing else.
+    run = run_sycl(
+        XPU
+        + """
+size = 96 << 20   # above the pool's dedicated threshold (64 MiB): an allocation of its own
+data = os.urandom(size)
+first = malloc(size, 0, queues[0])
+second = malloc(size, 1, queues[1])
+view(first, size, queues[0]).copy_from_host(data)
+before = pinned()
+view(second, size, queues[1]).copy_from_device(view(first, size, queues[0]))  # device 0 -> device 1
+cost = pinned() - before
+back = bytes(view(second, size, queues[1]).copy_to_host())
+print("RESULT " + json.dumps({"intact": back == data, "cost": cost, "imports": counter("implicit_imports"),
+                              "violations": counter("residency_violations")}))
+free(first, size, 0, queues[0]); free(second, size, 1, queues[1])
+""",
+        preset="b70x2-faithful",
+        adapter=adapter,
+        extra_env={"LAZY_USM_XPU_LIBRARY": str(xpu_library)},
+    )
+    assert run.result["intact"]
+    assert run.result["violations"] == 0
+    assert run.result["imports"] >= 1
+    # Pool blocks live in segments; a 3 MiB block has a segment of its own size class, and the
+    # driver mirrors that whole segment, which is what the peer copy costs.
+    # A dedicated block is its own residency unit: the copy costs exactly its size. (A smaller
+    # block shares a pool segment, up to 32 MiB by default, and would cost the segment.)
+    assert run.result["cost"] == 96 << 20, run.result
+
+
+def test_a_freed_block_is_reused_only_after_its_queues_work(run_sycl, xpu_library, tmp_path):
+    # Slow, asynchronous engines: work submitted before a free is still running after it.
+    config = tmp_path / "slow.toml"
+    config.write_text('name = "b70x2-slow"\nasync_execution = true\n[faults]\ncommand_delay_us = 300000\n')
+    run = run_sycl(
+        XPU
+        + """
+size = 1 << 20
+block = malloc(size, 0, queues[0])
+host = dm.MemoryUSMHost(size, queue=queues[0])
+event = queues[0].memcpy_async(view(block, size, queues[0]), host, size)   # still running
+free(block, size, 0, queues[0])
+during = malloc(size, 0, queues[0])           # must not be the block the copy writes
+queues[0].wait()
+free(during, size, 0, queues[0])
+queues[0].wait()
+after = malloc(size, 0, queues[0])             # now the first block may come back
+print("RESULT " + json.dumps({"block": block, "during": during, "after": after,
+                              "hazards": counter("free_hazards")}))
+""",
+        preset=str(config),
+        extra_env={"LAZY_USM_XPU_LIBRARY": str(xpu_library)},
+    )
+    result = run.result
+    assert result["during"] != result["block"], "reused while its queue's copy still ran"
+    assert result["after"] in (result["block"], result["during"]), "reused once the work completed"
+    assert result["hazards"] == 0
