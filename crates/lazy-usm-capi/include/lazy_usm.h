@@ -232,6 +232,26 @@ LazyUsmStatus lazy_usm_pool_stats(const LazyUsmManager *manager,
 // `manager` must be null or a live handle; `released` null or valid for a write.
 LazyUsmStatus lazy_usm_trim(const LazyUsmManager *manager, uint64_t *released);
 
+#if defined(LAZY_USM_XPU)
+// PyTorch's `alloc(size, device, queue)`: `size` bytes on the queue's device from lazy-usm's
+// pool, resident there only. Null on failure (PyTorch reports out of memory);
+// `lazy_usm_last_error()` says why.
+//
+// # Safety
+// `queue` must be null or a live `sycl::queue*` of the Level Zero backend.
+void *lazy_usm_xpu_malloc(size_t size, int device, void *queue);
+#endif
+
+#if defined(LAZY_USM_XPU)
+// PyTorch's `free(ptr, size, device, queue)`: the block goes back to its pool, to be reused
+// once the work submitted to `queue` before this call has completed. Never waits. Errors are
+// only recorded (`lazy_usm_last_error()`): PyTorch's free returns nothing.
+//
+// # Safety
+// `queue` must be null or a live `sycl::queue*`; `pointer` one `lazy_usm_xpu_malloc` returned.
+void lazy_usm_xpu_free(void *pointer, size_t size, int device, void *queue);
+#endif
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
