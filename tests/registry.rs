@@ -68,8 +68,9 @@ fn threads_registering_removing_and_finding_see_only_live_ranges() {
             for thread in 0..4usize {
                 let registry = &registry;
                 scope.spawn(move || {
-                    // Each thread owns its own 64 MiB slice; ranges straddle windows.
-                    let start = (thread + 1) << 28;
+                    // Each thread owns its own 1 GiB slice (its ranges reach 296 MiB into it);
+                    // ranges straddle windows.
+                    let start = (thread + 1) << 30;
                     for round in 0..2_000usize {
                         let base = start + (round % 97) * (3 << 20) + round % 13;
                         let size = 1 + (round * 7919) % (5 << 20);
@@ -91,6 +92,33 @@ fn threads_registering_removing_and_finding_see_only_live_ranges() {
             }
         });
         assert!(registry.is_empty());
+    });
+}
+
+#[test]
+fn a_removal_racing_a_registration_of_the_same_start_leaves_no_half_entry() {
+    run_with_timeout(Duration::from_secs(60), || {
+        let registry = PointerRegistry::new();
+        let base = 0x4000_0000usize;
+        // 9 MiB: five windows, so a removal could land between them.
+        let size = 9 << 20;
+        for _ in 0..2_000 {
+            std::thread::scope(|scope| {
+                scope.spawn(|| {
+                    let _ = registry.insert(base, size, 1u8);
+                });
+                scope.spawn(|| {
+                    registry.remove(base);
+                });
+            });
+            // Either the whole range is registered or none of it is.
+            let registered = registry.len() == 1;
+            for offset in (0..size).step_by(2 << 20) {
+                assert_eq!(registry.find(base + offset).is_some(), registered);
+            }
+            registry.remove(base);
+            assert!(registry.is_empty() && registry.find(base).is_none());
+        }
     });
 }
 
@@ -156,8 +184,11 @@ fn residency_by_pointer_racing_frees_never_touches_freed_memory() {
         for _ in 0..300 {
             let allocation = manager.allocate(&devices[0], 64 << 10).unwrap();
             let address = allocation.address();
+            let start = std::sync::Barrier::new(2);
             std::thread::scope(|scope| {
-                let ensure = scope.spawn(|| {
+                let (start, manager, devices) = (&start, &manager, &devices);
+                let ensure = scope.spawn(move || {
+                    start.wait();
                     for offset in 0..20 {
                         match manager.ensure_resident_at(address + offset, &devices[1]) {
                             Ok(()) | Err(Error::UnknownPointer { .. }) => {}
@@ -165,6 +196,7 @@ fn residency_by_pointer_racing_frees_never_touches_freed_memory() {
                         }
                     }
                 });
+                start.wait();
                 drop(allocation);
                 ensure.join().unwrap();
             });

@@ -1,5 +1,5 @@
 // Writes the C header for the exported functions and types into OUT_DIR; the committed
-// include/lazy_usm.h must equal it (tests/header.rs checks).
+// include/lazy_usm.h must equal it (tests/c_abi.rs checks).
 fn main() {
     #[cfg(feature = "xpu")]
     xpu::build();

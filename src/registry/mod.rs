@@ -5,13 +5,19 @@
 //! the address space to the ranges that overlap each window, sorted by start: a lookup hashes
 //! one window and binary searches its list, a few steps however many ranges are live. A range
 //! is entered once per window it overlaps (2,048 entries for 4 GiB), which is small next to the
-//! allocation call that precedes it. Chosen by measurement through `ResidencyManager::find`
-//! with 100,000 live allocations (`cargo bench --bench registry`, criterion means on a 2-core
-//! machine, two runs): this index took 53-66 ns (one thread) and 115-205 ns (two) on a hot set,
-//! 287-306 and 389-395 ns scattered; an ordered map behind a reader-writer lock (`BTreeMap`) 52/152 ns and 587/670 ns;
-//! a lock-free skip list (`crossbeam-skiplist`, which reference-counts every entry it returns)
-//! 106/204 ns and 1.46/1.48 µs. Two threads looking up ranges of one window share its shard's
-//! read lock, whose cache line they then trade.
+//! allocation call that precedes it, and registrations and removals lock only the windows they
+//! touch.
+//!
+//! Measured through `ResidencyManager::find` with 100,000 live allocations (`cargo bench
+//! --bench registry`, criterion means on a noisy 2-core machine, three runs): 53-66 ns with one
+//! thread and 115-206 ns with two on a hot set of 64 allocations; 287-655 ns scattered over all
+//! of them (each lookup misses the caches). The 50 ns goal is met only by one thread on a hot
+//! set. In separate runs of the same benchmark, the same registry backed by one `BTreeMap`
+//! behind a reader-writer lock measured 52/152 ns (hot) and 587/670 ns (scattered), and a
+//! lock-free skip list (`crossbeam-skiplist`) 106/204 ns and 1.46 µs; the benchmark's own
+//! `btree_*` rows (a bare `BTreeMap<usize, usize>`, no values to read) are a floor, not a
+//! like-for-like alternative. Two threads looking up ranges of one window share its shard's
+//! read lock, whose cache line they then trade: that, not the search, is the two-thread cost.
 
 #![deny(unsafe_code)]
 
@@ -115,10 +121,12 @@ impl<T: Clone> PointerRegistry<T> {
         if size == 0 || base.checked_add(size - 1).is_none() {
             return Err(RegistryError::BadRange { base, size });
         }
-        // The start is claimed first, so two threads registering the same start cannot both
-        // succeed; overlaps with other starts are checked window by window under each
-        // window's lock, and undone if one is found.
-        match self.starts.entry(base) {
+        // The start is claimed first and its shard held until the windows are filled (or the
+        // claim undone), so a remove of the same start waits for a whole insert, and two
+        // registrations of one start cannot both succeed. Overlaps with other starts are
+        // checked window by window under each window's lock, and undone if one is found (two
+        // overlapping registrations racing may then both fail).
+        let claim = match self.starts.entry(base) {
             dashmap::Entry::Occupied(_) => {
                 return Err(RegistryError::Overlaps {
                     base,
@@ -126,10 +134,8 @@ impl<T: Clone> PointerRegistry<T> {
                     other: base,
                 });
             }
-            dashmap::Entry::Vacant(vacant) => {
-                vacant.insert(size);
-            }
-        }
+            dashmap::Entry::Vacant(vacant) => vacant.insert_entry(size),
+        };
         let entry = Entry { base, size, value };
         let mut done = Vec::new();
         for window in windows(base, size) {
@@ -146,7 +152,11 @@ impl<T: Clone> PointerRegistry<T> {
             {
                 let other = other.base;
                 drop(list);
-                self.undo(base, &done);
+                for window in &done {
+                    self.remove_from_window(*window, base);
+                }
+                // Removed through the held claim, so no other registration's start is touched.
+                claim.remove();
                 return Err(RegistryError::Overlaps { base, size, other });
             }
             // Sorted by start: a lookup takes the last range starting at or before it.
@@ -154,14 +164,8 @@ impl<T: Clone> PointerRegistry<T> {
             list.insert(position, entry.clone());
             done.push(window);
         }
+        drop(claim);
         Ok(())
-    }
-
-    fn undo(&self, base: usize, windows: &[usize]) {
-        for window in windows {
-            self.remove_from_window(*window, base);
-        }
-        self.starts.remove(&base);
     }
 
     fn remove_from_window(&self, window: usize, base: usize) -> Option<Entry<T>> {

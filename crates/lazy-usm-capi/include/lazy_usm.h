@@ -106,18 +106,19 @@ extern "C" {
 // until the thread's next failed call; copy it to keep it.
 const char *lazy_usm_last_error(void);
 
-// Makes a manager over a new context of every GPU of the system's Level Zero loader.
+// Makes a manager over a new context of every GPU of the system's Level Zero loader, under
+// `policy` (a `LazyUsmPolicy` value).
 //
 // # Safety
 // `out` must be null or valid for a write.
-LazyUsmStatus lazy_usm_manager_create(LazyUsmPolicy policy, LazyUsmManager **out);
+LazyUsmStatus lazy_usm_manager_create(uint32_t policy, LazyUsmManager **out);
 
 // Makes a manager over a new in-process simulated platform (`preset`: b70x2, b60x4, ...).
 //
 // # Safety
 // `preset` must be null or NUL-terminated; `out` null or valid for a write.
 LazyUsmStatus lazy_usm_manager_create_simulated(const char *preset,
-                                                LazyUsmPolicy policy,
+                                                uint32_t policy,
                                                 LazyUsmManager **out);
 
 // Makes a manager over the host program's own Level Zero context (SYCL's `get_native`, say),
@@ -131,7 +132,7 @@ LazyUsmStatus lazy_usm_manager_create_simulated(const char *preset,
 LazyUsmStatus lazy_usm_manager_adopt(void *context,
                                      void *const *devices,
                                      size_t device_count,
-                                     LazyUsmPolicy policy,
+                                     uint32_t policy,
                                      LazyUsmManager **out);
 
 // Destroys a manager and frees everything it handed out that is still live. Its last call:
@@ -181,7 +182,9 @@ LazyUsmStatus lazy_usm_pointer_info(const LazyUsmManager *manager,
                                     LazyUsmPointerInfo *out);
 
 // Makes the allocation containing `pointer` resident on `device` now (before the program's
-// own kernels on `device` read it); counts against the host budget.
+// own kernels on `device` read it); counts against the host budget. For a pool block that is
+// the pool segment holding it (up to 32 MiB by default), which stays resident there while the
+// block lives.
 //
 // # Safety
 // `manager` must be null or a live handle.
@@ -189,8 +192,9 @@ LazyUsmStatus lazy_usm_ensure_resident(const LazyUsmManager *manager,
                                        const void *pointer,
                                        uint32_t device);
 
-// Evicts the allocation containing `pointer` from peer `device` (`LAZY_USM_STATUS_IN_USE`
-// while work through lazy-usm uses it; refused for its owner).
+// Evicts the dedicated allocation containing `pointer` from peer `device`
+// (`LAZY_USM_STATUS_IN_USE` while work through lazy-usm uses it; refused for its owner, and for
+// pool blocks, whose segment's residency other blocks share).
 //
 // # Safety
 // `manager` must be null or a live handle.
@@ -248,7 +252,8 @@ void *lazy_usm_xpu_malloc(size_t size, int device, void *queue);
 // only recorded (`lazy_usm_last_error()`): PyTorch's free returns nothing.
 //
 // # Safety
-// `queue` must be null or a live `sycl::queue*`; `pointer` one `lazy_usm_xpu_malloc` returned.
+// `queue` must be the live `sycl::queue*` the block was allocated on (a null queue is refused
+// and the block stays allocated); `pointer` one `lazy_usm_xpu_malloc` returned.
 void lazy_usm_xpu_free(void *pointer, size_t size, int device, void *queue);
 #endif
 

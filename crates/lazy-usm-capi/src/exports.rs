@@ -32,6 +32,23 @@ impl From<LazyUsmPolicy> for Policy {
     }
 }
 
+/// A policy as C passes it: any integer, of which only the `LazyUsmPolicy` values are valid
+/// (taking the enum itself would make any other value undefined behaviour on the Rust side).
+fn policy(value: u32) -> Result<Policy, Failure> {
+    let policy = match value {
+        0 => LazyUsmPolicy::Lazy,
+        1 => LazyUsmPolicy::Eager,
+        2 => LazyUsmPolicy::PeerEnabled,
+        3 => LazyUsmPolicy::Manual,
+        other => {
+            return Err(Failure::invalid(format!(
+                "policy {other} does not exist (LAZY_USM_POLICY_LAZY 0 to LAZY_USM_POLICY_MANUAL 3)"
+            )));
+        }
+    };
+    Ok(policy.into())
+}
+
 /// What `lazy_usm_pointer_info` reports about a pointer.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
@@ -105,26 +122,28 @@ fn write<T>(out: *mut T, value: T, what: &str) -> Result<(), Failure> {
 fn publish(
     runtime: Runtime,
     context: Context,
-    policy: LazyUsmPolicy,
+    policy: Policy,
     out: *mut *mut LazyUsmManager,
 ) -> Result<(), Failure> {
     if out.is_null() {
         return Err(Failure::null("the output pointer"));
     }
-    let manager = LazyUsmManager::new(runtime, context, ResidencyConfig::new(policy.into()))?;
+    let manager = LazyUsmManager::new(runtime, context, ResidencyConfig::new(policy))?;
     write(out, Box::into_raw(Box::new(manager)), "the output pointer")
 }
 
-/// Makes a manager over a new context of every GPU of the system's Level Zero loader.
+/// Makes a manager over a new context of every GPU of the system's Level Zero loader, under
+/// `policy` (a `LazyUsmPolicy` value).
 ///
 /// # Safety
 /// `out` must be null or valid for a write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lazy_usm_manager_create(
-    policy: LazyUsmPolicy,
+    policy: u32,
     out: *mut *mut LazyUsmManager,
 ) -> LazyUsmStatus {
     guard(|| {
+        let policy = self::policy(policy)?;
         let runtime = Runtime::system()?;
         let devices = runtime.devices()?;
         let context = Context::new(&devices)?;
@@ -140,10 +159,11 @@ pub unsafe extern "C" fn lazy_usm_manager_create(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lazy_usm_manager_create_simulated(
     preset: *const c_char,
-    policy: LazyUsmPolicy,
+    policy: u32,
     out: *mut *mut LazyUsmManager,
 ) -> LazyUsmStatus {
     guard(|| {
+        let policy = self::policy(policy)?;
         if preset.is_null() {
             return Err(Failure::null("the preset name"));
         }
@@ -171,10 +191,11 @@ pub unsafe extern "C" fn lazy_usm_manager_adopt(
     context: *mut c_void,
     devices: *const *mut c_void,
     device_count: usize,
-    policy: LazyUsmPolicy,
+    policy: u32,
     out: *mut *mut LazyUsmManager,
 ) -> LazyUsmStatus {
     guard(|| {
+        let policy = self::policy(policy)?;
         if context.is_null() {
             return Err(Failure::null("the context"));
         }
@@ -315,7 +336,9 @@ pub unsafe extern "C" fn lazy_usm_pointer_info(
 }
 
 /// Makes the allocation containing `pointer` resident on `device` now (before the program's
-/// own kernels on `device` read it); counts against the host budget.
+/// own kernels on `device` read it); counts against the host budget. For a pool block that is
+/// the pool segment holding it (up to 32 MiB by default), which stays resident there while the
+/// block lives.
 ///
 /// # Safety
 /// `manager` must be null or a live handle.
@@ -328,8 +351,9 @@ pub unsafe extern "C" fn lazy_usm_ensure_resident(
     guard(|| self::manager(manager)?.ensure_resident(pointer as usize, device))
 }
 
-/// Evicts the allocation containing `pointer` from peer `device` (`LAZY_USM_STATUS_IN_USE`
-/// while work through lazy-usm uses it; refused for its owner).
+/// Evicts the dedicated allocation containing `pointer` from peer `device`
+/// (`LAZY_USM_STATUS_IN_USE` while work through lazy-usm uses it; refused for its owner, and for
+/// pool blocks, whose segment's residency other blocks share).
 ///
 /// # Safety
 /// `manager` must be null or a live handle.

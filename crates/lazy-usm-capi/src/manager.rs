@@ -29,11 +29,21 @@ pub struct LazyUsmManager {
     // Field order is drop order: what was handed out goes back first (see `Drop`), then the
     // pools, the manager, the context, the runtime.
     owned: Mutex<HashMap<usize, Owned>>,
+    /// Dedicated allocations freed behind work still running: freed once it completes.
+    waiting: Mutex<
+        Vec<(
+            DeviceAllocation,
+            std::sync::Arc<dyn lazy_usm_core::WorkFence>,
+        )>,
+    >,
     ranges: PointerRegistry<(Kind, u32)>,
     pools: Vec<OnceLock<DevicePool>>,
     manager: ResidencyManager,
     devices: Vec<Device>,
     _runtime: Runtime,
+    /// The host program's objects the adopted context depends on (a SYCL context), released
+    /// after everything above.
+    _holding: Vec<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 /// What a pointer points into.
@@ -59,12 +69,21 @@ impl LazyUsmManager {
         let manager = ResidencyManager::new(context, config)?;
         Ok(Self {
             owned: Mutex::new(HashMap::new()),
+            waiting: Mutex::new(Vec::new()),
             ranges: PointerRegistry::new(),
             pools: devices.iter().map(|_| OnceLock::new()).collect(),
             manager,
             devices,
             _runtime: runtime,
+            _holding: Vec::new(),
         })
+    }
+
+    /// Keeps `object` until the manager and everything it made are gone.
+    #[cfg_attr(not(feature = "xpu"), allow(dead_code))]
+    pub(crate) fn holding(mut self, object: Box<dyn std::any::Any + Send + Sync>) -> Self {
+        self._holding.push(object);
+        self
     }
 
     pub(crate) fn device_count(&self) -> u32 {
@@ -119,6 +138,7 @@ impl LazyUsmManager {
 
     pub(crate) fn alloc_device(&self, device: u32, size: usize) -> Result<usize, Failure> {
         Self::check_size(size)?;
+        self.reclaim();
         let allocation = self.manager.allocate(self.device(device)?, size)?;
         let address = lazy_usm_core::Memory::address(&allocation);
         self.hand_out(
@@ -160,8 +180,9 @@ impl LazyUsmManager {
     }
 
     /// Frees what was handed out at exactly `address` once `work` has completed, without
-    /// waiting: a pool block goes to its pool's deferred list (reused once `work` is done); a
-    /// dedicated allocation is handed to a thread that waits for `work`, then frees it.
+    /// waiting: a pool block goes to its pool's deferred list, a dedicated allocation to this
+    /// manager's; both are freed by a later call (`reclaim`, an allocation) once `work` is done,
+    /// or when the manager goes (which waits for it).
     #[cfg_attr(not(feature = "xpu"), allow(dead_code))]
     pub(crate) fn free_after(
         &self,
@@ -174,10 +195,7 @@ impl LazyUsmManager {
                 Ok(())
             }
             Owned::Allocation(allocation) => {
-                std::thread::spawn(move || {
-                    let _ = work.settle();
-                    drop(allocation);
-                });
+                lock(&self.waiting).push((allocation, work));
                 Ok(())
             }
         }
@@ -186,11 +204,11 @@ impl LazyUsmManager {
     fn take(&self, address: usize) -> Result<Owned, Failure> {
         let Some(owned) = lock(&self.owned).remove(&address) else {
             let why = match self.ranges.find(address) {
-                Some(entry) => format!(
+                Some(entry) if entry.base != address => format!(
                     "{address:#x} is inside the allocation at {:#x}, not its start",
                     entry.base
                 ),
-                None => format!("{address:#x} is not an allocation of this manager (or was freed)"),
+                _ => format!("{address:#x} is not an allocation of this manager (or was freed)"),
             };
             return Err(Failure(crate::LazyUsmStatus::UnknownPointer, why));
         };
@@ -221,14 +239,46 @@ impl LazyUsmManager {
     }
 
     pub(crate) fn ensure_resident(&self, address: usize, device: u32) -> Result<(), Failure> {
-        self.find(address)?;
-        Ok(self
-            .manager
-            .ensure_resident_at(address, self.device(device)?)?)
+        let found = self.find(address)?;
+        let target = self.device(device)?;
+        if found.kind == Kind::Allocation {
+            return Ok(self.manager.ensure_resident_at(address, target)?);
+        }
+        // A pool block goes through its pool, which counts the block as shared with `device`:
+        // the pool's trim then keeps its segment resident there while the block lives.
+        let mut owned = lock(&self.owned);
+        let Some(Owned::Block {
+            device: home,
+            block,
+        }) = owned.remove(&found.base)
+        else {
+            return Err(Failure(
+                crate::LazyUsmStatus::UnknownPointer,
+                format!("{address:#x} was freed meanwhile"),
+            ));
+        };
+        let pool = self.pool(home)?;
+        let block = pool.attach(block)?;
+        let result = self.manager.ensure_resident_on(&block, target);
+        owned.insert(
+            found.base,
+            Owned::Block {
+                device: home,
+                block: block.detach(),
+            },
+        );
+        Ok(result?)
     }
 
     pub(crate) fn evict(&self, address: usize, device: u32) -> Result<(), Failure> {
-        self.find(address)?;
+        let found = self.find(address)?;
+        if found.kind == Kind::Block {
+            // Its residency is its segment's, which other live blocks may need on `device`.
+            return Err(Failure::invalid(format!(
+                "{address:#x} is a pool block, whose residency its pool segment shares with other \
+                 blocks: free it instead, or allocate memory to evict with lazy_usm_alloc_device"
+            )));
+        }
         Ok(self.manager.evict_at(address, self.device(device)?)?)
     }
 
@@ -261,6 +311,15 @@ impl LazyUsmManager {
         for pool in self.pools.iter().filter_map(OnceLock::get) {
             pool.reclaim();
         }
+        let done: Vec<_> = {
+            let mut waiting = lock(&self.waiting);
+            let (done, still) = std::mem::take(&mut *waiting)
+                .into_iter()
+                .partition(|(_, work)| work.is_complete());
+            *waiting = still;
+            done
+        };
+        drop(done);
     }
 
     pub(crate) fn trim(&self) -> Result<u64, Failure> {
@@ -279,6 +338,14 @@ impl Drop for LazyUsmManager {
         let owned: Vec<Owned> = lock(&self.owned).drain().map(|(_, owned)| owned).collect();
         for owned in owned {
             let _ = self.give_back(owned);
+        }
+        for (allocation, work) in lock(&self.waiting).drain(..) {
+            if work.settle().is_ok() {
+                drop(allocation);
+            } else {
+                // The device may still write it: leaked rather than freed under running work.
+                std::mem::forget(allocation);
+            }
         }
     }
 }

@@ -49,13 +49,17 @@ fn remember(message: String) {
         bytes.truncate(end);
         CString::new(bytes).unwrap_or_default()
     });
-    LAST_ERROR.with(|last| *last.borrow_mut() = message);
+    // After the thread's locals are gone (a call from a thread-exit or process-exit handler)
+    // the message is dropped rather than panic across the C boundary.
+    let _ = LAST_ERROR.try_with(|last| *last.borrow_mut() = message);
 }
 
 /// This thread's last failure message, as a C string that lives until the thread's next
 /// failure.
 pub fn last_error() -> *const c_char {
-    LAST_ERROR.with(|last| last.borrow().as_ptr())
+    LAST_ERROR
+        .try_with(|last| last.borrow().as_ptr())
+        .unwrap_or(c"".as_ptr())
 }
 
 /// A failure: its status and message.

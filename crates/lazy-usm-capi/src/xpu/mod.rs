@@ -13,6 +13,7 @@ use crate::status::{Failure, LazyUsmStatus, guard};
 use lazy_usm_core::{Context, ContextHandle, DeviceHandle, ResidencyConfig, Runtime, WorkFence};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 unsafe extern "C" {
@@ -25,6 +26,8 @@ unsafe extern "C" {
         message: *mut c_char,
         capacity: usize,
     ) -> c_int;
+    fn lazy_usm_sycl_context_retain(queue: *mut c_void) -> *mut c_void;
+    fn lazy_usm_sycl_context_release(context: *mut c_void);
     fn lazy_usm_sycl_queue_idle(queue: *mut c_void) -> c_int;
     fn lazy_usm_sycl_barrier(
         queue: *mut c_void,
@@ -119,13 +122,32 @@ unsafe extern "C" {
     fn atexit(function: extern "C" fn()) -> c_int;
 }
 
+/// Set when the process exits: later calls (other threads, static destructors) get nothing.
+static EXITING: AtomicBool = AtomicBool::new(false);
+
 /// Frees every pool at process exit (what PyTorch never freed goes too).
 extern "C" fn release_at_exit() {
+    EXITING.store(true, Ordering::SeqCst);
     let _ = guard(|| {
         let released: Vec<_> = lock(managers()).drain().collect();
         drop(released);
         Ok(())
     });
+}
+
+/// A reference to a SYCL context: the adopted Level Zero context lives at least as long.
+struct SyclContext(*mut c_void);
+
+// SAFETY: a sycl::context may be copied and destroyed from any thread (SYCL 2020 4.3.2).
+unsafe impl Send for SyclContext {}
+// SAFETY: as above; it is never used, only held.
+unsafe impl Sync for SyclContext {}
+
+impl Drop for SyclContext {
+    fn drop(&mut self) {
+        // SAFETY: made by lazy_usm_sycl_context_retain, released once.
+        unsafe { lazy_usm_sycl_context_release(self.0) };
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -145,11 +167,18 @@ fn manager_for(queue: *mut c_void) -> Result<(Arc<LazyUsmManager>, u32), Failure
                 .iter()
                 .map(|&handle| runtime.device_by_handle(DeviceHandle(handle as _)))
                 .collect::<Result<Vec<_>, _>>()?;
-            // SAFETY: the SYCL context behind PyTorch's queues lives as long as the process's
-            // SYCL runtime, which outlives its allocator; the handle spans these devices.
+            // SAFETY: the caller's live queue.
+            let held = unsafe { lazy_usm_sycl_context_retain(queue) };
+            if held.is_null() {
+                return Err(Failure::invalid("cannot hold the queue's SYCL context"));
+            }
+            let held = SyclContext(held);
+            // SAFETY: the handle spans these devices, and `held` (kept by the manager, dropped
+            // after everything it made) keeps the context alive as long as the manager.
             let context = unsafe { Context::adopt(ContextHandle(native.context as _), &devices) }?;
             let config = ResidencyConfig::new(LazyUsmPolicy::Lazy.into());
-            let manager = Arc::new(LazyUsmManager::new(runtime, context, config)?);
+            let manager = LazyUsmManager::new(runtime, context, config)?.holding(Box::new(held));
+            let manager = Arc::new(manager);
             managers.insert(native.context, Arc::clone(&manager));
             manager
         }
@@ -211,6 +240,9 @@ pub unsafe extern "C" fn lazy_usm_xpu_malloc(
 ) -> *mut c_void {
     let mut address = 0;
     let status = guard(|| {
+        if EXITING.load(Ordering::SeqCst) {
+            return Err(Failure::invalid("the process is exiting"));
+        }
         let (manager, index) = manager_for(queue)?;
         // PyTorch's device index counts the GPUs it sees, which may differ from the context's
         // order; the queue's own device is the one that counts.
@@ -230,7 +262,8 @@ pub unsafe extern "C" fn lazy_usm_xpu_malloc(
 /// only recorded (`lazy_usm_last_error()`): PyTorch's free returns nothing.
 ///
 /// # Safety
-/// `queue` must be null or a live `sycl::queue*`; `pointer` one `lazy_usm_xpu_malloc` returned.
+/// `queue` must be the live `sycl::queue*` the block was allocated on (a null queue is refused
+/// and the block stays allocated); `pointer` one `lazy_usm_xpu_malloc` returned.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lazy_usm_xpu_free(
     pointer: *mut c_void,
@@ -240,7 +273,8 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
 ) {
     let _ = guard(|| {
         let _ = (size, device);
-        if pointer.is_null() {
+        if pointer.is_null() || EXITING.load(Ordering::SeqCst) {
+            // At exit everything was freed already.
             return Ok(());
         }
         let (manager, _) = manager_for(queue)?;

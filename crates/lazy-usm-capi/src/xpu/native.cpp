@@ -55,6 +55,20 @@ int lazy_usm_sycl_native(void *queue, void **context, void **device, void **devi
     }
 }
 
+// A reference to the queue's context, which keeps it (and the Level Zero context behind it)
+// alive until lazy_usm_sycl_context_release. Null on failure.
+void *lazy_usm_sycl_context_retain(void *queue) {
+    try {
+        return new sycl::context(static_cast<sycl::queue *>(queue)->get_context());
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+void lazy_usm_sycl_context_release(void *context) {
+    delete static_cast<sycl::context *>(context);
+}
+
 // 1 if everything submitted to `queue` has completed, 0 if not, negative if SYCL could not
 // tell.
 int lazy_usm_sycl_queue_idle(void *queue) {

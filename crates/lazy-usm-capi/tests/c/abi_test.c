@@ -6,10 +6,11 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
-static int failures = 0;
+static atomic_int failures = 0;
 
 #define CHECK(condition)                                                                   \
     do {                                                                                   \
@@ -88,6 +89,20 @@ static void single_thread(void) {
     EXPECT(lazy_usm_manager_create_simulated("nonesuch", LAZY_USM_POLICY_LAZY, &manager), LAZY_USM_STATUS_INVALID_ARGUMENT);
     CHECK(mentions("nonesuch"));
     EXPECT(lazy_usm_manager_create_simulated(NULL, LAZY_USM_POLICY_LAZY, &manager), LAZY_USM_STATUS_NULL_POINTER);
+    EXPECT(lazy_usm_manager_create_simulated("b70x2", 7, &manager), LAZY_USM_STATUS_INVALID_ARGUMENT);
+    CHECK(mentions("policy 7"));
+
+    /* A pool block's residency is its segment's: ensure keeps it while the block lives (trim
+     * leaves it), and eviction is refused. */
+    void *shared = NULL;
+    EXPECT(lazy_usm_pool_alloc(manager, 0, 4096, &shared), LAZY_USM_STATUS_OK);
+    EXPECT(lazy_usm_ensure_resident(manager, (char *)shared + 10, 1), LAZY_USM_STATUS_OK);
+    EXPECT(lazy_usm_trim(manager, NULL), LAZY_USM_STATUS_OK);
+    EXPECT(lazy_usm_pointer_info(manager, shared, &info), LAZY_USM_STATUS_OK);
+    CHECK(info.resident_mask == 3);
+    EXPECT(lazy_usm_evict(manager, shared, 1), LAZY_USM_STATUS_INVALID_ARGUMENT);
+    CHECK(mentions("pool block"));
+    EXPECT(lazy_usm_free(manager, shared), LAZY_USM_STATUS_OK);
 
     EXPECT(lazy_usm_free(manager, weights), LAZY_USM_STATUS_OK);
     EXPECT(lazy_usm_free(manager, block), LAZY_USM_STATUS_OK);
@@ -133,9 +148,9 @@ static void four_threads(void) {
     EXPECT(lazy_usm_manager_create_simulated("b70x2", LAZY_USM_POLICY_LAZY, &manager), LAZY_USM_STATUS_OK);
     pthread_t threads[4];
     for (int i = 0; i < 4; i++)
-        pthread_create(&threads[i], NULL, worker, manager);
+        CHECK(pthread_create(&threads[i], NULL, worker, manager) == 0);
     for (int i = 0; i < 4; i++)
-        pthread_join(threads[i], NULL);
+        CHECK(pthread_join(threads[i], NULL) == 0);
     LazyUsmPoolStats stats;
     for (uint32_t device = 0; device < 2; device++) {
         EXPECT(lazy_usm_pool_stats(manager, device, &stats), LAZY_USM_STATUS_OK);
@@ -195,8 +210,26 @@ static void adopted(void) {
     CHECK(mentions("no device"));
 }
 
+/* With the stand-in found as libze_loader.so.1 (LD_LIBRARY_PATH), it is "the system's" loader. */
+static void system_loader(void) {
+    LazyUsmManager *manager = NULL;
+    EXPECT(lazy_usm_manager_create(LAZY_USM_POLICY_EAGER, &manager), LAZY_USM_STATUS_OK);
+    uint32_t devices = 0;
+    EXPECT(lazy_usm_manager_device_count(manager, &devices), LAZY_USM_STATUS_OK);
+    CHECK(devices == 2);
+    void *eager = NULL;
+    LazyUsmHostCost cost;
+    EXPECT(lazy_usm_alloc_device(manager, 0, 1 << 20, &eager), LAZY_USM_STATUS_OK);
+    EXPECT(lazy_usm_host_cost(manager, &cost), LAZY_USM_STATUS_OK);
+    CHECK(cost.current_bytes == (1 << 20)); /* eager: resident on the peer at once */
+    EXPECT(lazy_usm_free(manager, eager), LAZY_USM_STATUS_OK);
+    EXPECT(lazy_usm_manager_create(99, &manager), LAZY_USM_STATUS_INVALID_ARGUMENT);
+    lazy_usm_manager_destroy(manager);
+}
+
 int main(void) {
     single_thread();
+    system_loader();
     four_threads();
     adopted();
     if (failures) {
