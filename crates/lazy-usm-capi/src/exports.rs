@@ -4,7 +4,9 @@
 use crate::manager::{Kind, LazyUsmManager};
 use crate::status::{Failure, LazyUsmStatus, guard};
 use lazy_usm_core::{Context, ContextHandle, DeviceHandle, Policy, ResidencyConfig, Runtime};
-use std::ffi::{CStr, c_char, c_void};
+#[cfg(feature = "simulator")]
+use std::ffi::CStr;
+use std::ffi::{c_char, c_void};
 
 /// When a peer gets residency of an allocation (see the lazy-usm documentation).
 #[repr(C)]
