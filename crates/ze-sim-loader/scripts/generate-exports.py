@@ -19,44 +19,17 @@ import re
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent.parent
-GENERATED = HERE.parent / "level-zero-sys" / "src" / "generated.rs"
-SIM_DDI = HERE.parent / "ze-sim" / "src" / "ddi.rs"
+sys.path.insert(0, str(HERE.parent / "level-zero-sys" / "scripts"))
+from ze_functions import api_name, read  # noqa: E402
 
-TABLE = re.compile(r"pub struct _(\w+_dditable_t) \{\n(.*?)\n\}", re.S)
-FIELD = re.compile(r"pub (\w+):\s*(\w+),")
-PFN = re.compile(
-    r'pub type (\w+_pfn\w+_t) =\s*::std::option::Option<\s*unsafe extern "C" fn\((.*?)\)'
-    r"\s*(?:->\s*([\w:]+))?,?\s*>;",
-    re.S,
-)
-GETTER = re.compile(r"^(\w+?)_pfnGet(\w+)ProcAddrTable_t$")
+SIM_DDI = HERE.parent / "ze-sim" / "src" / "ddi.rs"
 FILLED = re.compile(r"fn (zeGet\w+ProcAddrTable)\(\s*version: ze_api_version_t,\s*table: \*mut (\w+),")
 EMPTY = re.compile(r"empty_tables! \{(.*?)\}", re.S)
 
 
-def api_name(pfn_type):
-    prefix, rest = re.match(r"^(\w+?)_pfn(\w+)_t$", pfn_type).groups()
-    return prefix + rest
-
-
 def main():
     out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "src" / "api_exports.rs"
-    text = GENERATED.read_text(encoding="utf-8")
-    pfns = {}
-    for name, params, ret in (m.groups() for m in PFN.finditer(text)):
-        params = [p.strip() for p in re.split(r",\s*", params.strip()) if p.strip()]
-        pfns[name] = ([p.split(":", 1) for p in params], ret or "()")
-    tables = {}
-    for name, body in (m.groups() for m in TABLE.finditer(text)):
-        fields = FIELD.findall(body)
-        if fields and all(ty in pfns for _, ty in fields):
-            tables[name] = fields
-    getters = {}
-    for pfn, (params, _) in pfns.items():
-        m = GETTER.match(pfn)
-        if m and len(params) == 2 and params[1][1].strip().startswith("*mut "):
-            table = params[1][1].strip()[len("*mut "):]
-            getters[table] = api_name(pfn)
+    pfns, tables, getters = read()
     sim = SIM_DDI.read_text(encoding="utf-8")
     filled = {table: getter for getter, table in FILLED.findall(sim)}
     sim_getters = set(filled.values()) | set(re.findall(r"\b(ze[ts]?Get\w+ProcAddrTable)\b", EMPTY.search(sim).group(1)))

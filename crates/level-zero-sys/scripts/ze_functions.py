@@ -1,0 +1,47 @@
+"""The Level Zero API functions and table getters, read from src/generated.rs (bindgen's output
+for the official headers), for the scripts that generate exports of every function (the
+simulator's loader stand-in, lazy-usm's loader shim).
+
+An API function's name is its function-pointer type's without `_pfn` and `_t`
+(`ze_pfnDeviceGetProperties_t` -> `zeDeviceGetProperties`); a getter's table is the type its
+second parameter points to.
+"""
+import pathlib
+import re
+
+GENERATED = pathlib.Path(__file__).resolve().parent.parent / "src" / "generated.rs"
+
+TABLE = re.compile(r"pub struct _(\w+_dditable_t) \{\n(.*?)\n\}", re.S)
+FIELD = re.compile(r"pub (\w+):\s*(\w+),")
+PFN = re.compile(
+    r'pub type (\w+_pfn\w+_t) =\s*::std::option::Option<\s*unsafe extern "C" fn\((.*?)\)'
+    r"\s*(?:->\s*([\w:]+))?,?\s*>;",
+    re.S,
+)
+GETTER = re.compile(r"^(\w+?)_pfnGet(\w+)ProcAddrTable_t$")
+
+
+def api_name(pfn_type):
+    prefix, rest = re.match(r"^(\w+?)_pfn(\w+)_t$", pfn_type).groups()
+    return prefix + rest
+
+
+def read():
+    """(functions, tables, getters): functions maps a function-pointer type to its
+    (parameters as (name, type) pairs, return type); tables maps a DDI table to its
+    (field, function-pointer type) pairs; getters maps a table to its getter's name."""
+    text = GENERATED.read_text(encoding="utf-8")
+    functions = {}
+    for name, params, ret in (m.groups() for m in PFN.finditer(text)):
+        params = [p.strip() for p in re.split(r",\s*", params.strip()) if p.strip()]
+        functions[name] = ([tuple(p.split(":", 1)) for p in params], ret or "()")
+    tables = {}
+    for name, body in (m.groups() for m in TABLE.finditer(text)):
+        fields = FIELD.findall(body)
+        if fields and all(ty in functions for _, ty in fields):
+            tables[name] = fields
+    getters = {}
+    for pfn, (params, _) in functions.items():
+        if GETTER.match(pfn) and len(params) == 2 and params[1][1].strip().startswith("*mut "):
+            getters[params[1][1].strip()[len("*mut "):]] = api_name(pfn)
+    return functions, tables, getters
