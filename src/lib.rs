@@ -33,25 +33,22 @@
 // - `residency`: which devices an allocation is resident on, by policy, and what it costs;
 //   calls `ze` for allocations and residency calls (bookkeeping: no `unsafe`).
 // - `pool`: caching allocation per device on top of `residency` (no `unsafe`).
-// - `registry`: address ranges to what was handed out for them, for raw-pointer callers (no
-//   `unsafe`).
 // - `transfer`: copies and kernel launches through the manager, calling `residency` and `ze`
 //   (copies are safe code; a launch is `unsafe` only as the caller's contract).
 // - `tools`: measurement, workloads and the fdinfo probe, for the command and the benches.
 mod error;
 mod pool;
-mod registry;
 mod residency;
 mod tools;
 mod transfer;
 mod ze;
 
 pub use error::{Error, Result, ZeResult};
+pub use lazy_usm_registry::{Entry as RegistryEntry, PointerRegistry, RegistryError};
 pub use pool::{
     Block, DetachedBlock, DevicePool, MAX_SEGMENT, PeerResidency, PoolConfig, PoolStats, WorkFence,
     trace,
 };
-pub use registry::{Entry as RegistryEntry, PointerRegistry, RegistryError};
 pub use residency::{
     DeviceAllocation, DeviceCost, DeviceSet, EngineChoice, HostCost, MAX_DEVICES,
     MAX_STAGING_CHUNK, PointerTarget, Policy, ResidencyConfig, ResidencyHandle, ResidencyManager,

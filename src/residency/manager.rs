@@ -109,7 +109,7 @@ pub(crate) struct Shared {
     clock: AtomicU64,
     next_id: AtomicU64,
     /// Every live allocation by address range, for callers that hold only a pointer.
-    pub(crate) registry: crate::registry::PointerRegistry<Arc<AllocationState>>,
+    pub(crate) registry: lazy_usm_registry::PointerRegistry<Arc<AllocationState>>,
 }
 
 /// Makes device allocations resident where they are used, by policy, and accounts for what that
@@ -572,7 +572,7 @@ impl ResidencyManager {
                 staging: Mutex::new(Vec::new()),
                 clock: AtomicU64::new(1),
                 next_id: AtomicU64::new(1),
-                registry: crate::registry::PointerRegistry::new(),
+                registry: lazy_usm_registry::PointerRegistry::new(),
             }),
         })
     }

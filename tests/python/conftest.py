@@ -97,9 +97,10 @@ def run_sycl(runtime_available, tmp_path):
     """run_sycl(code, preset="b70x2", adapter="v2") runs `code` (after PRELUDE) on the
     simulated platform with that adapter of the runtime; the code prints `RESULT <json>`."""
 
-    def run(code, preset="b70x2", adapter="v2", extra_env=None):
+    def run(code, preset="b70x2", adapter="v2", extra_env=None, shim=False):
         exports = subprocess.run(
-            [str(LAZY_USM), "sim-env", "--preset", preset], check=True, capture_output=True, text=True
+            [str(LAZY_USM), "sim-env", "--preset", preset] + (["--shim"] if shim else []),
+            check=True, capture_output=True, text=True,
         ).stdout
         env = dict(os.environ)
         for line in exports.splitlines():

@@ -61,11 +61,20 @@ enum Command {
     /// Print, as `export NAME=value` lines, the environment that makes an unmodified Level Zero
     /// program (Intel's SYCL runtime included) run on the simulated platform, with no system
     /// loader: `eval "$(lazy-usm sim-env --preset b70x2)"`.
-    SimEnv,
+    SimEnv {
+        /// Through lazy-usm's loader shim (lazy peer residency), forwarding to the simulator's
+        /// stand-in, or to the system's loader when no preset is given.
+        #[arg(long)]
+        shim: bool,
+    },
     /// Run a program on the simulated platform and print to stderr, when it exits, its peak
     /// host pinned memory, peak VRAM and GTT per device and residency calls:
     /// `lazy-usm run -- python3 x.py`. Exits with the program's exit code.
     Run {
+        /// Through lazy-usm's loader shim (lazy peer residency), forwarding to the simulator's
+        /// stand-in, or to the system's loader when no preset is given.
+        #[arg(long)]
+        shim: bool,
         /// Also write the simulator's whole report, as JSON, to this file.
         #[arg(long)]
         report: Option<std::path::PathBuf>,
@@ -75,13 +84,18 @@ enum Command {
     },
 }
 
-/// The preset or configuration file `sim-env` and `run` use: `--preset`, `--sim-config`, else
-/// `b70x2`.
-fn simulated_platform(cli: &Cli) -> String {
-    cli.preset
-        .clone()
-        .or_else(|| cli.sim_config.clone())
-        .unwrap_or_else(|| "b70x2".into())
+/// What `sim-env` and `run` point a program at: `--preset` or `--sim-config`; else `b70x2`,
+/// or with `--shim` the system's loader.
+fn target(cli: &Cli, shim: bool) -> sim_env::Target {
+    let given = cli.preset.clone().or_else(|| cli.sim_config.clone());
+    sim_env::Target {
+        platform: if shim {
+            given
+        } else {
+            Some(given.unwrap_or_else(|| "b70x2".into()))
+        },
+        shim,
+    }
 }
 
 /// Options of `peer-bench`.
@@ -628,10 +642,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match &cli.command {
         Command::Probe { pid } => probe(&cli, *pid),
-        Command::SimEnv => sim_env::print_environment(&simulated_platform(&cli)),
-        Command::Run { program, report } => {
-            let platform = simulated_platform(&cli);
-            return match sim_env::run(&platform, program, cli.json, report.as_deref()) {
+        Command::SimEnv { shim } => sim_env::print_environment(&target(&cli, *shim)),
+        Command::Run {
+            program,
+            report,
+            shim,
+        } => {
+            let target = target(&cli, *shim);
+            return match sim_env::run(&target, program, cli.json, report.as_deref()) {
                 Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
                 Err(message) => {
                     eprintln!("lazy-usm: {message}");
@@ -647,7 +665,7 @@ fn main() -> ExitCode {
                 policies,
             } => host_cost(&cli, &runtime, &note, workload, plot.as_deref(), policies),
             Command::PeerBench(args) => peer_bench(&cli, &runtime, &note, args),
-            Command::Probe { .. } | Command::SimEnv | Command::Run { .. } => {
+            Command::Probe { .. } | Command::SimEnv { .. } | Command::Run { .. } => {
                 unreachable!("handled above")
             }
         }),

@@ -13,36 +13,48 @@ pub const STAND_IN_ENV: &str = "LAZY_USM_SIM_LOADER";
 /// The name programs load the loader by (the stand-in's soname).
 const LOADER_SONAME: &str = "libze_loader.so.1";
 
+/// The shim's file name as cargo builds it.
+const SHIM_FILE: &str = "liblazy_usm_shim.so";
+
 /// The stand-in library: `LAZY_USM_SIM_LOADER`, else next to this executable (cargo puts both
 /// in the same target folder).
 fn stand_in_library() -> Result<PathBuf, String> {
-    if let Some(path) = std::env::var_os(STAND_IN_ENV) {
+    built_library(STAND_IN_ENV, STAND_IN_FILE, "ze-sim-loader")
+}
+
+/// The loader shim: `LAZY_USM_SHIM`, else next to this executable.
+fn shim_library() -> Result<PathBuf, String> {
+    built_library("LAZY_USM_SHIM", SHIM_FILE, "lazy-usm-shim")
+}
+
+fn built_library(variable: &str, file: &str, package: &str) -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os(variable) {
         let path = PathBuf::from(path);
         return if path.is_file() {
             std::path::absolute(&path).map_err(|error| format!("{}: {error}", path.display()))
         } else {
-            Err(format!("{STAND_IN_ENV}={} is not a file", path.display()))
+            Err(format!("{variable}={} is not a file", path.display()))
         };
     }
     let executable = std::env::current_exe().map_err(|error| error.to_string())?;
     let folder = executable.parent().ok_or("this executable has no folder")?;
-    let library = folder.join(STAND_IN_FILE);
+    let library = folder.join(file);
     if library.is_file() {
         Ok(library)
     } else {
         Err(format!(
-            "{} not found (build it with `cargo build -p ze-sim-loader`, or set {STAND_IN_ENV})",
+            "{} not found (build it with `cargo build -p {package}`, or set {variable})",
             library.display()
         ))
     }
 }
 
-/// A folder holding the stand-in under the loader's name, beside the library.
-fn loader_folder(library: &Path) -> Result<PathBuf, String> {
+/// A folder holding `library` under the loader's name, beside the library.
+fn loader_folder(library: &Path, name: &str) -> Result<PathBuf, String> {
     let folder = library
         .parent()
-        .ok_or("the stand-in has no folder")?
-        .join("ze-sim-loader");
+        .ok_or("the library has no folder")?
+        .join(name);
     std::fs::create_dir_all(&folder).map_err(|error| format!("{}: {error}", folder.display()))?;
     let link = folder.join(LOADER_SONAME);
     if std::fs::read_link(&link).ok().as_deref() != Some(library) {
@@ -57,39 +69,65 @@ fn loader_folder(library: &Path) -> Result<PathBuf, String> {
     Ok(folder)
 }
 
+/// What `sim-env` and `run` point a program at.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// A simulator preset or configuration file; `None` with the shim: the system's loader.
+    pub platform: Option<String>,
+    /// Through lazy-usm's loader shim (lazy peer residency for unmodified programs).
+    pub shim: bool,
+}
+
 /// The variables, in the order `sim-env` prints them.
-pub fn environment(platform: &str) -> Result<Vec<(String, String)>, String> {
-    // Refuse an unknown preset or unreadable file here, not in the program's first call. A
-    // preset name wins over a file of that name, as the simulator itself decides.
-    SimConfig::from_name_or_path(platform).map_err(|error| error.to_string())?;
-    let config = if SimConfig::preset(platform).is_some() {
-        platform.to_string()
-    } else {
-        // A file: the program may run in another folder.
-        std::path::absolute(platform)
-            .map_err(|error| format!("{platform}: {error}"))?
-            .display()
-            .to_string()
+pub fn environment(target: &Target) -> Result<Vec<(String, String)>, String> {
+    let mut variables = Vec::new();
+    let mut loader_dir = None;
+    if let Some(platform) = &target.platform {
+        // Refuse an unknown preset or unreadable file here, not in the program's first call.
+        // A preset name wins over a file of that name, as the simulator itself decides.
+        SimConfig::from_name_or_path(platform).map_err(|error| error.to_string())?;
+        let config = if SimConfig::preset(platform).is_some() {
+            platform.to_string()
+        } else {
+            // A file: the program may run in another folder.
+            std::path::absolute(platform)
+                .map_err(|error| format!("{platform}: {error}"))?
+                .display()
+                .to_string()
+        };
+        let library = stand_in_library()?;
+        let folder = loader_folder(&library, "ze-sim-loader")?;
+        let simulator = folder.join(LOADER_SONAME).display().to_string();
+        if target.shim {
+            // The shim forwards to the stand-in, by path.
+            variables.push(("LAZY_USM_REAL_LOADER".into(), simulator.clone()));
+        } else {
+            loader_dir = Some(folder);
+        }
+        variables.push(("ZE_SIM_CONFIG".into(), config));
+        variables.push(("ZE_SIM_LIBRARY".into(), simulator));
+    }
+    if target.shim {
+        loader_dir = Some(loader_folder(&shim_library()?, "lazy-usm-shim")?);
+        variables.push(("LAZY_USM_REPORT".into(), "1".into()));
+    }
+    let Some(folder) = loader_dir else {
+        return Err("nothing to point at: give a preset, or --shim for the system's loader".into());
     };
-    let library = stand_in_library()?;
-    let folder = loader_folder(&library)?;
     let folder_text = folder.display().to_string();
     let library_path = match std::env::var("LD_LIBRARY_PATH") {
         Ok(existing) if !existing.is_empty() => format!("{folder_text}:{existing}"),
         _ => folder_text.clone(),
     };
-    Ok(vec![
+    let mut all = vec![
         // Intel's runtime (the loader's static front end) opens the loader from here.
-        ("ZEL_LIBRARY_PATH".into(), folder_text.clone()),
+        ("ZEL_LIBRARY_PATH".into(), folder_text),
         // Programs linked to libze_loader.so.1 find it here.
         ("LD_LIBRARY_PATH".into(), library_path),
-        ("ZE_SIM_CONFIG".into(), config),
         ("ONEAPI_DEVICE_SELECTOR".into(), "level_zero:*".into()),
-        (
-            "ZE_SIM_LIBRARY".into(),
-            folder.join(LOADER_SONAME).display().to_string(),
-        ),
-    ])
+    ];
+    all.extend(variables);
+    Ok(all)
 }
 
 /// `value` quoted for a POSIX shell.
@@ -98,8 +136,8 @@ fn shell_quote(value: &str) -> String {
 }
 
 /// `lazy-usm sim-env`: `export NAME=value` lines.
-pub fn print_environment(platform: &str) -> Result<(), String> {
-    for (name, value) in environment(platform)? {
+pub fn print_environment(target: &Target) -> Result<(), String> {
+    for (name, value) in environment(target)? {
         println!("export {name}={}", shell_quote(&value));
     }
     Ok(())
@@ -110,7 +148,7 @@ pub fn print_environment(platform: &str) -> Result<(), String> {
 /// as JSON; `save` also writes the JSON to a file. Returns the program's exit code (128 plus the
 /// signal's number if a signal ended it).
 pub fn run(
-    platform: &str,
+    target: &Target,
     program: &[String],
     json: bool,
     save: Option<&Path>,
@@ -118,7 +156,7 @@ pub fn run(
     let (name, args) = program
         .split_first()
         .ok_or("no program given (lazy-usm run --preset NAME -- PROGRAM [ARGS])")?;
-    let environment = environment(platform)?;
+    let environment = environment(target)?;
     // A private folder (mode 0700), so no other user can plant or read the report.
     let folder = tempfile::Builder::new()
         .prefix("lazy-usm-run-")

@@ -20,6 +20,7 @@
 //! read lock, whose cache line they then trade: that, not the search, is the two-thread cost.
 
 #![deny(unsafe_code)]
+#![warn(missing_docs)]
 
 use dashmap::DashMap;
 use rustc_hash::FxBuildHasher;
@@ -71,7 +72,7 @@ pub enum RegistryError {
 /// remove and look up from any thread.
 ///
 /// ```
-/// use lazy_usm::PointerRegistry;
+/// use lazy_usm_registry::PointerRegistry;
 /// let registry = PointerRegistry::new();
 /// registry.insert(0x10_0000, 4096, "weights").unwrap();
 /// let found = registry.find(0x10_0000 + 100).unwrap();
@@ -112,7 +113,7 @@ impl<T: Clone> PointerRegistry<T> {
     /// that overlaps a live range (nothing is registered then).
     ///
     /// ```
-    /// # use lazy_usm::{PointerRegistry, RegistryError};
+    /// # use lazy_usm_registry::{PointerRegistry, RegistryError};
     /// let registry = PointerRegistry::new();
     /// assert!(matches!(registry.insert(0x1000, 0, ()), Err(RegistryError::BadRange { .. })));
     /// assert!(matches!(registry.insert(usize::MAX, 2, ()), Err(RegistryError::BadRange { .. })));
@@ -202,7 +203,7 @@ impl<T: Clone> PointerRegistry<T> {
     /// registry from it).
     ///
     /// ```
-    /// # use lazy_usm::PointerRegistry;
+    /// # use lazy_usm_registry::PointerRegistry;
     /// let registry = PointerRegistry::new();
     /// registry.insert(0x20_0000, 64, 7u32).unwrap();
     /// assert_eq!(registry.find_map(0x20_0000 + 63, |entry| entry.value * 2), Some(14));

@@ -1,0 +1,633 @@
+//! The functions the shim intercepts: device allocations and frees, peer residency calls (not
+//! forwarded under the lazy policy), and the first use of a peer's allocation by a copy, a fill
+//! or a kernel launch on another device (made resident there, once).
+
+use crate::real::Real;
+use crate::state::{Allocation, lock, shim};
+use level_zero_sys::*;
+use std::ffi::c_void;
+use std::sync::atomic::Ordering;
+
+const SUCCESS: ze_result_t = ze_result_t::ZE_RESULT_SUCCESS;
+const UNSUPPORTED: ze_result_t = ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+
+/// The real loader's function `$name`, of type `$type`, or `UNSUPPORTED` from the caller.
+macro_rules! real {
+    ($name:literal, $type:ty) => {{
+        static REAL: Real = Real::new($name);
+        // SAFETY: the real loader's function of this name has the headers' signature `$type`.
+        match unsafe { REAL.get::<$type>() } {
+            Some(function) => function,
+            None => return UNSUPPORTED,
+        }
+    }};
+}
+
+type MakeResident = unsafe extern "C" fn(
+    ze_context_handle_t,
+    ze_device_handle_t,
+    *mut c_void,
+    usize,
+) -> ze_result_t;
+
+/// Makes `allocation` resident on `device` through the real loader, once.
+fn make_resident(allocation: &Allocation, device: usize) -> ze_result_t {
+    let shim = shim();
+    let mut peers = lock(&allocation.peers);
+    if device == allocation.owner || peers.contains(&device) {
+        return SUCCESS;
+    }
+    let function = real!(c"zeContextMakeMemoryResident", MakeResident);
+    // SAFETY: a live allocation of that context (the program has not freed it: frees are
+    // seen here first), made resident on one of its devices.
+    let result = unsafe {
+        function(
+            allocation.context as _,
+            device as _,
+            allocation.base as *mut c_void,
+            allocation.size,
+        )
+    };
+    if result == SUCCESS {
+        peers.insert(device);
+        shim.stats.made_calls.fetch_add(1, Ordering::Relaxed);
+        shim.stats
+            .made_bytes
+            .fetch_add(allocation.size as u64, Ordering::Relaxed);
+        shim.log(|| {
+            format!(
+                "made {:#x} ({} bytes) resident on device {device:#x} on first use",
+                allocation.base, allocation.size
+            )
+        });
+    }
+    result
+}
+
+/// A use of `address` by work on `list`: a peer's allocation becomes resident on the list's
+/// device first.
+fn use_on_list(list: ze_command_list_handle_t, address: *const c_void) -> ze_result_t {
+    let shim = shim();
+    if !shim.config.lazy || address.is_null() {
+        return SUCCESS;
+    }
+    let Some(&(_, device)) = lock(&shim.lists).get(&(list as usize)) else {
+        return SUCCESS;
+    };
+    match shim.registry.find(address as usize) {
+        Some(entry) => make_resident(&entry.value, device),
+        None => SUCCESS,
+    }
+}
+
+/// A launch on `list`: the kernel's pointer arguments (and, with `LAZY_USM_INDIRECT=all`,
+/// every peer allocation of the context) become resident on the list's device first.
+fn launch_on_list(list: ze_command_list_handle_t, kernel: ze_kernel_handle_t) -> ze_result_t {
+    let shim = shim();
+    if !shim.config.lazy {
+        return SUCCESS;
+    }
+    let Some(&(context, device)) = lock(&shim.lists).get(&(list as usize)) else {
+        return SUCCESS;
+    };
+    if shim.config.indirect_all && lock(&shim.everything_resident).insert((context, device)) {
+        for allocation in shim.peers_of(context, device) {
+            let result = make_resident(&allocation, device);
+            if result != SUCCESS {
+                return result;
+            }
+        }
+    }
+    let arguments: Vec<usize> = lock(&shim.kernels)
+        .get(&(kernel as usize))
+        .map(|arguments| arguments.values().copied().collect())
+        .unwrap_or_default();
+    for address in arguments {
+        let result = use_on_list(list, address as *const c_void);
+        if result != SUCCESS {
+            return result;
+        }
+    }
+    SUCCESS
+}
+
+/// Intercepted: the allocation is recorded with its owner.
+///
+/// # Safety
+/// As the specification requires of `zeMemAllocDevice`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeMemAllocDevice(
+    context: ze_context_handle_t,
+    desc: *const ze_device_mem_alloc_desc_t,
+    size: usize,
+    alignment: usize,
+    device: ze_device_handle_t,
+    pointer: *mut *mut c_void,
+) -> ze_result_t {
+    let function = real!(
+        c"zeMemAllocDevice",
+        unsafe extern "C" fn(
+            ze_context_handle_t,
+            *const ze_device_mem_alloc_desc_t,
+            usize,
+            usize,
+            ze_device_handle_t,
+            *mut *mut c_void,
+        ) -> ze_result_t
+    );
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(context, desc, size, alignment, device, pointer) };
+    let shim = shim();
+    if result == SUCCESS && shim.config.lazy && !pointer.is_null() {
+        // SAFETY: the real loader wrote the new allocation's address there.
+        let base = unsafe { *pointer } as usize;
+        let allocation = shim.add(Allocation {
+            base,
+            size,
+            context: context as usize,
+            owner: device as usize,
+            peers: Default::default(),
+            asked: Default::default(),
+        });
+        // Devices where `LAZY_USM_INDIRECT=all` made everything resident get this one too.
+        let devices: Vec<usize> = lock(&shim.everything_resident)
+            .iter()
+            .filter(|(list_context, _)| *list_context == context as usize)
+            .map(|(_, device)| *device)
+            .collect();
+        for peer in devices {
+            let made = make_resident(&allocation, peer);
+            if made != SUCCESS {
+                return made;
+            }
+        }
+    }
+    result
+}
+
+/// Intercepted: the allocation is forgotten, then freed.
+///
+/// # Safety
+/// As the specification requires of `zeMemFree`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeMemFree(
+    context: ze_context_handle_t,
+    pointer: *mut c_void,
+) -> ze_result_t {
+    let function = real!(
+        c"zeMemFree",
+        unsafe extern "C" fn(ze_context_handle_t, *mut c_void) -> ze_result_t
+    );
+    shim().forget(pointer as usize);
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { function(context, pointer) }
+}
+
+/// Intercepted: the allocation is forgotten, then freed.
+///
+/// # Safety
+/// As the specification requires of `zeMemFreeExt`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeMemFreeExt(
+    context: ze_context_handle_t,
+    desc: *const ze_memory_free_ext_desc_t,
+    pointer: *mut c_void,
+) -> ze_result_t {
+    let function = real!(
+        c"zeMemFreeExt",
+        unsafe extern "C" fn(
+            ze_context_handle_t,
+            *const ze_memory_free_ext_desc_t,
+            *mut c_void,
+        ) -> ze_result_t
+    );
+    shim().forget(pointer as usize);
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { function(context, desc, pointer) }
+}
+
+/// Intercepted: under the lazy policy, residency of a device allocation on a device other than
+/// its owner is recorded and not forwarded (the first use makes it); anything else is
+/// forwarded.
+///
+/// # Safety
+/// As the specification requires of `zeContextMakeMemoryResident`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeContextMakeMemoryResident(
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    pointer: *mut c_void,
+    size: usize,
+) -> ze_result_t {
+    let function = real!(c"zeContextMakeMemoryResident", MakeResident);
+    let shim = shim();
+    if shim.config.lazy
+        && let Some(allocation) = lock(&shim.allocations).get(&(pointer as usize)).cloned()
+        && allocation.owner != device as usize
+        && size <= allocation.size
+    {
+        if lock(&allocation.asked).insert(device as usize) {
+            shim.stats.asked_calls.fetch_add(1, Ordering::Relaxed);
+            shim.stats
+                .asked_bytes
+                .fetch_add(allocation.size as u64, Ordering::Relaxed);
+        }
+        shim.log(|| {
+            format!(
+                "deferred residency of {:#x} ({size} bytes) on device {:#x}",
+                pointer as usize, device as usize
+            )
+        });
+        return SUCCESS;
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { function(context, device, pointer, size) }
+}
+
+/// Intercepted: an eviction of residency the shim deferred only drops the request.
+///
+/// # Safety
+/// As the specification requires of `zeContextEvictMemory`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeContextEvictMemory(
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    pointer: *mut c_void,
+    size: usize,
+) -> ze_result_t {
+    let function = real!(c"zeContextEvictMemory", MakeResident);
+    let shim = shim();
+    if shim.config.lazy
+        && let Some(allocation) = lock(&shim.allocations).get(&(pointer as usize)).cloned()
+        && allocation.owner != device as usize
+    {
+        lock(&allocation.asked).remove(&(device as usize));
+        if !lock(&allocation.peers).remove(&(device as usize)) {
+            return SUCCESS;
+        }
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { function(context, device, pointer, size) }
+}
+
+/// Intercepted: what the shim recorded of the context goes with it.
+///
+/// # Safety
+/// As the specification requires of `zeContextDestroy`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeContextDestroy(context: ze_context_handle_t) -> ze_result_t {
+    let function = real!(
+        c"zeContextDestroy",
+        unsafe extern "C" fn(ze_context_handle_t) -> ze_result_t
+    );
+    shim().forget_context(context as usize);
+    // SAFETY: the caller's argument, passed on.
+    unsafe { function(context) }
+}
+
+fn record_list(
+    result: ze_result_t,
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    list: *mut ze_command_list_handle_t,
+) -> ze_result_t {
+    if result == SUCCESS && !list.is_null() {
+        // SAFETY: the real loader wrote the new list there.
+        let handle = unsafe { *list } as usize;
+        lock(&shim().lists).insert(handle, (context as usize, device as usize));
+    }
+    result
+}
+
+/// Intercepted: the list's device is recorded.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListCreate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListCreate(
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    desc: *const ze_command_list_desc_t,
+    list: *mut ze_command_list_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListCreate",
+        unsafe extern "C" fn(
+            ze_context_handle_t,
+            ze_device_handle_t,
+            *const ze_command_list_desc_t,
+            *mut ze_command_list_handle_t,
+        ) -> ze_result_t
+    );
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(context, device, desc, list) };
+    record_list(result, context, device, list)
+}
+
+/// Intercepted: the list's device is recorded.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListCreateImmediate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListCreateImmediate(
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    desc: *const ze_command_queue_desc_t,
+    list: *mut ze_command_list_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListCreateImmediate",
+        unsafe extern "C" fn(
+            ze_context_handle_t,
+            ze_device_handle_t,
+            *const ze_command_queue_desc_t,
+            *mut ze_command_list_handle_t,
+        ) -> ze_result_t
+    );
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(context, device, desc, list) };
+    record_list(result, context, device, list)
+}
+
+/// Intercepted: the list is forgotten.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListDestroy`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListDestroy(list: ze_command_list_handle_t) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListDestroy",
+        unsafe extern "C" fn(ze_command_list_handle_t) -> ze_result_t
+    );
+    lock(&shim().lists).remove(&(list as usize));
+    // SAFETY: the caller's argument, passed on.
+    unsafe { function(list) }
+}
+
+/// Intercepted: a peer's allocation among the operands becomes resident on the list's device.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListAppendMemoryCopy`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendMemoryCopy(
+    list: ze_command_list_handle_t,
+    destination: *mut c_void,
+    source: *const c_void,
+    size: usize,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListAppendMemoryCopy",
+        unsafe extern "C" fn(
+            ze_command_list_handle_t,
+            *mut c_void,
+            *const c_void,
+            usize,
+            ze_event_handle_t,
+            u32,
+            *mut ze_event_handle_t,
+        ) -> ze_result_t
+    );
+    for operand in [destination as *const c_void, source] {
+        let result = use_on_list(list, operand);
+        if result != SUCCESS {
+            return result;
+        }
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { function(list, destination, source, size, signal, wait_count, waits) }
+}
+
+/// Intercepted: a peer's allocation as the target becomes resident on the list's device.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListAppendMemoryFill`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendMemoryFill(
+    list: ze_command_list_handle_t,
+    pointer: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: usize,
+    size: usize,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListAppendMemoryFill",
+        unsafe extern "C" fn(
+            ze_command_list_handle_t,
+            *mut c_void,
+            *const c_void,
+            usize,
+            usize,
+            ze_event_handle_t,
+            u32,
+            *mut ze_event_handle_t,
+        ) -> ze_result_t
+    );
+    let result = use_on_list(list, pointer);
+    if result != SUCCESS {
+        return result;
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe {
+        function(
+            list,
+            pointer,
+            pattern,
+            pattern_size,
+            size,
+            signal,
+            wait_count,
+            waits,
+        )
+    }
+}
+
+/// Intercepted: a peer's allocation among the operands becomes resident on the list's device.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListAppendMemoryCopyRegion`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(
+    list: ze_command_list_handle_t,
+    destination: *mut c_void,
+    destination_region: *const ze_copy_region_t,
+    destination_pitch: u32,
+    destination_slice_pitch: u32,
+    source: *const c_void,
+    source_region: *const ze_copy_region_t,
+    source_pitch: u32,
+    source_slice_pitch: u32,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListAppendMemoryCopyRegion",
+        unsafe extern "C" fn(
+            ze_command_list_handle_t,
+            *mut c_void,
+            *const ze_copy_region_t,
+            u32,
+            u32,
+            *const c_void,
+            *const ze_copy_region_t,
+            u32,
+            u32,
+            ze_event_handle_t,
+            u32,
+            *mut ze_event_handle_t,
+        ) -> ze_result_t
+    );
+    for operand in [destination as *const c_void, source] {
+        let result = use_on_list(list, operand);
+        if result != SUCCESS {
+            return result;
+        }
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe {
+        function(
+            list,
+            destination,
+            destination_region,
+            destination_pitch,
+            destination_slice_pitch,
+            source,
+            source_region,
+            source_pitch,
+            source_slice_pitch,
+            signal,
+            wait_count,
+            waits,
+        )
+    }
+}
+
+/// Intercepted: a pointer-sized argument that points into a device allocation is recorded for
+/// the kernel's launches.
+///
+/// # Safety
+/// As the specification requires of `zeKernelSetArgumentValue`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeKernelSetArgumentValue(
+    kernel: ze_kernel_handle_t,
+    index: u32,
+    size: usize,
+    value: *const c_void,
+) -> ze_result_t {
+    let function = real!(
+        c"zeKernelSetArgumentValue",
+        unsafe extern "C" fn(ze_kernel_handle_t, u32, usize, *const c_void) -> ze_result_t
+    );
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(kernel, index, size, value) };
+    let shim = shim();
+    if result == SUCCESS && shim.config.lazy {
+        let pointer = (size == size_of::<usize>() && !value.is_null())
+            // SAFETY: the caller's argument of pointer size (read unaligned: any alignment).
+            .then(|| unsafe { (value as *const usize).read_unaligned() })
+            .filter(|&address| shim.registry.find(address).is_some());
+        let mut kernels = lock(&shim.kernels);
+        let arguments = kernels.entry(kernel as usize).or_default();
+        match pointer {
+            Some(address) => arguments.insert(index, address),
+            None => arguments.remove(&index),
+        };
+    }
+    result
+}
+
+/// Intercepted: the kernel's recorded arguments are forgotten.
+///
+/// # Safety
+/// As the specification requires of `zeKernelDestroy`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeKernelDestroy(kernel: ze_kernel_handle_t) -> ze_result_t {
+    let function = real!(
+        c"zeKernelDestroy",
+        unsafe extern "C" fn(ze_kernel_handle_t) -> ze_result_t
+    );
+    lock(&shim().kernels).remove(&(kernel as usize));
+    // SAFETY: the caller's argument, passed on.
+    unsafe { function(kernel) }
+}
+
+type Launch = unsafe extern "C" fn(
+    ze_command_list_handle_t,
+    ze_kernel_handle_t,
+    *const ze_group_count_t,
+    ze_event_handle_t,
+    u32,
+    *mut ze_event_handle_t,
+) -> ze_result_t;
+
+/// Intercepted: the kernel's peer arguments become resident on the list's device first.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListAppendLaunchKernel`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendLaunchKernel(
+    list: ze_command_list_handle_t,
+    kernel: ze_kernel_handle_t,
+    groups: *const ze_group_count_t,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let function = real!(c"zeCommandListAppendLaunchKernel", Launch);
+    let result = launch_on_list(list, kernel);
+    if result != SUCCESS {
+        return result;
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { function(list, kernel, groups, signal, wait_count, waits) }
+}
+
+/// Intercepted as `zeCommandListAppendLaunchKernel`.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListAppendLaunchCooperativeKernel`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendLaunchCooperativeKernel(
+    list: ze_command_list_handle_t,
+    kernel: ze_kernel_handle_t,
+    groups: *const ze_group_count_t,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let function = real!(c"zeCommandListAppendLaunchCooperativeKernel", Launch);
+    let result = launch_on_list(list, kernel);
+    if result != SUCCESS {
+        return result;
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { function(list, kernel, groups, signal, wait_count, waits) }
+}
+
+/// Intercepted as `zeCommandListAppendLaunchKernel`.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListAppendLaunchKernelIndirect`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
+    list: ze_command_list_handle_t,
+    kernel: ze_kernel_handle_t,
+    groups: *const ze_group_count_t,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let function = real!(c"zeCommandListAppendLaunchKernelIndirect", Launch);
+    let result = launch_on_list(list, kernel);
+    if result != SUCCESS {
+        return result;
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { function(list, kernel, groups, signal, wait_count, waits) }
+}

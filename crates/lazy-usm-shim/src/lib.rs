@@ -1,0 +1,51 @@
+//! lazy-usm's Level Zero loader shim: makes peer residency lazy for programs that cannot be
+//! changed (Intel's SYCL runtime and everything on it).
+//!
+//! Built as `liblazy_usm_shim.so` with the soname `libze_loader.so.1` and found, under that
+//! name, through `ZEL_LIBRARY_PATH` (Intel's runtime) or `LD_LIBRARY_PATH` (programs linked to
+//! the loader). Every Level Zero function is exported by name and forwarded to the real loader
+//! (`LAZY_USM_REAL_LOADER`, else the system's, never the shim itself). Intercepted, and nothing
+//! else: device allocations and frees; `zeContextMakeMemoryResident` of a device allocation on
+//! a device other than its owner (recorded, not forwarded, under `LAZY_USM_POLICY=lazy`);
+//! copies, fills and kernel launches on a device whose operands or pointer arguments are a
+//! peer's allocations (made resident there first, once); evictions, frees and context
+//! destruction (forget what was recorded). `LAZY_USM_INDIRECT=all` makes every peer allocation
+//! resident on a device at its first kernel launch, for kernels that read memory through
+//! pointers their arguments do not show. `LAZY_USM_REPORT=1` prints at exit what was asked
+//! for and made; `LAZY_USM_LOG=1` traces each decision.
+
+#[allow(clippy::all, non_snake_case)]
+#[rustfmt::skip]
+mod forwarders;
+mod intercept;
+mod loader_entry;
+mod real;
+mod state;
+
+/// Registers the exit report once the state exists (first use).
+#[used]
+#[unsafe(link_section = ".init_array")]
+static REPORT_AT_EXIT: extern "C" fn() = register_report;
+
+unsafe extern "C" {
+    /// The C library's `atexit`.
+    fn atexit(function: extern "C" fn()) -> std::ffi::c_int;
+}
+
+extern "C" fn register_report() {
+    if !matches!(
+        std::env::var("LAZY_USM_REPORT").as_deref(),
+        Err(_) | Ok("") | Ok("0")
+    ) {
+        // SAFETY: registers a plain function that takes no arguments.
+        unsafe { atexit(print_report) };
+    }
+}
+
+extern "C" fn print_report() {
+    let report = std::panic::catch_unwind(|| state::shim().report());
+    if let Ok(report) = report {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "{report}");
+    }
+}

@@ -1,0 +1,174 @@
+//! What the shim knows: device allocations by address with their owner, the peer residency the
+//! program asked for (not forwarded under the lazy policy) and the residency the shim made on
+//! first use, each command list's device, each kernel's pointer arguments.
+
+#![deny(unsafe_code)]
+
+use lazy_usm_registry::PointerRegistry;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// `LAZY_USM_POLICY`, `LAZY_USM_INDIRECT`, `LAZY_USM_REPORT`, `LAZY_USM_LOG`.
+#[derive(Debug, Clone, Copy)]
+pub struct Config {
+    /// `lazy` (default): peer residency on first use. `eager`: everything forwarded as is.
+    pub lazy: bool,
+    /// `all`: a device's first kernel launch makes every peer allocation of the context
+    /// resident there (kernels may read through pointers the arguments do not show). `args`
+    /// (default): only the pointer arguments.
+    pub indirect_all: bool,
+    /// Trace each decision on stderr.
+    pub log: bool,
+}
+
+impl Config {
+    fn from_env() -> Self {
+        let value = |name: &str| std::env::var(name).unwrap_or_default();
+        let policy = value("LAZY_USM_POLICY");
+        let indirect = value("LAZY_USM_INDIRECT");
+        let config = Self {
+            lazy: policy != "eager",
+            indirect_all: indirect == "all",
+            log: !matches!(value("LAZY_USM_LOG").as_str(), "" | "0"),
+        };
+        if !matches!(policy.as_str(), "" | "lazy" | "eager") {
+            eprintln!("lazy-usm shim: LAZY_USM_POLICY={policy} is not lazy or eager; using lazy");
+        }
+        if !matches!(indirect.as_str(), "" | "args" | "all") {
+            eprintln!("lazy-usm shim: LAZY_USM_INDIRECT={indirect} is not args or all; using args");
+        }
+        if std::env::var_os("LAZY_USM_HOST_BUDGET").is_some() {
+            // Evicting safely needs to know when the program's kernels stop reading a range,
+            // which nothing at this layer says.
+            eprintln!("lazy-usm shim: LAZY_USM_HOST_BUDGET is not honoured by the shim (ignored)");
+        }
+        config
+    }
+}
+
+/// A device allocation the program made.
+#[derive(Debug)]
+pub struct Allocation {
+    pub base: usize,
+    pub size: usize,
+    pub context: usize,
+    pub owner: usize,
+    /// Peers it is resident on: made by the shim on use, or forwarded.
+    pub peers: Mutex<HashSet<usize>>,
+    /// Peers the program asked for and the shim did not forward.
+    pub asked: Mutex<HashSet<usize>>,
+}
+
+/// Counters for the exit report.
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub asked_calls: AtomicU64,
+    pub asked_bytes: AtomicU64,
+    pub made_calls: AtomicU64,
+    pub made_bytes: AtomicU64,
+}
+
+/// The shim's state, one per process.
+pub struct Shim {
+    pub config: Config,
+    pub registry: PointerRegistry<Arc<Allocation>>,
+    pub allocations: Mutex<HashMap<usize, Arc<Allocation>>>,
+    pub lists: Mutex<HashMap<usize, (usize, usize)>>,
+    pub kernels: Mutex<HashMap<usize, BTreeMap<u32, usize>>>,
+    /// (context, device) pairs where `LAZY_USM_INDIRECT=all` has made everything resident.
+    pub everything_resident: Mutex<HashSet<(usize, usize)>>,
+    pub stats: Stats,
+}
+
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
+}
+
+/// The process's shim state.
+pub fn shim() -> &'static Shim {
+    static SHIM: OnceLock<Shim> = OnceLock::new();
+    SHIM.get_or_init(|| Shim {
+        config: Config::from_env(),
+        registry: PointerRegistry::new(),
+        allocations: Mutex::new(HashMap::new()),
+        lists: Mutex::new(HashMap::new()),
+        kernels: Mutex::new(HashMap::new()),
+        everything_resident: Mutex::new(HashSet::new()),
+        stats: Stats::default(),
+    })
+}
+
+impl Shim {
+    pub fn log(&self, message: impl FnOnce() -> String) {
+        if self.config.log {
+            eprintln!("lazy-usm shim: {}", message());
+        }
+    }
+
+    pub fn add(&self, allocation: Allocation) -> Arc<Allocation> {
+        let allocation = Arc::new(allocation);
+        let _ = self.registry.insert(
+            allocation.base,
+            allocation.size.max(1),
+            Arc::clone(&allocation),
+        );
+        lock(&self.allocations).insert(allocation.base, Arc::clone(&allocation));
+        allocation
+    }
+
+    pub fn forget(&self, base: usize) {
+        if lock(&self.allocations).remove(&base).is_some() {
+            self.registry.remove(base);
+        }
+    }
+
+    pub fn forget_context(&self, context: usize) {
+        let gone: Vec<usize> = lock(&self.allocations)
+            .values()
+            .filter(|allocation| allocation.context == context)
+            .map(|allocation| allocation.base)
+            .collect();
+        for base in gone {
+            self.forget(base);
+        }
+        lock(&self.lists).retain(|_, (list_context, _)| *list_context != context);
+        lock(&self.everything_resident).retain(|(list_context, _)| *list_context != context);
+    }
+
+    /// The allocations of `context` not owned by `device`.
+    pub fn peers_of(&self, context: usize, device: usize) -> Vec<Arc<Allocation>> {
+        lock(&self.allocations)
+            .values()
+            .filter(|allocation| allocation.context == context && allocation.owner != device)
+            .cloned()
+            .collect()
+    }
+
+    /// The summary `LAZY_USM_REPORT=1` prints at exit.
+    pub fn report(&self) -> String {
+        let gib = |bytes: u64| bytes as f64 / (1u64 << 30) as f64;
+        let stats = &self.stats;
+        let (asked_calls, asked) = (
+            stats.asked_calls.load(Ordering::Relaxed),
+            stats.asked_bytes.load(Ordering::Relaxed),
+        );
+        let (made_calls, made) = (
+            stats.made_calls.load(Ordering::Relaxed),
+            stats.made_bytes.load(Ordering::Relaxed),
+        );
+        format!(
+            "lazy-usm shim ({}): the program asked for {asked_calls} peer residencies ({:.2} GiB), \
+             not forwarded; {made_calls} made on first use ({:.2} GiB); host memory spared: \
+             {:.2} GiB",
+            if self.config.lazy {
+                "lazy"
+            } else {
+                "eager: everything forwarded"
+            },
+            gib(asked),
+            gib(made),
+            gib(asked.saturating_sub(made)),
+        )
+    }
+}
