@@ -1,0 +1,152 @@
+/* A raw Level Zero program run through lazy-usm's shim over the simulator: a kernel on device 1
+ * whose pointer argument is device 0's memory, then a gather through a table of pointers to
+ * device 0's memory that no argument shows. Prints the simulator's figures after each step as
+ * "step resident_calls pinned violations", or "error ..." and exits 1.
+ * Usage: kernels MODULE.spv (the module naming the simulator's built-in kernels). */
+#include <level_zero/ze_api.h>
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define N 1024
+
+static void *loader, *simulator;
+
+static void *symbol(void *library, const char *name) {
+    void *address = dlsym(library, name);
+    if (!address) {
+        printf("error %s missing\n", name);
+        exit(1);
+    }
+    return address;
+}
+
+#define CALL(name, ...)                                                                        \
+    do {                                                                                       \
+        ze_result_t result = ((ze_result_t(*)())symbol(loader, #name))(__VA_ARGS__);           \
+        if (result != ZE_RESULT_SUCCESS) {                                                     \
+            printf("error %s returned 0x%x\n", #name, (unsigned)result);                     \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+static uint64_t counter(const char *name) {
+    return ((uint64_t(*)(const char *))symbol(simulator, "zesim_counter"))(name);
+}
+
+static void figures(const char *step) {
+    uint64_t pinned = ((uint64_t(*)(void))symbol(simulator, "zesim_host_pinned_bytes"))();
+    printf("%s %llu %llu %llu\n", step, (unsigned long long)counter("make_resident_calls"),
+           (unsigned long long)pinned, (unsigned long long)counter("residency_violations"));
+}
+
+static void *device_memory(ze_context_handle_t context, ze_device_handle_t device, size_t size) {
+    ze_device_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+    void *pointer = NULL;
+    CALL(zeMemAllocDevice, context, &desc, size, 64, device, &pointer);
+    return pointer;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        printf("error usage: kernels MODULE.spv\n");
+        return 1;
+    }
+    loader = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!loader) {
+        printf("error no loader: %s\n", dlerror());
+        return 1;
+    }
+    CALL(zeInit, 0);
+    /* The shim has loaded the simulator's stand-in as its real loader by now. */
+    simulator = dlopen(getenv("ZE_SIM_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    if (!simulator) {
+        printf("error the simulator is not loaded: %s\n", dlerror());
+        return 1;
+    }
+    uint32_t count = 1, devices = 2;
+    ze_driver_handle_t driver;
+    ze_device_handle_t device[2];
+    CALL(zeDriverGet, &count, &driver);
+    CALL(zeDeviceGet, driver, &devices, device);
+    ze_context_desc_t context_desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    ze_context_handle_t context;
+    CALL(zeContextCreate, driver, &context_desc, &context);
+
+    ze_command_queue_desc_t queue_desc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0,
+                                          ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_handle_t list[2];
+    CALL(zeCommandListCreateImmediate, context, device[0], &queue_desc, &list[0]);
+    CALL(zeCommandListCreateImmediate, context, device[1], &queue_desc, &list[1]);
+
+    /* The module and the two built-in kernels. */
+    FILE *file = fopen(argv[1], "rb");
+    static uint8_t il[1 << 16];
+    size_t il_size = file ? fread(il, 1, sizeof il, file) : 0;
+    if (file)
+        fclose(file);
+    ze_module_desc_t module_desc = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, il_size, il, "", NULL};
+    ze_module_handle_t module;
+    CALL(zeModuleCreate, context, device[1], &module_desc, &module, NULL);
+    ze_kernel_desc_t copy_desc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "lazy_usm_sim_copy_u32"};
+    ze_kernel_desc_t gather_desc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "lazy_usm_sim_gather_u32"};
+    ze_kernel_handle_t copy, gather;
+    CALL(zeKernelCreate, module, &copy_desc, &copy);
+    CALL(zeKernelCreate, module, &gather_desc, &gather);
+    CALL(zeKernelSetGroupSize, copy, 1, 1, 1);
+    CALL(zeKernelSetGroupSize, gather, 1, 1, 1);
+    ze_group_count_t groups = {N, 1, 1};
+
+    /* Device 0's data, read by a kernel on device 1 through its argument. */
+    uint32_t *source = device_memory(context, device[0], N * 4);
+    uint32_t *target = device_memory(context, device[1], N * 4);
+    /* A second buffer of device 0, reached only through the table below. */
+    uint32_t *hidden = device_memory(context, device[0], N * 4);
+    static uint32_t host[N];
+    for (int i = 0; i < N; i++)
+        host[i] = (uint32_t)i * 3u;
+    CALL(zeCommandListAppendMemoryCopy, list[0], source, host, (size_t)N * 4, NULL, 0, NULL);
+    CALL(zeCommandListAppendMemoryCopy, list[0], hidden, host, (size_t)N * 4, NULL, 0, NULL);
+    figures("start");
+
+    CALL(zeKernelSetArgumentValue, copy, 0, sizeof target, &target);
+    CALL(zeKernelSetArgumentValue, copy, 1, sizeof source, &source);
+    CALL(zeCommandListAppendLaunchKernel, list[1], copy, &groups, NULL, 0, NULL);
+    figures("copy");
+    CALL(zeCommandListAppendLaunchKernel, list[1], copy, &groups, NULL, 0, NULL);
+    figures("copy-again");
+    static uint32_t back[N];
+    CALL(zeCommandListAppendMemoryCopy, list[1], back, target, (size_t)N * 4, NULL, 0, NULL);
+    for (int i = 0; i < N; i++) {
+        if (back[i] != host[i]) {
+            printf("error the copy kernel's bytes differ at %d\n", i);
+            return 1;
+        }
+    }
+
+    /* The gather: a table (on device 1) of pointers into `hidden` (device 0). */
+    static uint64_t pointers[N];
+    for (int i = 0; i < N; i++)
+        pointers[i] = (uint64_t)(uintptr_t)(hidden + i);
+    uint64_t *table = device_memory(context, device[1], sizeof pointers);
+    CALL(zeCommandListAppendMemoryCopy, list[1], table, pointers, sizeof pointers, NULL, 0, NULL);
+    CALL(zeKernelSetArgumentValue, gather, 0, sizeof target, &target);
+    CALL(zeKernelSetArgumentValue, gather, 1, sizeof table, &table);
+    CALL(zeCommandListAppendLaunchKernel, list[1], gather, &groups, NULL, 0, NULL);
+    figures("gather");
+
+    CALL(zeKernelDestroy, copy);
+    CALL(zeKernelDestroy, gather);
+    CALL(zeModuleDestroy, module);
+    CALL(zeMemFree, context, source);
+    CALL(zeMemFree, context, target);
+    CALL(zeMemFree, context, hidden);
+    CALL(zeMemFree, context, table);
+    CALL(zeCommandListDestroy, list[0]);
+    CALL(zeCommandListDestroy, list[1]);
+    CALL(zeContextDestroy, context);
+    figures("end");
+    return 0;
+}

@@ -1,0 +1,145 @@
+//! A raw Level Zero program in C (`tests/c/kernels.c`) through the shim over the simulator's
+//! loader stand-in: a kernel's pointer argument owned by a peer is made resident at its first
+//! launch, once; a gather through a table of pointers no argument shows is a violation the
+//! simulator reports under `LAZY_USM_INDIRECT=args`, and not under `all`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The target folder this test was built into (`target/debug`).
+fn target_dir() -> PathBuf {
+    let executable = std::env::current_exe().expect("test executable");
+    executable
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("a target folder")
+        .to_path_buf()
+}
+
+fn skip_or_fail(why: String) {
+    assert!(std::env::var_os("CI").is_none(), "must run under CI: {why}");
+    eprintln!("SKIPPED: {why}");
+}
+
+/// Each printed step's (resident calls, pinned bytes, violations).
+fn run(indirect: &str) -> Option<HashMap<String, (u64, u64, u64)>> {
+    let target = target_dir();
+    let shim = target.join("liblazy_usm_shim.so");
+    let stand_in = target.join("libze_sim_loader.so");
+    if !stand_in.is_file() {
+        skip_or_fail(format!(
+            "{} not built (cargo build --workspace)",
+            stand_in.display()
+        ));
+        return None;
+    }
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../level-zero-sys/scripts/fetch-headers.sh");
+    let headers = match Command::new(&script).output() {
+        Ok(output) if output.status.success() => {
+            String::from_utf8(output.stdout).unwrap().trim().to_string()
+        }
+        other => {
+            skip_or_fail(format!("no Level Zero headers ({script:?}: {other:?})"));
+            return None;
+        }
+    };
+    let include = Path::new(&headers)
+        .parent()
+        .expect("headers folder")
+        .to_path_buf();
+    let folder = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(&shim, folder.path().join("libze_loader.so.1")).unwrap();
+    let module = folder.path().join("module.spv");
+    std::fs::write(
+        &module,
+        ze_sim::spirv::module_with_kernels(&[
+            ("lazy_usm_sim_copy_u32", 2),
+            ("lazy_usm_sim_gather_u32", 2),
+        ]),
+    )
+    .unwrap();
+    let binary = folder.path().join("kernels");
+    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let build = Command::new(&compiler)
+        .args(["-std=gnu11", "-Wall", "-Werror"])
+        .arg("-I")
+        .arg(&include)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/kernels.c"))
+        .arg("-o")
+        .arg(&binary)
+        .arg("-ldl")
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run `{compiler}`: {error}"));
+    assert!(
+        build.status.success(),
+        "the C program does not build:\n{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    let output = Command::new(&binary)
+        .arg(&module)
+        .env("LD_LIBRARY_PATH", folder.path())
+        .env("LAZY_USM_REAL_LOADER", &stand_in)
+        .env("ZE_SIM_LIBRARY", &stand_in)
+        .env("ZE_SIM_CONFIG", "b70x2")
+        .env("LAZY_USM_INDIRECT", indirect)
+        .env_remove("LAZY_USM_POLICY")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the program failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(
+        stdout
+            .lines()
+            .map(|line| {
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                let number = |index: usize| fields[index].parse::<u64>().unwrap();
+                (fields[0].to_string(), (number(1), number(2), number(3)))
+            })
+            .collect(),
+    )
+}
+
+const BUFFER: u64 = 1024 * 4;
+
+#[test]
+fn a_peer_argument_is_made_resident_at_first_launch_once_and_an_undeclared_gather_is_caught() {
+    let Some(steps) = run("args") else { return };
+    let (calls, pinned, violations) = steps["start"];
+    assert_eq!((pinned, violations), (0, 0));
+    assert_eq!(
+        steps["copy"],
+        (calls + 1, BUFFER, 0),
+        "the source, on device 1, once"
+    );
+    assert_eq!(steps["copy-again"], steps["copy"], "not again");
+    let (gather_calls, gather_pinned, gather_violations) = steps["gather"];
+    assert_eq!((gather_calls, gather_pinned), (calls + 1, BUFFER));
+    assert!(
+        gather_violations > 0,
+        "reads through the table reached memory not resident"
+    );
+    assert_eq!(steps["end"].1, 0, "everything freed");
+}
+
+#[test]
+fn indirect_all_makes_every_peer_allocation_resident_at_a_devices_first_launch() {
+    let Some(steps) = run("all") else { return };
+    let (calls, _, _) = steps["start"];
+    assert_eq!(
+        steps["copy"],
+        (calls + 2, 2 * BUFFER, 0),
+        "both of device 0's buffers"
+    );
+    assert_eq!(
+        steps["gather"],
+        (calls + 2, 2 * BUFFER, 0),
+        "the gather is covered"
+    );
+    assert_eq!(steps["end"].1, 0);
+}
