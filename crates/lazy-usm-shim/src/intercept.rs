@@ -74,8 +74,10 @@ fn use_on_list(list: ze_command_list_handle_t, address: *const c_void) -> ze_res
     let Some(&(_, device)) = lock(&shim.lists).get(&(list as usize)) else {
         return SUCCESS;
     };
-    match shim.registry.find(address as usize) {
-        Some(entry) => make_resident(&entry.value, device),
+    match shim.registry.find_map(address as usize, |entry| {
+        std::sync::Arc::clone(&entry.value)
+    }) {
+        Some(allocation) => make_resident(&allocation, device),
         None => SUCCESS,
     }
 }
@@ -98,7 +100,8 @@ fn launch_on_list(list: ze_command_list_handle_t, kernel: ze_kernel_handle_t) ->
             }
         }
     }
-    let arguments: Vec<usize> = lock(&shim.kernels)
+    let arguments: Vec<usize> = shim
+        .kernels
         .get(&(kernel as usize))
         .map(|arguments| arguments.values().copied().collect())
         .unwrap_or_default();
@@ -531,9 +534,8 @@ pub unsafe extern "C" fn zeKernelSetArgumentValue(
         let pointer = (size == size_of::<usize>() && !value.is_null())
             // SAFETY: the caller's argument of pointer size (read unaligned: any alignment).
             .then(|| unsafe { (value as *const usize).read_unaligned() })
-            .filter(|&address| shim.registry.find(address).is_some());
-        let mut kernels = lock(&shim.kernels);
-        let arguments = kernels.entry(kernel as usize).or_default();
+            .filter(|&address| shim.registry.find_map(address, |_| ()).is_some());
+        let mut arguments = shim.kernels.entry(kernel as usize).or_default();
         match pointer {
             Some(address) => arguments.insert(index, address),
             None => arguments.remove(&index),
@@ -552,7 +554,7 @@ pub unsafe extern "C" fn zeKernelDestroy(kernel: ze_kernel_handle_t) -> ze_resul
         c"zeKernelDestroy",
         unsafe extern "C" fn(ze_kernel_handle_t) -> ze_result_t
     );
-    lock(&shim().kernels).remove(&(kernel as usize));
+    shim().kernels.remove(&(kernel as usize));
     // SAFETY: the caller's argument, passed on.
     unsafe { function(kernel) }
 }

@@ -75,7 +75,7 @@ pub struct Shim {
     pub registry: PointerRegistry<Arc<Allocation>>,
     pub allocations: Mutex<HashMap<usize, Arc<Allocation>>>,
     pub lists: Mutex<HashMap<usize, (usize, usize)>>,
-    pub kernels: Mutex<HashMap<usize, BTreeMap<u32, usize>>>,
+    pub kernels: dashmap::DashMap<usize, BTreeMap<u32, usize>, rustc_hash::FxBuildHasher>,
     /// (context, device) pairs where `LAZY_USM_INDIRECT=all` has made everything resident.
     pub everything_resident: Mutex<HashSet<(usize, usize)>>,
     pub stats: Stats,
@@ -93,7 +93,7 @@ pub fn shim() -> &'static Shim {
         registry: PointerRegistry::new(),
         allocations: Mutex::new(HashMap::new()),
         lists: Mutex::new(HashMap::new()),
-        kernels: Mutex::new(HashMap::new()),
+        kernels: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
         everything_resident: Mutex::new(HashSet::new()),
         stats: Stats::default(),
     })
