@@ -248,11 +248,25 @@ pub struct DetachedBlock {
 
 impl DetachedBlock {
     /// The block's address.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// # let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// # let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// let block = pool.allocate(100)?;
+    /// let address = block.address();
+    /// let detached = block.detach();
+    /// assert_eq!((detached.address(), detached.len(), detached.is_empty()), (address, 100, false));
+    /// # drop(pool.attach(detached)?);
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn address(&self) -> usize {
         self.address
     }
 
-    /// The block's size in bytes (as asked for).
+    /// The block's size in bytes (as asked for); see [`DetachedBlock::address`].
     pub fn len(&self) -> usize {
         self.size
     }

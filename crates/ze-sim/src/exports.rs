@@ -35,7 +35,13 @@ pub fn record_unsupported_call(name: &'static str) {
     *calls.entry(name).or_default() += 1;
 }
 
-/// The unsupported calls counted so far, by name.
+/// The unsupported calls counted so far, by name (see [`record_unsupported_call`]).
+///
+/// ```
+/// ze_sim::record_unsupported_call("zeSamplerCreate");
+/// let calls = ze_sim::unsupported_calls();
+/// assert!(calls.iter().any(|&(name, count)| name == "zeSamplerCreate" && count >= 1));
+/// ```
 pub fn unsupported_calls() -> Vec<(&'static str, u64)> {
     let calls = UNSUPPORTED_CALLS
         .lock()
