@@ -110,6 +110,12 @@ pub fn environment(target: &Target) -> Result<Vec<(String, String)>, String> {
     if target.shim {
         loader_dir = Some(loader_folder(&shim_library()?, "lazy-usm-shim")?);
         variables.push(("LAZY_USM_REPORT".into(), "1".into()));
+        // Intel's v2 adapter otherwise passes kernel arguments with the launch, where the shim
+        // cannot read them and falls back to making every peer allocation resident.
+        variables.push((
+            "UR_L0_V2_DISABLE_ZE_LAUNCH_KERNEL_WITH_ARGS".into(),
+            "1".into(),
+        ));
     }
     let Some(folder) = loader_dir else {
         return Err("nothing to point at: give a preset, or --shim for the system's loader".into());
@@ -186,6 +192,11 @@ pub fn run(
     };
     let report = match report {
         Ok(report) => report,
+        Err(_) if target.platform.is_none() => {
+            // The system's loader through the shim: the shim's own report (stderr) says it.
+            eprintln!("lazy-usm: {name} exited ({status}) through the shim on the system's loader");
+            return Ok(code);
+        }
         Err(why) => {
             eprintln!("lazy-usm: no accounting from {name} ({status}): {why}");
             return Ok(code);

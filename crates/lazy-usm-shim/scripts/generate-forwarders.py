@@ -34,6 +34,19 @@ INTERCEPTED = {
     "zeCommandListAppendLaunchKernel",
     "zeCommandListAppendLaunchCooperativeKernel",
     "zeCommandListAppendLaunchKernelIndirect",
+    "zeCommandListAppendLaunchKernelWithArguments",
+    "zeCommandListAppendLaunchKernelWithParameters",
+    "zeCommandListAppendLaunchMultipleKernelsIndirect",
+    "zeCommandListAppendMemoryCopyWithParameters",
+    "zeCommandListAppendMemoryFillWithParameters",
+    # Getters of tables holding intercepted functions: the real table, with the shim's
+    # functions over the intercepted entries (src/tables.rs).
+    "zeGetMemProcAddrTable",
+    "zeGetContextProcAddrTable",
+    "zeGetCommandListProcAddrTable",
+    "zeGetKernelProcAddrTable",
+    # Hands back the shim's own functions for names it intercepts (src/tables.rs).
+    "zeDriverGetExtensionFunctionAddress",
 }
 
 

@@ -244,21 +244,6 @@ pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(arg1: ze_comma
     }
 }
 
-/// `zeCommandListAppendLaunchMultipleKernelsIndirect`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListAppendLaunchMultipleKernelsIndirect(arg1: ze_command_list_handle_t, arg2: u32, arg3: *mut ze_kernel_handle_t, arg4: *const u32, arg5: *const ze_group_count_t, arg6: ze_event_handle_t, arg7: u32, arg8: *mut ze_event_handle_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeCommandListAppendLaunchMultipleKernelsIndirect");
-    // SAFETY: the real loader's `zeCommandListAppendLaunchMultipleKernelsIndirect` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut ze_kernel_handle_t, *const u32, *const ze_group_count_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) },
-        None => Unsupported::value("zeCommandListAppendLaunchMultipleKernelsIndirect"),
-    }
-}
-
 /// `zeCommandListAppendImageCopyToMemoryExt`: forwarded to the real loader.
 ///
 /// # Safety
@@ -406,66 +391,6 @@ pub unsafe extern "C" fn zeCommandListAppendWaitExternalSemaphoreExt(arg1: ze_co
         // SAFETY: the caller's arguments, passed on unchanged.
         Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) },
         None => Unsupported::value("zeCommandListAppendWaitExternalSemaphoreExt"),
-    }
-}
-
-/// `zeCommandListAppendLaunchKernelWithParameters`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithParameters(arg1: ze_command_list_handle_t, arg2: ze_kernel_handle_t, arg3: *const ze_group_count_t, arg4: *const ::std::os::raw::c_void, arg5: ze_event_handle_t, arg6: u32, arg7: *mut ze_event_handle_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeCommandListAppendLaunchKernelWithParameters");
-    // SAFETY: the real loader's `zeCommandListAppendLaunchKernelWithParameters` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_kernel_handle_t, *const ze_group_count_t, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) },
-        None => Unsupported::value("zeCommandListAppendLaunchKernelWithParameters"),
-    }
-}
-
-/// `zeCommandListAppendLaunchKernelWithArguments`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithArguments(arg1: ze_command_list_handle_t, arg2: ze_kernel_handle_t, arg3: ze_group_count_t, arg4: ze_group_size_t, arg5: *mut *mut ::std::os::raw::c_void, arg6: *const ::std::os::raw::c_void, arg7: ze_event_handle_t, arg8: u32, arg9: *mut ze_event_handle_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeCommandListAppendLaunchKernelWithArguments");
-    // SAFETY: the real loader's `zeCommandListAppendLaunchKernelWithArguments` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_kernel_handle_t, ze_group_count_t, ze_group_size_t, *mut *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) },
-        None => Unsupported::value("zeCommandListAppendLaunchKernelWithArguments"),
-    }
-}
-
-/// `zeCommandListAppendMemoryCopyWithParameters`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(arg1: ze_command_list_handle_t, arg2: *mut ::std::os::raw::c_void, arg3: *const ::std::os::raw::c_void, arg4: usize, arg5: *const ::std::os::raw::c_void, arg6: ze_event_handle_t, arg7: u32, arg8: *mut ze_event_handle_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeCommandListAppendMemoryCopyWithParameters");
-    // SAFETY: the real loader's `zeCommandListAppendMemoryCopyWithParameters` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) },
-        None => Unsupported::value("zeCommandListAppendMemoryCopyWithParameters"),
-    }
-}
-
-/// `zeCommandListAppendMemoryFillWithParameters`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(arg1: ze_command_list_handle_t, arg2: *mut ::std::os::raw::c_void, arg3: *const ::std::os::raw::c_void, arg4: usize, arg5: usize, arg6: *const ::std::os::raw::c_void, arg7: ze_event_handle_t, arg8: u32, arg9: *mut ze_event_handle_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeCommandListAppendMemoryFillWithParameters");
-    // SAFETY: the real loader's `zeCommandListAppendMemoryFillWithParameters` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, usize, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) },
-        None => Unsupported::value("zeCommandListAppendMemoryFillWithParameters"),
     }
 }
 
@@ -1516,21 +1441,6 @@ pub unsafe extern "C" fn zeDriverGetExtensionProperties(arg1: ze_driver_handle_t
         // SAFETY: the caller's arguments, passed on unchanged.
         Some(function) => unsafe { function(arg1, arg2, arg3) },
         None => Unsupported::value("zeDriverGetExtensionProperties"),
-    }
-}
-
-/// `zeDriverGetExtensionFunctionAddress`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeDriverGetExtensionFunctionAddress(arg1: ze_driver_handle_t, arg2: *const ::std::os::raw::c_char, arg3: *mut *mut ::std::os::raw::c_void) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeDriverGetExtensionFunctionAddress");
-    // SAFETY: the real loader's `zeDriverGetExtensionFunctionAddress` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_driver_handle_t, *const ::std::os::raw::c_char, *mut *mut ::std::os::raw::c_void) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3) },
-        None => Unsupported::value("zeDriverGetExtensionFunctionAddress"),
     }
 }
 
@@ -6994,21 +6904,6 @@ pub unsafe extern "C" fn zetTracerExpSetEnabled(arg1: zet_tracer_exp_handle_t, a
     }
 }
 
-/// `zeGetCommandListProcAddrTable`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeGetCommandListProcAddrTable(version: ze_api_version_t, table: *mut ze_command_list_dditable_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeGetCommandListProcAddrTable");
-    // SAFETY: the real loader's `zeGetCommandListProcAddrTable` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut ze_command_list_dditable_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(version, table) },
-        None => Unsupported::value("zeGetCommandListProcAddrTable"),
-    }
-}
-
 /// `zeGetCommandListExpProcAddrTable`: forwarded to the real loader.
 ///
 /// # Safety
@@ -7036,21 +6931,6 @@ pub unsafe extern "C" fn zeGetCommandQueueProcAddrTable(version: ze_api_version_
         // SAFETY: the caller's arguments, passed on unchanged.
         Some(function) => unsafe { function(version, table) },
         None => Unsupported::value("zeGetCommandQueueProcAddrTable"),
-    }
-}
-
-/// `zeGetContextProcAddrTable`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeGetContextProcAddrTable(version: ze_api_version_t, table: *mut ze_context_dditable_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeGetContextProcAddrTable");
-    // SAFETY: the real loader's `zeGetContextProcAddrTable` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut ze_context_dditable_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(version, table) },
-        None => Unsupported::value("zeGetContextProcAddrTable"),
     }
 }
 
@@ -7279,21 +7159,6 @@ pub unsafe extern "C" fn zeGetImageExpProcAddrTable(version: ze_api_version_t, t
     }
 }
 
-/// `zeGetKernelProcAddrTable`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeGetKernelProcAddrTable(version: ze_api_version_t, table: *mut ze_kernel_dditable_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeGetKernelProcAddrTable");
-    // SAFETY: the real loader's `zeGetKernelProcAddrTable` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut ze_kernel_dditable_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(version, table) },
-        None => Unsupported::value("zeGetKernelProcAddrTable"),
-    }
-}
-
 /// `zeGetKernelExpProcAddrTable`: forwarded to the real loader.
 ///
 /// # Safety
@@ -7306,21 +7171,6 @@ pub unsafe extern "C" fn zeGetKernelExpProcAddrTable(version: ze_api_version_t, 
         // SAFETY: the caller's arguments, passed on unchanged.
         Some(function) => unsafe { function(version, table) },
         None => Unsupported::value("zeGetKernelExpProcAddrTable"),
-    }
-}
-
-/// `zeGetMemProcAddrTable`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeGetMemProcAddrTable(version: ze_api_version_t, table: *mut ze_mem_dditable_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeGetMemProcAddrTable");
-    // SAFETY: the real loader's `zeGetMemProcAddrTable` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut ze_mem_dditable_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(version, table) },
-        None => Unsupported::value("zeGetMemProcAddrTable"),
     }
 }
 

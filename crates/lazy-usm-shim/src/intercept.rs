@@ -92,18 +92,16 @@ fn launch_on_list(list: ze_command_list_handle_t, kernel: ze_kernel_handle_t) ->
     let Some(&(context, device)) = lock(&shim.lists).get(&(list as usize)) else {
         return SUCCESS;
     };
-    if shim.config.indirect_all && lock(&shim.everything_resident).insert((context, device)) {
-        for allocation in shim.peers_of(context, device) {
-            let result = make_resident(&allocation, device);
-            if result != SUCCESS {
-                return result;
-            }
+    if shim.config.indirect_all {
+        let result = everything_resident(context, device);
+        if result != SUCCESS {
+            return result;
         }
     }
     let arguments: Vec<usize> = shim
         .kernels
         .get(&(kernel as usize))
-        .map(|arguments| arguments.values().copied().collect())
+        .map(|arguments| arguments.values().flatten().copied().collect())
         .unwrap_or_default();
     for address in arguments {
         let result = use_on_list(list, address as *const c_void);
@@ -112,6 +110,37 @@ fn launch_on_list(list: ze_command_list_handle_t, kernel: ze_kernel_handle_t) ->
         }
     }
     SUCCESS
+}
+
+/// Every peer allocation of `context` made resident on `device` (once per pair; marked only
+/// once all succeeded, so a failure is tried again at the next launch).
+fn everything_resident(context: usize, device: usize) -> ze_result_t {
+    let shim = shim();
+    if lock(&shim.everything_resident).contains(&(context, device)) {
+        return SUCCESS;
+    }
+    for allocation in shim.peers_of(context, device) {
+        let result = make_resident(&allocation, device);
+        if result != SUCCESS {
+            return result;
+        }
+    }
+    lock(&shim.everything_resident).insert((context, device));
+    SUCCESS
+}
+
+/// A launch whose arguments the shim cannot read (they travel with the launch): every peer
+/// allocation of the context becomes resident on the list's device, as `LAZY_USM_INDIRECT=all`
+/// does, rather than risk one the kernel reads.
+fn launch_with_unseen_arguments(list: ze_command_list_handle_t) -> ze_result_t {
+    let shim = shim();
+    if !shim.config.lazy {
+        return SUCCESS;
+    }
+    let Some(&(context, device)) = lock(&shim.lists).get(&(list as usize)) else {
+        return SUCCESS;
+    };
+    everything_resident(context, device)
 }
 
 /// Intercepted: the allocation is recorded with its owner.
@@ -161,7 +190,9 @@ pub unsafe extern "C" fn zeMemAllocDevice(
         for peer in devices {
             let made = make_resident(&allocation, peer);
             if made != SUCCESS {
-                return made;
+                // The allocation itself succeeded; the next launch on that device tries again.
+                lock(&shim.everything_resident).remove(&(context as usize, peer));
+                shim.log(|| format!("residency of {base:#x} on device {peer:#x} failed: {made:?}"));
             }
         }
     }
@@ -204,9 +235,15 @@ pub unsafe extern "C" fn zeMemFreeExt(
             *mut c_void,
         ) -> ze_result_t
     );
-    shim().forget(pointer as usize);
+    let forgotten = shim().forget(pointer as usize);
     // SAFETY: the caller's arguments, passed on.
-    unsafe { function(context, desc, pointer) }
+    let result = unsafe { function(context, desc, pointer) };
+    if result != SUCCESS
+        && let Some(allocation) = forgotten
+    {
+        shim().restore(allocation);
+    }
+    result
 }
 
 /// Intercepted: under the lazy policy, residency of a device allocation on a device other than
@@ -260,8 +297,12 @@ pub unsafe extern "C" fn zeContextEvictMemory(
 ) -> ze_result_t {
     let function = real!(c"zeContextEvictMemory", MakeResident);
     let shim = shim();
-    if shim.config.lazy
-        && let Some(allocation) = lock(&shim.allocations).get(&(pointer as usize)).cloned()
+    let allocation = if shim.config.lazy {
+        shim.containing(pointer as usize)
+    } else {
+        None
+    };
+    if let Some(allocation) = allocation
         && allocation.owner != device as usize
     {
         lock(&allocation.asked).remove(&(device as usize));
@@ -531,15 +572,25 @@ pub unsafe extern "C" fn zeKernelSetArgumentValue(
     let result = unsafe { function(kernel, index, size, value) };
     let shim = shim();
     if result == SUCCESS && shim.config.lazy {
-        let pointer = (size == size_of::<usize>() && !value.is_null())
-            // SAFETY: the caller's argument of pointer size (read unaligned: any alignment).
-            .then(|| unsafe { (value as *const usize).read_unaligned() })
-            .filter(|&address| shim.registry.find_map(address, |_| ()).is_some());
-        let mut arguments = shim.kernels.entry(kernel as usize).or_default();
-        match pointer {
-            Some(address) => arguments.insert(index, address),
-            None => arguments.remove(&index),
+        // Every pointer-sized word of the argument, so that a struct passed by value with
+        // pointers inside (a SYCL functor's members) is seen too; up to 64 words.
+        let words = if value.is_null() {
+            0
+        } else {
+            (size / size_of::<usize>()).min(64)
         };
+        let pointers: Vec<usize> = (0..words)
+            // SAFETY: word `word` lies inside the caller's `size` bytes (read unaligned: any
+            // alignment).
+            .map(|word| unsafe { (value as *const usize).add(word).read_unaligned() })
+            .filter(|&address| address != 0 && shim.registry.find_map(address, |_| ()).is_some())
+            .collect();
+        let mut arguments = shim.kernels.entry(kernel as usize).or_default();
+        if pointers.is_empty() {
+            arguments.remove(&index);
+        } else {
+            arguments.insert(index, pointers);
+        }
     }
     result
 }
@@ -632,4 +683,238 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
     }
     // SAFETY: the caller's arguments, passed on.
     unsafe { function(list, kernel, groups, signal, wait_count, waits) }
+}
+
+/// Intercepted: the arguments travel with the launch, unseen; see
+/// `launch_with_unseen_arguments`.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListAppendLaunchKernelWithArguments`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithArguments(
+    list: ze_command_list_handle_t,
+    kernel: ze_kernel_handle_t,
+    groups: ze_group_count_t,
+    group_size: ze_group_size_t,
+    arguments: *mut *mut c_void,
+    next: *const c_void,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListAppendLaunchKernelWithArguments",
+        unsafe extern "C" fn(
+            ze_command_list_handle_t,
+            ze_kernel_handle_t,
+            ze_group_count_t,
+            ze_group_size_t,
+            *mut *mut c_void,
+            *const c_void,
+            ze_event_handle_t,
+            u32,
+            *mut ze_event_handle_t,
+        ) -> ze_result_t
+    );
+    let result = launch_with_unseen_arguments(list);
+    if result != SUCCESS {
+        return result;
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe {
+        function(
+            list, kernel, groups, group_size, arguments, next, signal, wait_count, waits,
+        )
+    }
+}
+
+/// Intercepted: its extension parameters may carry arguments, unseen; see
+/// `launch_with_unseen_arguments` (the kernel's recorded arguments are made resident too).
+///
+/// # Safety
+/// As the specification requires of `zeCommandListAppendLaunchKernelWithParameters`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithParameters(
+    list: ze_command_list_handle_t,
+    kernel: ze_kernel_handle_t,
+    groups: *const ze_group_count_t,
+    next: *const c_void,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListAppendLaunchKernelWithParameters",
+        unsafe extern "C" fn(
+            ze_command_list_handle_t,
+            ze_kernel_handle_t,
+            *const ze_group_count_t,
+            *const c_void,
+            ze_event_handle_t,
+            u32,
+            *mut ze_event_handle_t,
+        ) -> ze_result_t
+    );
+    for result in [
+        launch_on_list(list, kernel),
+        launch_with_unseen_arguments(list),
+    ] {
+        if result != SUCCESS {
+            return result;
+        }
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { function(list, kernel, groups, next, signal, wait_count, waits) }
+}
+
+/// Intercepted: every kernel's recorded arguments are made resident first.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListAppendLaunchMultipleKernelsIndirect`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendLaunchMultipleKernelsIndirect(
+    list: ze_command_list_handle_t,
+    kernel_count: u32,
+    kernels: *mut ze_kernel_handle_t,
+    count_buffer: *const u32,
+    groups: *const ze_group_count_t,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListAppendLaunchMultipleKernelsIndirect",
+        unsafe extern "C" fn(
+            ze_command_list_handle_t,
+            u32,
+            *mut ze_kernel_handle_t,
+            *const u32,
+            *const ze_group_count_t,
+            ze_event_handle_t,
+            u32,
+            *mut ze_event_handle_t,
+        ) -> ze_result_t
+    );
+    if !kernels.is_null() {
+        for index in 0..kernel_count as usize {
+            // SAFETY: the caller's array of `kernel_count` kernels.
+            let kernel = unsafe { *kernels.add(index) };
+            let result = launch_on_list(list, kernel);
+            if result != SUCCESS {
+                return result;
+            }
+        }
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe {
+        function(
+            list,
+            kernel_count,
+            kernels,
+            count_buffer,
+            groups,
+            signal,
+            wait_count,
+            waits,
+        )
+    }
+}
+
+/// Intercepted: a peer's allocation among the operands becomes resident on the list's device.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListAppendMemoryCopyWithParameters`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(
+    list: ze_command_list_handle_t,
+    destination: *mut c_void,
+    source: *const c_void,
+    size: usize,
+    next: *const c_void,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListAppendMemoryCopyWithParameters",
+        unsafe extern "C" fn(
+            ze_command_list_handle_t,
+            *mut c_void,
+            *const c_void,
+            usize,
+            *const c_void,
+            ze_event_handle_t,
+            u32,
+            *mut ze_event_handle_t,
+        ) -> ze_result_t
+    );
+    for operand in [destination as *const c_void, source] {
+        let result = use_on_list(list, operand);
+        if result != SUCCESS {
+            return result;
+        }
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe {
+        function(
+            list,
+            destination,
+            source,
+            size,
+            next,
+            signal,
+            wait_count,
+            waits,
+        )
+    }
+}
+
+/// Intercepted: a peer's allocation as the target becomes resident on the list's device.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListAppendMemoryFillWithParameters`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(
+    list: ze_command_list_handle_t,
+    pointer: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: usize,
+    size: usize,
+    next: *const c_void,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListAppendMemoryFillWithParameters",
+        unsafe extern "C" fn(
+            ze_command_list_handle_t,
+            *mut c_void,
+            *const c_void,
+            usize,
+            usize,
+            *const c_void,
+            ze_event_handle_t,
+            u32,
+            *mut ze_event_handle_t,
+        ) -> ze_result_t
+    );
+    let result = use_on_list(list, pointer);
+    if result != SUCCESS {
+        return result;
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe {
+        function(
+            list,
+            pointer,
+            pattern,
+            pattern_size,
+            size,
+            next,
+            signal,
+            wait_count,
+            waits,
+        )
+    }
 }

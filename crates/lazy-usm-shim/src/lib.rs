@@ -21,6 +21,7 @@ mod intercept;
 mod loader_entry;
 mod real;
 mod state;
+mod tables;
 
 /// Registers the exit report once the state exists (first use).
 #[used]

@@ -32,7 +32,9 @@ fn open(path: &str) -> Result<libloading::Library, String> {
 }
 
 fn load() -> Result<libloading::Library, String> {
-    if let Ok(path) = std::env::var(REAL_LOADER_ENV) {
+    if let Ok(path) = std::env::var(REAL_LOADER_ENV).map(|path| path.trim().to_string())
+        && !path.is_empty()
+    {
         return open(&path).map_err(|error| format!("{REAL_LOADER_ENV}={path}: {error}"));
     }
     let mut tried = Vec::new();
@@ -55,7 +57,7 @@ pub fn loader() -> Option<&'static libloading::Library> {
         .get_or_init(|| match load() {
             Ok(library) => Some(library),
             Err(error) => {
-                eprintln!("lazy-usm shim: {error}");
+                crate::state::say(error);
                 None
             }
         })

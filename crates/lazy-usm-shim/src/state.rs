@@ -33,15 +33,19 @@ impl Config {
             log: !matches!(value("LAZY_USM_LOG").as_str(), "" | "0"),
         };
         if !matches!(policy.as_str(), "" | "lazy" | "eager") {
-            eprintln!("lazy-usm shim: LAZY_USM_POLICY={policy} is not lazy or eager; using lazy");
+            say(format!(
+                "LAZY_USM_POLICY={policy} is not lazy or eager; using lazy"
+            ));
         }
         if !matches!(indirect.as_str(), "" | "args" | "all") {
-            eprintln!("lazy-usm shim: LAZY_USM_INDIRECT={indirect} is not args or all; using args");
+            say(format!(
+                "LAZY_USM_INDIRECT={indirect} is not args or all; using args"
+            ));
         }
         if std::env::var_os("LAZY_USM_HOST_BUDGET").is_some() {
             // Evicting safely needs to know when the program's kernels stop reading a range,
             // which nothing at this layer says.
-            eprintln!("lazy-usm shim: LAZY_USM_HOST_BUDGET is not honoured by the shim (ignored)");
+            say("LAZY_USM_HOST_BUDGET is not honoured by the shim (ignored)".into());
         }
         config
     }
@@ -75,10 +79,17 @@ pub struct Shim {
     pub registry: PointerRegistry<Arc<Allocation>>,
     pub allocations: Mutex<HashMap<usize, Arc<Allocation>>>,
     pub lists: Mutex<HashMap<usize, (usize, usize)>>,
-    pub kernels: dashmap::DashMap<usize, BTreeMap<u32, usize>, rustc_hash::FxBuildHasher>,
+    /// Each kernel's arguments that hold pointers into device allocations, by index.
+    pub kernels: dashmap::DashMap<usize, BTreeMap<u32, Vec<usize>>, rustc_hash::FxBuildHasher>,
     /// (context, device) pairs where `LAZY_USM_INDIRECT=all` has made everything resident.
     pub everything_resident: Mutex<HashSet<(usize, usize)>>,
     pub stats: Stats,
+}
+
+/// A line on stderr that never panics (a closed stderr is ignored).
+pub fn say(message: String) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "lazy-usm shim: {message}");
 }
 
 pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -102,25 +113,53 @@ pub fn shim() -> &'static Shim {
 impl Shim {
     pub fn log(&self, message: impl FnOnce() -> String) {
         if self.config.log {
-            eprintln!("lazy-usm shim: {}", message());
+            say(message());
         }
     }
 
     pub fn add(&self, allocation: Allocation) -> Arc<Allocation> {
         let allocation = Arc::new(allocation);
-        let _ = self.registry.insert(
-            allocation.base,
-            allocation.size.max(1),
-            Arc::clone(&allocation),
-        );
-        lock(&self.allocations).insert(allocation.base, Arc::clone(&allocation));
+        self.restore(Arc::clone(&allocation));
         allocation
     }
 
-    pub fn forget(&self, base: usize) {
-        if lock(&self.allocations).remove(&base).is_some() {
-            self.registry.remove(base);
+    /// Records `allocation` (again, after a failed free).
+    pub fn restore(&self, allocation: Arc<Allocation>) {
+        let (base, size) = (allocation.base, allocation.size.max(1));
+        if self
+            .registry
+            .insert(base, size, Arc::clone(&allocation))
+            .is_err()
+        {
+            // A stale record overlaps (a range freed behind the shim's back): the driver's new
+            // allocation is the truth.
+            for address in [base, base + (size - 1)] {
+                if let Some(stale) = self.registry.find(address) {
+                    let _ = self.forget(stale.base);
+                }
+            }
+            if self
+                .registry
+                .insert(base, size, Arc::clone(&allocation))
+                .is_err()
+            {
+                say(format!("cannot record the allocation at {base:#x}"));
+            }
         }
+        lock(&self.allocations).insert(base, allocation);
+    }
+
+    /// Forgets the allocation starting at `base` and returns it.
+    pub fn forget(&self, base: usize) -> Option<Arc<Allocation>> {
+        let allocation = lock(&self.allocations).remove(&base)?;
+        self.registry.remove(base);
+        Some(allocation)
+    }
+
+    /// The allocation containing `address`.
+    pub fn containing(&self, address: usize) -> Option<Arc<Allocation>> {
+        self.registry
+            .find_map(address, |entry| Arc::clone(&entry.value))
     }
 
     pub fn forget_context(&self, context: usize) {
@@ -130,7 +169,7 @@ impl Shim {
             .map(|allocation| allocation.base)
             .collect();
         for base in gone {
-            self.forget(base);
+            let _ = self.forget(base);
         }
         lock(&self.lists).retain(|_, (list_context, _)| *list_context != context);
         lock(&self.everything_resident).retain(|(list_context, _)| *list_context != context);

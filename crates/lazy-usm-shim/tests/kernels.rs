@@ -118,8 +118,13 @@ fn a_peer_argument_is_made_resident_at_first_launch_once_and_an_undeclared_gathe
         "the source, on device 1, once"
     );
     assert_eq!(steps["copy-again"], steps["copy"], "not again");
+    assert_eq!(
+        steps["tables"],
+        (calls + 2, 2 * BUFFER, 0),
+        "through the getters' tables too"
+    );
     let (gather_calls, gather_pinned, gather_violations) = steps["gather"];
-    assert_eq!((gather_calls, gather_pinned), (calls + 1, BUFFER));
+    assert_eq!((gather_calls, gather_pinned), (calls + 2, BUFFER));
     assert!(
         gather_violations > 0,
         "reads through the table reached memory not resident"
@@ -136,9 +141,11 @@ fn indirect_all_makes_every_peer_allocation_resident_at_a_devices_first_launch()
         (calls + 2, 2 * BUFFER, 0),
         "both of device 0's buffers"
     );
+    // The third buffer, allocated after device 1's first launch, is made resident at once.
+    assert_eq!(steps["tables"], (calls + 3, 3 * BUFFER, 0));
     assert_eq!(
         steps["gather"],
-        (calls + 2, 2 * BUFFER, 0),
+        (calls + 3, 2 * BUFFER, 0),
         "the gather is covered"
     );
     assert_eq!(steps["end"].1, 0);

@@ -4,6 +4,7 @@
  * "step resident_calls pinned violations", or "error ..." and exits 1.
  * Usage: kernels MODULE.spv (the module naming the simulator's built-in kernels). */
 #include <level_zero/ze_api.h>
+#include <level_zero/ze_ddi.h>
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -125,6 +126,22 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
+
+    /* The same through the function tables the loader's getters fill (what an older static
+     * front end of Intel's runtime calls): a third buffer of device 0. */
+    ze_kernel_dditable_t kernel_table = {0};
+    ze_command_list_dditable_t list_table = {0};
+    CALL(zeGetKernelProcAddrTable, ZE_API_VERSION_CURRENT, &kernel_table);
+    CALL(zeGetCommandListProcAddrTable, ZE_API_VERSION_CURRENT, &list_table);
+    uint32_t *third = device_memory(context, device[0], N * 4);
+    CALL(zeCommandListAppendMemoryCopy, list[0], third, host, (size_t)N * 4, NULL, 0, NULL);
+    if (kernel_table.pfnSetArgumentValue(copy, 1, sizeof third, &third) != ZE_RESULT_SUCCESS ||
+        list_table.pfnAppendLaunchKernel(list[1], copy, &groups, NULL, 0, NULL) != ZE_RESULT_SUCCESS) {
+        printf("error a call through the tables failed\n");
+        return 1;
+    }
+    figures("tables");
+    CALL(zeMemFree, context, third);
 
     /* The gather: a table (on device 1) of pointers into `hidden` (device 0). */
     static uint64_t pointers[N];
