@@ -80,6 +80,29 @@ pub struct PointerInfo {
     pub range: Option<(usize, usize)>,
 }
 
+/// `devices` as a context's: at least one, all of one driver, no repeats; the first.
+fn check_devices(devices: &[Device]) -> Result<&Device> {
+    let first = devices
+        .first()
+        .ok_or_else(|| Error::invalid("a context needs at least one device"))?;
+    for (position, device) in devices.iter().enumerate() {
+        if device.driver() != first.driver() {
+            return Err(Error::invalid(format!(
+                "device {} belongs to another driver than device {}",
+                device.index(),
+                first.index()
+            )));
+        }
+        if devices[..position].contains(device) {
+            return Err(Error::invalid(format!(
+                "device {} is listed twice",
+                device.index()
+            )));
+        }
+    }
+    Ok(first)
+}
+
 impl Context {
     /// A context over `devices` (one or many, all of one driver, no repeats).
     ///
@@ -93,24 +116,7 @@ impl Context {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn new(devices: &[Device]) -> Result<Self> {
-        let first = devices
-            .first()
-            .ok_or_else(|| Error::invalid("a context needs at least one device"))?;
-        for (position, device) in devices.iter().enumerate() {
-            if device.driver() != first.driver() {
-                return Err(Error::invalid(format!(
-                    "device {} belongs to another driver than device {}",
-                    device.index(),
-                    first.index()
-                )));
-            }
-            if devices[..position].contains(device) {
-                return Err(Error::invalid(format!(
-                    "device {} is listed twice",
-                    device.index()
-                )));
-            }
-        }
+        let first = check_devices(devices)?;
         let driver = first.driver().clone();
         let api = driver.api();
         let desc = ze_context_desc_t {
@@ -177,24 +183,7 @@ impl Context {
         if handle.0.is_null() {
             return Err(Error::invalid("a null context handle"));
         }
-        let first = devices
-            .first()
-            .ok_or_else(|| Error::invalid("a context needs at least one device"))?;
-        for (position, device) in devices.iter().enumerate() {
-            if device.driver() != first.driver() {
-                return Err(Error::invalid(format!(
-                    "device {} belongs to another driver than device {}",
-                    device.index(),
-                    first.index()
-                )));
-            }
-            if devices[..position].contains(device) {
-                return Err(Error::invalid(format!(
-                    "device {} is listed twice",
-                    device.index()
-                )));
-            }
-        }
+        let first = check_devices(devices)?;
         Ok(Self {
             inner: Arc::new(ContextInner {
                 driver: first.driver().clone(),

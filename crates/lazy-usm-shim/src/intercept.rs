@@ -619,71 +619,53 @@ type Launch = unsafe extern "C" fn(
     *mut ze_event_handle_t,
 ) -> ze_result_t;
 
-/// Intercepted: the kernel's peer arguments become resident on the list's device first.
-///
-/// # Safety
-/// As the specification requires of `zeCommandListAppendLaunchKernel`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListAppendLaunchKernel(
-    list: ze_command_list_handle_t,
-    kernel: ze_kernel_handle_t,
-    groups: *const ze_group_count_t,
-    signal: ze_event_handle_t,
-    wait_count: u32,
-    waits: *mut ze_event_handle_t,
-) -> ze_result_t {
-    let function = real!(c"zeCommandListAppendLaunchKernel", Launch);
-    let result = launch_on_list(list, kernel);
-    if result != SUCCESS {
-        return result;
-    }
-    // SAFETY: the caller's arguments, passed on.
-    unsafe { function(list, kernel, groups, signal, wait_count, waits) }
+/// Exports launch function `$name` (of the `Launch` signature), intercepted: the kernel's peer
+/// arguments become resident on the list's device first.
+macro_rules! launch {
+    ($($name:ident),*) => {
+        $(
+            /// Intercepted: the kernel's peer arguments become resident on the list's device
+            /// first.
+            ///
+            /// # Safety
+            /// As the specification requires of this function.
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn $name(
+                list: ze_command_list_handle_t,
+                kernel: ze_kernel_handle_t,
+                groups: *const ze_group_count_t,
+                signal: ze_event_handle_t,
+                wait_count: u32,
+                waits: *mut ze_event_handle_t,
+            ) -> ze_result_t {
+                let name = match std::ffi::CStr::from_bytes_with_nul(
+                    concat!(stringify!($name), "\0").as_bytes(),
+                ) {
+                    Ok(name) => name,
+                    Err(_) => return UNSUPPORTED,
+                };
+                static REAL: std::sync::OnceLock<Real> = std::sync::OnceLock::new();
+                let real = REAL.get_or_init(|| Real::new(name));
+                // SAFETY: the real loader's function of this name has the `Launch` signature.
+                let Some(function) = (unsafe { real.get::<Launch>() }) else {
+                    return UNSUPPORTED;
+                };
+                let result = launch_on_list(list, kernel);
+                if result != SUCCESS {
+                    return result;
+                }
+                // SAFETY: the caller's arguments, passed on.
+                unsafe { function(list, kernel, groups, signal, wait_count, waits) }
+            }
+        )*
+    };
 }
 
-/// Intercepted as `zeCommandListAppendLaunchKernel`.
-///
-/// # Safety
-/// As the specification requires of `zeCommandListAppendLaunchCooperativeKernel`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListAppendLaunchCooperativeKernel(
-    list: ze_command_list_handle_t,
-    kernel: ze_kernel_handle_t,
-    groups: *const ze_group_count_t,
-    signal: ze_event_handle_t,
-    wait_count: u32,
-    waits: *mut ze_event_handle_t,
-) -> ze_result_t {
-    let function = real!(c"zeCommandListAppendLaunchCooperativeKernel", Launch);
-    let result = launch_on_list(list, kernel);
-    if result != SUCCESS {
-        return result;
-    }
-    // SAFETY: the caller's arguments, passed on.
-    unsafe { function(list, kernel, groups, signal, wait_count, waits) }
-}
-
-/// Intercepted as `zeCommandListAppendLaunchKernel`.
-///
-/// # Safety
-/// As the specification requires of `zeCommandListAppendLaunchKernelIndirect`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListAppendLaunchKernelIndirect(
-    list: ze_command_list_handle_t,
-    kernel: ze_kernel_handle_t,
-    groups: *const ze_group_count_t,
-    signal: ze_event_handle_t,
-    wait_count: u32,
-    waits: *mut ze_event_handle_t,
-) -> ze_result_t {
-    let function = real!(c"zeCommandListAppendLaunchKernelIndirect", Launch);
-    let result = launch_on_list(list, kernel);
-    if result != SUCCESS {
-        return result;
-    }
-    // SAFETY: the caller's arguments, passed on.
-    unsafe { function(list, kernel, groups, signal, wait_count, waits) }
-}
+launch!(
+    zeCommandListAppendLaunchKernel,
+    zeCommandListAppendLaunchCooperativeKernel,
+    zeCommandListAppendLaunchKernelIndirect
+);
 
 /// Intercepted: the arguments travel with the launch, unseen; see
 /// `launch_with_unseen_arguments`.
