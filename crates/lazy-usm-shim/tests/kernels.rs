@@ -69,7 +69,7 @@ fn run(indirect: &str) -> Option<HashMap<String, (u64, u64, u64)>> {
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/kernels.c"))
         .arg("-o")
         .arg(&binary)
-        .arg("-ldl")
+        .args(["-ldl", "-lpthread"])
         .output()
         .unwrap_or_else(|error| panic!("cannot run `{compiler}`: {error}"));
     assert!(
@@ -129,6 +129,12 @@ fn a_peer_argument_is_made_resident_at_first_launch_once_and_an_undeclared_gathe
         gather_violations > 0,
         "reads through the table reached memory not resident"
     );
+    // Four threads, 25 rounds each: every round's source made resident on device 1 exactly
+    // once, with no further violation, and nothing pinned left once they freed it all.
+    let (thread_calls, thread_pinned, thread_violations) = steps["threads"];
+    assert_eq!(thread_calls, gather_calls + 4 * 25);
+    assert_eq!(thread_violations, gather_violations);
+    assert_eq!(thread_pinned, gather_pinned);
     assert_eq!(steps["end"].1, 0, "everything freed");
 }
 

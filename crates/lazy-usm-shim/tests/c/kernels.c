@@ -7,6 +7,8 @@
 #include <level_zero/ze_ddi.h>
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,53 @@ static void *device_memory(ze_context_handle_t context, ze_device_handle_t devic
     void *pointer = NULL;
     CALL(zeMemAllocDevice, context, &desc, size, 64, device, &pointer);
     return pointer;
+}
+
+/* What each of the threads below shares. */
+static ze_context_handle_t shared_context;
+static ze_device_handle_t shared_device[2];
+static ze_module_handle_t shared_module;
+static atomic_int thread_failures;
+
+#define ROUNDS 25
+
+/* A thread's own lists and kernel: each round, device 0's buffer read by a kernel on device 1,
+ * the bytes checked, everything freed. */
+static void *worker(void *argument) {
+    uintptr_t seed = (uintptr_t)argument;
+    ze_command_queue_desc_t queue_desc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0,
+                                          ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_handle_t lists[2];
+    CALL(zeCommandListCreateImmediate, shared_context, shared_device[0], &queue_desc, &lists[0]);
+    CALL(zeCommandListCreateImmediate, shared_context, shared_device[1], &queue_desc, &lists[1]);
+    ze_kernel_desc_t desc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "lazy_usm_sim_copy_u32"};
+    ze_kernel_handle_t kernel;
+    CALL(zeKernelCreate, shared_module, &desc, &kernel);
+    CALL(zeKernelSetGroupSize, kernel, 1, 1, 1);
+    ze_group_count_t groups = {N, 1, 1};
+    uint32_t *host = malloc(N * 4), *back = malloc(N * 4);
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int i = 0; i < N; i++)
+            host[i] = (uint32_t)(seed * 1000003u + (uintptr_t)round * 7919u + (uintptr_t)i);
+        uint32_t *source = device_memory(shared_context, shared_device[0], N * 4);
+        uint32_t *target = device_memory(shared_context, shared_device[1], N * 4);
+        CALL(zeCommandListAppendMemoryCopy, lists[0], source, host, (size_t)N * 4, NULL, 0, NULL);
+        CALL(zeKernelSetArgumentValue, kernel, 0, sizeof target, &target);
+        CALL(zeKernelSetArgumentValue, kernel, 1, sizeof source, &source);
+        CALL(zeCommandListAppendLaunchKernel, lists[1], kernel, &groups, NULL, 0, NULL);
+        CALL(zeCommandListAppendMemoryCopy, lists[1], back, target, (size_t)N * 4, NULL, 0, NULL);
+        for (int i = 0; i < N; i++)
+            if (back[i] != host[i])
+                thread_failures++;
+        CALL(zeMemFree, shared_context, source);
+        CALL(zeMemFree, shared_context, target);
+    }
+    free(host);
+    free(back);
+    CALL(zeKernelDestroy, kernel);
+    CALL(zeCommandListDestroy, lists[0]);
+    CALL(zeCommandListDestroy, lists[1]);
+    return NULL;
 }
 
 int main(int argc, char **argv) {
@@ -153,6 +202,25 @@ int main(int argc, char **argv) {
     CALL(zeKernelSetArgumentValue, gather, 1, sizeof table, &table);
     CALL(zeCommandListAppendLaunchKernel, list[1], gather, &groups, NULL, 0, NULL);
     figures("gather");
+
+    /* Four threads at once through the shim. */
+    shared_context = context;
+    shared_device[0] = device[0];
+    shared_device[1] = device[1];
+    shared_module = module;
+    pthread_t threads[4];
+    for (uintptr_t i = 0; i < 4; i++)
+        if (pthread_create(&threads[i], NULL, worker, (void *)i) != 0) {
+            printf("error pthread_create\n");
+            return 1;
+        }
+    for (int i = 0; i < 4; i++)
+        pthread_join(threads[i], NULL);
+    if (thread_failures) {
+        printf("error %d bytes differed in the threads\n", (int)thread_failures);
+        return 1;
+    }
+    figures("threads");
 
     CALL(zeKernelDestroy, copy);
     CALL(zeKernelDestroy, gather);
