@@ -270,12 +270,12 @@ impl Drop for DeviceAllocation {
         // manager forgets the residencies and their cost. The record then says "resident
         // nowhere", so a pin that outlives the memory (held by a completion) evicts nothing
         // when it ends: the range may belong to a new allocation by then.
-        if self
-            .manager
-            .registry
-            .find(self.state.address)
-            .is_some_and(|entry| Arc::ptr_eq(&entry.value, &self.state))
-        {
+        // Only its own record (registration fails, and the allocation is dropped, if the range
+        // was somehow live already).
+        let own = |entry: &lazy_usm_registry::Entry<Arc<AllocationState>>| {
+            Arc::ptr_eq(&entry.value, &self.state)
+        };
+        if self.manager.registry.find_map(self.state.address, own) == Some(true) {
             self.manager.registry.remove(self.state.address);
         }
         let mut state = self.manager.lock();

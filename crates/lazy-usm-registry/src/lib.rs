@@ -12,12 +12,10 @@
 //! --bench registry`, criterion means on a noisy 2-core machine, three runs): 53-66 ns with one
 //! thread and 115-206 ns with two on a hot set of 64 allocations; 287-655 ns scattered over all
 //! of them (each lookup misses the caches). The 50 ns goal is met only by one thread on a hot
-//! set. In separate runs of the same benchmark, the same registry backed by one `BTreeMap`
-//! behind a reader-writer lock measured 52/152 ns (hot) and 587/670 ns (scattered), and a
-//! lock-free skip list (`crossbeam-skiplist`) 106/204 ns and 1.46 µs; the benchmark's own
-//! `btree_*` rows (a bare `BTreeMap<usize, usize>`, no values to read) are a floor, not a
-//! like-for-like alternative. Two threads looking up ranges of one window share its shard's
-//! read lock, whose cache line they then trade: that, not the search, is the two-thread cost.
+//! set. The benchmark's `btree_*` rows (a bare `BTreeMap<usize, usize>` behind a lock, no values
+//! to read) are a floor to compare with, not a like-for-like alternative. Two threads looking up
+//! ranges of one window share its shard's read lock, whose cache line they then trade: that,
+//! not the search, is the two-thread cost.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
