@@ -71,7 +71,7 @@ fn use_on_list(list: ze_command_list_handle_t, address: *const c_void) -> ze_res
     if !shim.config.lazy || address.is_null() {
         return SUCCESS;
     }
-    let Some(&(_, device)) = lock(&shim.lists).get(&(list as usize)) else {
+    let Some((_, device)) = shim.list(list as usize) else {
         return SUCCESS;
     };
     match shim.registry.find_map(address as usize, |entry| {
@@ -82,6 +82,15 @@ fn use_on_list(list: ze_command_list_handle_t, address: *const c_void) -> ze_res
     }
 }
 
+/// [`use_on_list`] for each operand, stopping at the first failure.
+fn use_all_on_list(list: ze_command_list_handle_t, operands: &[*const c_void]) -> ze_result_t {
+    operands
+        .iter()
+        .map(|&operand| use_on_list(list, operand))
+        .find(|&result| result != SUCCESS)
+        .unwrap_or(SUCCESS)
+}
+
 /// A launch on `list`: the kernel's pointer arguments (and, with `LAZY_USM_INDIRECT=all`,
 /// every peer allocation of the context) become resident on the list's device first.
 fn launch_on_list(list: ze_command_list_handle_t, kernel: ze_kernel_handle_t) -> ze_result_t {
@@ -89,7 +98,7 @@ fn launch_on_list(list: ze_command_list_handle_t, kernel: ze_kernel_handle_t) ->
     if !shim.config.lazy {
         return SUCCESS;
     }
-    let Some(&(context, device)) = lock(&shim.lists).get(&(list as usize)) else {
+    let Some((context, device)) = shim.list(list as usize) else {
         return SUCCESS;
     };
     if shim.config.indirect_all {
@@ -137,7 +146,7 @@ fn launch_with_unseen_arguments(list: ze_command_list_handle_t) -> ze_result_t {
     if !shim.config.lazy {
         return SUCCESS;
     }
-    let Some(&(context, device)) = lock(&shim.lists).get(&(list as usize)) else {
+    let Some((context, device)) = shim.list(list as usize) else {
         return SUCCESS;
     };
     everything_resident(context, device)
@@ -338,7 +347,9 @@ fn record_list(
     if result == SUCCESS && !list.is_null() {
         // SAFETY: the real loader wrote the new list there.
         let handle = unsafe { *list } as usize;
-        lock(&shim().lists).insert(handle, (context as usize, device as usize));
+        shim()
+            .lists
+            .insert(handle, (context as usize, device as usize));
     }
     result
 }
@@ -403,7 +414,7 @@ pub unsafe extern "C" fn zeCommandListDestroy(list: ze_command_list_handle_t) ->
         c"zeCommandListDestroy",
         unsafe extern "C" fn(ze_command_list_handle_t) -> ze_result_t
     );
-    lock(&shim().lists).remove(&(list as usize));
+    shim().lists.remove(&(list as usize));
     // SAFETY: the caller's argument, passed on.
     unsafe { function(list) }
 }
@@ -434,11 +445,9 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopy(
             *mut ze_event_handle_t,
         ) -> ze_result_t
     );
-    for operand in [destination as *const c_void, source] {
-        let result = use_on_list(list, operand);
-        if result != SUCCESS {
-            return result;
-        }
+    let result = use_all_on_list(list, &[destination, source]);
+    if result != SUCCESS {
+        return result;
     }
     // SAFETY: the caller's arguments, passed on.
     unsafe { function(list, destination, source, size, signal, wait_count, waits) }
@@ -527,11 +536,9 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(
             *mut ze_event_handle_t,
         ) -> ze_result_t
     );
-    for operand in [destination as *const c_void, source] {
-        let result = use_on_list(list, operand);
-        if result != SUCCESS {
-            return result;
-        }
+    let result = use_all_on_list(list, &[destination, source]);
+    if result != SUCCESS {
+        return result;
     }
     // SAFETY: the caller's arguments, passed on.
     unsafe {
@@ -830,11 +837,9 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(
             *mut ze_event_handle_t,
         ) -> ze_result_t
     );
-    for operand in [destination as *const c_void, source] {
-        let result = use_on_list(list, operand);
-        if result != SUCCESS {
-            return result;
-        }
+    let result = use_all_on_list(list, &[destination, source]);
+    if result != SUCCESS {
+        return result;
     }
     // SAFETY: the caller's arguments, passed on.
     unsafe {

@@ -78,7 +78,8 @@ pub struct Shim {
     pub config: Config,
     pub registry: PointerRegistry<Arc<Allocation>>,
     pub allocations: Mutex<HashMap<usize, Arc<Allocation>>>,
-    pub lists: Mutex<HashMap<usize, (usize, usize)>>,
+    /// Each command list's (context, device), looked up on every append from every thread.
+    pub lists: dashmap::DashMap<usize, (usize, usize), rustc_hash::FxBuildHasher>,
     /// Each kernel's arguments that hold pointers into device allocations, by index.
     pub kernels: dashmap::DashMap<usize, BTreeMap<u32, Vec<usize>>, rustc_hash::FxBuildHasher>,
     /// (context, device) pairs where `LAZY_USM_INDIRECT=all` has made everything resident.
@@ -103,7 +104,7 @@ pub fn shim() -> &'static Shim {
         config: Config::from_env(),
         registry: PointerRegistry::new(),
         allocations: Mutex::new(HashMap::new()),
-        lists: Mutex::new(HashMap::new()),
+        lists: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
         kernels: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
         everything_resident: Mutex::new(HashSet::new()),
         stats: Stats::default(),
@@ -171,8 +172,14 @@ impl Shim {
         for base in gone {
             let _ = self.forget(base);
         }
-        lock(&self.lists).retain(|_, (list_context, _)| *list_context != context);
+        self.lists
+            .retain(|_, (list_context, _)| *list_context != context);
         lock(&self.everything_resident).retain(|(list_context, _)| *list_context != context);
+    }
+
+    /// The (context, device) of a list the shim saw created.
+    pub fn list(&self, list: usize) -> Option<(usize, usize)> {
+        self.lists.get(&list).map(|entry| *entry)
     }
 
     /// The allocations of `context` not owned by `device`.

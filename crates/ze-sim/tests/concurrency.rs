@@ -3,6 +3,9 @@
 mod common;
 
 use common::{Sim, ok};
+use level_zero_sys::{
+    ze_command_list_handle_t, ze_context_handle_t, ze_device_handle_t, ze_result_t,
+};
 use std::ffi::c_void;
 
 #[test]
@@ -92,4 +95,100 @@ fn global_exports_answer_for_the_process_platform() {
         0,
         "no device 9"
     );
+}
+
+/// `zeDeviceSynchronize` and `zeCommandListHostSynchronize` while other threads keep submitting
+/// to the same device: each returns (it waits for the work given before it, not for an idle
+/// moment that may never come), and nothing is left over. Under a timeout: a hang fails.
+#[test]
+fn synchronizing_returns_while_other_threads_keep_submitting() {
+    let (finished, done) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+        config.async_execution = true;
+        config.faults.command_delay_us = Some(100);
+        let sim = Sim::in_process(config);
+        let common::Accounting::InProcess(platform) = &sim.accounting else {
+            unreachable!("in process")
+        };
+        type DeviceSync = unsafe extern "C" fn(ze_device_handle_t) -> ze_result_t;
+        type ListSync = unsafe extern "C" fn(ze_command_list_handle_t, u64) -> ze_result_t;
+        // SAFETY: the simulator's entry points of these names have these signatures.
+        let (device_sync, list_sync) = unsafe {
+            (
+                std::mem::transmute::<*const c_void, DeviceSync>(
+                    platform.resolve("zeDeviceSynchronize").unwrap(),
+                ),
+                std::mem::transmute::<*const c_void, ListSync>(
+                    platform.resolve("zeCommandListHostSynchronize").unwrap(),
+                ),
+            )
+        };
+        let context = sim.context(&[0, 1]);
+        let source = sim.alloc_host(context, 4096);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            for _ in 0..2 {
+                let (sim, stop, context, source) = (&sim, &stop, context as usize, source as usize);
+                scope.spawn(move || {
+                    let context = context as ze_context_handle_t;
+                    let list = sim.immediate_list(context, 0, 1);
+                    let target = sim.alloc_device(context, 0, 4096);
+                    let mut copies = 0;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) || copies < 20 {
+                        ok(sim.copy(
+                            list,
+                            target,
+                            source as *const c_void,
+                            4096,
+                            std::ptr::null_mut(),
+                            &mut [],
+                        ));
+                        copies += 1;
+                        // A bounded backlog (the engine takes 100 us a command): the other
+                        // thread's synchronizations still always find work queued.
+                        if copies % 8 == 0 {
+                            // SAFETY: this thread's list.
+                            ok(unsafe { list_sync(list, u64::MAX) });
+                        }
+                    }
+                    // SAFETY: this thread's list.
+                    ok(unsafe { list_sync(list, u64::MAX) });
+                    sim.free(context, target);
+                    sim.destroy_list(list);
+                });
+            }
+            // Stops the submitters however this thread leaves the scope (a failed check too).
+            struct Stop<'a>(&'a std::sync::atomic::AtomicBool);
+            impl Drop for Stop<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+            let _stop = Stop(&stop);
+            let list = sim.immediate_list(context, 0, 0);
+            let target = sim.alloc_device(context, 0, 4096);
+            for _ in 0..20 {
+                ok(sim.copy(list, target, source, 4096, std::ptr::null_mut(), &mut []));
+                // SAFETY: a live device and this thread's list.
+                unsafe {
+                    ok(device_sync(sim.devices[0]));
+                    // Nothing of this list is pending after the device was synchronized.
+                    ok(list_sync(list, 0));
+                }
+            }
+            sim.free(context, target);
+            sim.destroy_list(list);
+        });
+        // SAFETY: a live device.
+        ok(unsafe { device_sync(sim.devices[0]) });
+        sim.free(context, source);
+        assert_eq!(sim.counter("free_hazards"), 0);
+        assert_eq!(sim.counter("destroy_hazards"), 0);
+        sim.destroy_context(context);
+        sim.assert_clean();
+        finished.send(()).unwrap();
+    });
+    done.recv_timeout(std::time::Duration::from_secs(120))
+        .expect("synchronizing hung (or the test body panicked)");
 }
