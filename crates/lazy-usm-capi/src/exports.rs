@@ -256,6 +256,22 @@ pub unsafe extern "C" fn lazy_usm_manager_device_count(
     })
 }
 
+/// Runs an allocation on the manager and writes its address to `out` (checked first, so a
+/// refused output pointer allocates nothing).
+fn allocate(
+    manager: *const LazyUsmManager,
+    out: *mut *mut c_void,
+    allocation: impl FnOnce(&LazyUsmManager) -> Result<usize, Failure>,
+) -> LazyUsmStatus {
+    guard(|| {
+        if out.is_null() {
+            return Err(Failure::null("the output pointer"));
+        }
+        let address = allocation(self::manager(manager)?)?;
+        write(out, address as *mut c_void, "the output pointer")
+    })
+}
+
 /// A dedicated device allocation of `size` bytes on `device`, under the manager's policy.
 ///
 /// # Safety
@@ -267,13 +283,7 @@ pub unsafe extern "C" fn lazy_usm_alloc_device(
     size: usize,
     out: *mut *mut c_void,
 ) -> LazyUsmStatus {
-    guard(|| {
-        if out.is_null() {
-            return Err(Failure::null("the output pointer"));
-        }
-        let address = self::manager(manager)?.alloc_device(device, size)?;
-        write(out, address as *mut c_void, "the output pointer")
-    })
+    allocate(manager, out, |manager| manager.alloc_device(device, size))
 }
 
 /// `size` bytes of `device`'s memory from the manager's pool for that device.
@@ -287,13 +297,7 @@ pub unsafe extern "C" fn lazy_usm_pool_alloc(
     size: usize,
     out: *mut *mut c_void,
 ) -> LazyUsmStatus {
-    guard(|| {
-        if out.is_null() {
-            return Err(Failure::null("the output pointer"));
-        }
-        let address = self::manager(manager)?.pool_alloc(device, size)?;
-        write(out, address as *mut c_void, "the output pointer")
-    })
+    allocate(manager, out, |manager| manager.pool_alloc(device, size))
 }
 
 /// Frees what `lazy_usm_alloc_device` or `lazy_usm_pool_alloc` returned (its start exactly; an
