@@ -97,26 +97,3 @@ impl Real {
         (address != 0).then(|| unsafe { std::mem::transmute_copy::<usize, F>(&address) })
     }
 }
-
-/// What a function the real loader lacks answers.
-pub trait Unsupported {
-    fn value(name: &'static str) -> Self;
-}
-
-impl Unsupported for level_zero_sys::ze_result_t {
-    fn value(_: &'static str) -> Self {
-        level_zero_sys::ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
-    }
-}
-
-impl<T> Unsupported for *mut T {
-    fn value(_: &'static str) -> Self {
-        std::ptr::null_mut()
-    }
-}
-
-impl Unsupported for u32 {
-    fn value(_: &'static str) -> Self {
-        u32::MAX
-    }
-}

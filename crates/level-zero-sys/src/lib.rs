@@ -23,6 +23,9 @@ pub use generated::*;
 
 pub mod extensions;
 
+mod unsupported;
+pub use unsupported::Unsupported;
+
 mod api;
 pub use api::{LOADER_PATH_ENV, LoadError, SYSTEM_LOADER_NAMES, ZeApi};
 

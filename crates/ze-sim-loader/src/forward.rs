@@ -2,7 +2,7 @@
 //! and the answer for what it does not implement.
 
 use crate::api_exports::{Tables, fill};
-use level_zero_sys::{ze_api_version_t, ze_major_version, ze_result_t};
+use level_zero_sys::{Unsupported, ze_api_version_t, ze_major_version, ze_result_t};
 use std::sync::OnceLock;
 
 /// The simulator's tables at this crate's spec version, filled on first use.
@@ -15,32 +15,11 @@ pub(crate) fn tables() -> &'static Tables {
     })
 }
 
-/// The value a function the simulator does not implement returns; the call is counted.
-pub(crate) trait Unsupported {
-    fn value(name: &'static str) -> Self;
-}
-
-impl Unsupported for ze_result_t {
-    fn value(name: &'static str) -> Self {
-        ze_sim::record_unsupported_call(name);
-        ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
-    }
-}
-
-/// Functions that return a handle return a null one.
-impl<T> Unsupported for *mut T {
-    fn value(name: &'static str) -> Self {
-        ze_sim::record_unsupported_call(name);
-        std::ptr::null_mut()
-    }
-}
-
-/// `zerTranslateDeviceHandleToIdentifier` returns an identifier; `u32::MAX` is its "invalid".
-impl Unsupported for u32 {
-    fn value(name: &'static str) -> Self {
-        ze_sim::record_unsupported_call(name);
-        u32::MAX
-    }
+/// What a function the simulator does not implement returns (the shared answer); the call is
+/// counted.
+pub(crate) fn unsupported<T: Unsupported>(name: &'static str) -> T {
+    ze_sim::record_unsupported_call(name);
+    T::unsupported()
 }
 
 /// A getter of a table the simulator implements nothing of: checks what a getter checks and

@@ -188,6 +188,9 @@ pub unsafe extern "C" fn zeGetCommandListProcAddrTable(
         pfnAppendEventReset: Some(command::append_event_reset),
         pfnAppendLaunchKernel: Some(module::append_launch_kernel),
         pfnHostSynchronize: Some(command::list_host_synchronize),
+        pfnAppendMemoryCopyFromContext: Some(command::append_memory_copy_from_context),
+        pfnAppendWriteGlobalTimestamp: Some(command::append_write_global_timestamp),
+        pfnAppendQueryKernelTimestamps: Some(command::append_query_kernel_timestamps),
         ..Default::default()
     };
     // SAFETY: the loader's table.

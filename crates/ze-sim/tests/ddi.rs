@@ -105,3 +105,49 @@ fn each_loader_version_gets_exactly_its_own_fields() {
         );
     }
 }
+
+#[test]
+fn in_process_resolution_hands_out_exactly_what_the_loader_tables_hold() {
+    let platform = ze_sim::Platform::preset("b70x2").unwrap();
+    let mut table = ze_command_list_dditable_t::default();
+    // SAFETY: a whole table at this crate's version.
+    let result = unsafe {
+        ddi::zeGetCommandListProcAddrTable(ze_api_version_t::ZE_API_VERSION_CURRENT, &mut table)
+    };
+    assert_eq!(result, ze_result_t::ZE_RESULT_SUCCESS);
+    // The appends added with the shim's residency work, once only in the tables.
+    for (name, field) in [
+        (
+            "zeCommandListAppendWriteGlobalTimestamp",
+            table
+                .pfnAppendWriteGlobalTimestamp
+                .map(|f| f as *const c_void),
+        ),
+        (
+            "zeCommandListAppendQueryKernelTimestamps",
+            table
+                .pfnAppendQueryKernelTimestamps
+                .map(|f| f as *const c_void),
+        ),
+        (
+            "zeCommandListAppendMemoryCopyFromContext",
+            table
+                .pfnAppendMemoryCopyFromContext
+                .map(|f| f as *const c_void),
+        ),
+        (
+            "zeCommandListAppendMemoryCopy",
+            table.pfnAppendMemoryCopy.map(|f| f as *const c_void),
+        ),
+    ] {
+        assert!(field.is_some(), "{name} is in the table");
+        assert_eq!(
+            platform.resolve(name),
+            field,
+            "{name} resolves to the table's entry"
+        );
+    }
+    // A field the table leaves empty resolves to nothing.
+    assert!(table.pfnAppendImageCopy.is_none());
+    assert_eq!(platform.resolve("zeCommandListAppendImageCopy"), None);
+}

@@ -471,3 +471,95 @@ pub(crate) unsafe extern "C" fn append_event_reset(
         append(list, vec![Command::Reset(event)])
     })
 }
+
+/// A copy whose source belongs to another context of the same driver: the simulator's memory
+/// is one address space, so it is a copy (its operands' residency checked on the list's device).
+pub(crate) unsafe extern "C" fn append_memory_copy_from_context(
+    list: ze_command_list_handle_t,
+    dst: *mut c_void,
+    _source_context: ze_context_handle_t,
+    src: *const c_void,
+    size: usize,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    // SAFETY: the caller's arguments, as `zeCommandListAppendMemoryCopy` takes them.
+    unsafe { append_memory_copy(list, dst, src, size, signal, wait_count, waits) }
+}
+
+/// Writes the device's timestamp (the simulator's clock at append, in nanoseconds) to `dst`, an
+/// 8-byte write whose residency is checked like a fill's.
+pub(crate) unsafe extern "C" fn append_write_global_timestamp(
+    list: ze_command_list_handle_t,
+    dst: *mut u64,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        if dst.is_null() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        let (platform, _) = registry::list(list as usize)?;
+        let write = Command::Fill {
+            dst: dst as usize,
+            pattern: platform.now_ns().to_ne_bytes().to_vec(),
+            size: size_of::<u64>(),
+        };
+        // SAFETY: the caller's wait list.
+        let commands = unsafe { with_events(Some(write), signal, wait_count, waits) }?;
+        append(list, commands)
+    })
+}
+
+/// Writes one `ze_kernel_timestamp_result_t` per event to `dst` (at `offsets` when given). The
+/// values are not modelled (zeros); the writes' residency is checked like a fill's.
+pub(crate) unsafe extern "C" fn append_query_kernel_timestamps(
+    list: ze_command_list_handle_t,
+    count: u32,
+    events: *mut ze_event_handle_t,
+    dst: *mut c_void,
+    offsets: *const usize,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        if dst.is_null() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        // SAFETY: the caller's array of `count` events.
+        let events = unsafe { handles(count, events) }?;
+        for event in &events {
+            registry::event(*event as usize)?;
+        }
+        let record = size_of::<ze_kernel_timestamp_result_t>();
+        let mut writes = Vec::with_capacity(events.len());
+        for index in 0..events.len() {
+            let offset = if offsets.is_null() {
+                index
+                    .checked_mul(record)
+                    .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE)?
+            } else {
+                // SAFETY: the caller's array of `count` offsets.
+                unsafe { *offsets.add(index) }
+            };
+            let at = (dst as usize)
+                .checked_add(offset)
+                .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE)?;
+            writes.push(Command::Fill {
+                dst: at,
+                pattern: vec![0],
+                size: record,
+            });
+        }
+        let mut commands = Vec::new();
+        // SAFETY: the caller's wait list.
+        commands.extend(unsafe { with_events(None, std::ptr::null_mut(), wait_count, waits) }?);
+        commands.extend(writes);
+        // SAFETY: no wait list.
+        commands.extend(unsafe { with_events(None, signal, 0, std::ptr::null_mut()) }?);
+        append(list, commands)
+    })
+}

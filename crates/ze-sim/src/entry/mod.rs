@@ -10,8 +10,12 @@ pub(crate) mod memory;
 pub(crate) mod module;
 pub(crate) mod zex;
 
+// Every implemented entry point by name, read from the DDI tables (scripts/generate-names.py).
+#[rustfmt::skip]
+mod by_name;
+pub(crate) use by_name::resolve;
+
 use level_zero_sys::ze_result_t;
-use std::ffi::c_void;
 use std::panic::AssertUnwindSafe;
 
 /// Runs an entry point's body, turning its error into the returned code and a panic into
@@ -95,99 +99,4 @@ pub(crate) fn write_c_string(target: &mut [std::ffi::c_char], text: &str) {
     if let Some(end) = target.get_mut(length) {
         *end = 0;
     }
-}
-
-macro_rules! entry_points {
-    ($($name:literal => $function:path,)*) => {
-        /// Every handle-taking entry point, by its Level Zero name.
-        pub(crate) fn resolve(name: &str) -> Option<*const c_void> {
-            match name {
-                $($name => Some($function as *const c_void),)*
-                _ => None,
-            }
-        }
-    };
-}
-
-entry_points! {
-    "zeDriverGetApiVersion" => driver::get_api_version,
-    "zeDriverGetProperties" => driver::get_properties,
-    "zeDriverGetIpcProperties" => driver::get_ipc_properties,
-    "zeDriverGetExtensionProperties" => driver::get_extension_properties,
-    "zeDriverGetExtensionFunctionAddress" => driver::get_extension_function_address,
-    "zeDeviceGet" => device::get,
-    "zeDeviceGetSubDevices" => device::get_sub_devices,
-    "zeDeviceGetProperties" => device::get_properties,
-    "zeDeviceGetMemoryProperties" => device::get_memory_properties,
-    "zeDeviceGetCommandQueueGroupProperties" => device::get_command_queue_group_properties,
-    "zeDeviceGetP2PProperties" => device::get_p2p_properties,
-    "zeDeviceCanAccessPeer" => device::can_access_peer,
-    "zeDeviceGetGlobalTimestamps" => device::get_global_timestamps,
-    "zeDeviceGetComputeProperties" => device::get_compute_properties,
-    "zeDevicePciGetPropertiesExt" => device::pci_get_properties_ext,
-    "zeDeviceGetMemoryAccessProperties" => device::get_memory_access_properties,
-    "zeDeviceGetModuleProperties" => device::get_module_properties,
-    "zeDeviceGetCacheProperties" => device::get_cache_properties,
-    "zeDeviceGetImageProperties" => device::get_image_properties,
-    "zeDeviceGetExternalMemoryProperties" => device::get_external_memory_properties,
-    "zeDeviceGetStatus" => device::get_status,
-    "zeDeviceGetRootDevice" => device::get_root_device,
-    "zeDeviceSynchronize" => device::synchronize,
-    "zeContextCreate" => context::create,
-    "zeContextCreateEx" => context::create_ex,
-    "zeContextDestroy" => context::destroy,
-    "zeContextMakeMemoryResident" => context::make_memory_resident,
-    "zeContextEvictMemory" => context::evict_memory,
-    "zeMemAllocDevice" => memory::alloc_device,
-    "zeMemAllocHost" => memory::alloc_host,
-    "zeMemAllocShared" => memory::alloc_shared,
-    "zeMemFree" => memory::free,
-    "zeMemFreeExt" => memory::free_ext,
-    "zeMemGetAllocProperties" => memory::get_alloc_properties,
-    "zeMemGetAddressRange" => memory::get_address_range,
-    "zeCommandQueueCreate" => command::queue_create,
-    "zeCommandQueueDestroy" => command::queue_destroy,
-    "zeCommandQueueExecuteCommandLists" => command::queue_execute_command_lists,
-    "zeCommandQueueSynchronize" => command::queue_synchronize,
-    "zeCommandListCreate" => command::list_create,
-    "zeCommandListCreateImmediate" => command::list_create_immediate,
-    "zeCommandListDestroy" => command::list_destroy,
-    "zeCommandListClose" => command::list_close,
-    "zeCommandListReset" => command::list_reset,
-    "zeCommandListHostSynchronize" => command::list_host_synchronize,
-    "zeCommandListAppendBarrier" => command::append_barrier,
-    "zeCommandListAppendMemoryCopy" => command::append_memory_copy,
-    "zeCommandListAppendMemoryFill" => command::append_memory_fill,
-    "zeCommandListAppendSignalEvent" => command::append_signal_event,
-    "zeCommandListAppendWaitOnEvents" => command::append_wait_on_events,
-    "zeCommandListAppendEventReset" => command::append_event_reset,
-    "zeCommandListAppendLaunchKernel" => module::append_launch_kernel,
-    "zeModuleCreate" => module::module_create,
-    "zeModuleDestroy" => module::module_destroy,
-    "zeModuleGetKernelNames" => module::module_get_kernel_names,
-    "zeModuleBuildLogDestroy" => module::build_log_destroy,
-    "zeModuleBuildLogGetString" => module::build_log_get_string,
-    "zeKernelCreate" => module::kernel_create,
-    "zeKernelDestroy" => module::kernel_destroy,
-    "zeKernelSetGroupSize" => module::kernel_set_group_size,
-    "zeKernelSuggestGroupSize" => module::kernel_suggest_group_size,
-    "zeKernelSetArgumentValue" => module::kernel_set_argument_value,
-    "zeKernelSetIndirectAccess" => module::kernel_set_indirect_access,
-    "zeKernelGetIndirectAccess" => module::kernel_get_indirect_access,
-    "zeKernelGetProperties" => module::kernel_get_properties,
-    "zeKernelGetName" => module::kernel_get_name,
-    "zeEventPoolCreate" => event::pool_create,
-    "zeEventPoolDestroy" => event::pool_destroy,
-    "zeEventCreate" => event::create,
-    "zeEventDestroy" => event::destroy,
-    "zeEventHostSignal" => event::host_signal,
-    "zeEventHostSynchronize" => event::host_synchronize,
-    "zeEventQueryStatus" => event::query_status,
-    "zeEventHostReset" => event::host_reset,
-    "zeEventQueryKernelTimestamp" => event::query_kernel_timestamp,
-    "zeFenceCreate" => event::fence_create,
-    "zeFenceDestroy" => event::fence_destroy,
-    "zeFenceHostSynchronize" => event::fence_host_synchronize,
-    "zeFenceQueryStatus" => event::fence_query_status,
-    "zeFenceReset" => event::fence_reset,
 }
