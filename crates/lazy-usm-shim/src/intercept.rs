@@ -71,14 +71,15 @@ fn use_on_list(list: ze_command_list_handle_t, address: *const c_void) -> ze_res
     if !shim.config.lazy || address.is_null() {
         return SUCCESS;
     }
-    let Some((_, device)) = shim.list(list as usize) else {
+    let Some((context, device)) = shim.list(list as usize) else {
         return SUCCESS;
     };
     match shim.registry.find_map(address as usize, |entry| {
         std::sync::Arc::clone(&entry.value)
     }) {
-        Some(allocation) => make_resident(&allocation, device),
-        None => SUCCESS,
+        // Memory of another context (a copy from another context's source) is the driver's.
+        Some(allocation) if allocation.context == context => make_resident(&allocation, device),
+        _ => SUCCESS,
     }
 }
 
@@ -121,20 +122,33 @@ fn launch_on_list(list: ze_command_list_handle_t, kernel: ze_kernel_handle_t) ->
     SUCCESS
 }
 
-/// Every peer allocation of `context` made resident on `device` (once per pair; marked only
-/// once all succeeded, so a failure is tried again at the next launch).
+/// Every peer allocation of `context` made resident on `device`. The pair is marked before the
+/// pass reads the allocations, and `zeMemAllocDevice` records an allocation before it reads the
+/// marks, so an allocation made during the pass is made resident by one of the two (or both:
+/// `make_resident` does it once). The pair is complete, and later launches skip the pass, only
+/// once a pass succeeded with no allocation failing there meanwhile; a failure is tried again
+/// at the next launch.
 fn everything_resident(context: usize, device: usize) -> ze_result_t {
     let shim = shim();
-    if lock(&shim.everything_resident).contains(&(context, device)) {
-        return SUCCESS;
-    }
+    let failures_before = {
+        let mut marks = lock(&shim.everything_resident);
+        let mark = marks.entry((context, device)).or_default();
+        if mark.complete {
+            return SUCCESS;
+        }
+        mark.failures
+    };
     for allocation in shim.peers_of(context, device) {
         let result = make_resident(&allocation, device);
         if result != SUCCESS {
             return result;
         }
     }
-    lock(&shim.everything_resident).insert((context, device));
+    if let Some(mark) = lock(&shim.everything_resident).get_mut(&(context, device))
+        && mark.failures == failures_before
+    {
+        mark.complete = true;
+    }
     SUCCESS
 }
 
@@ -190,9 +204,10 @@ pub unsafe extern "C" fn zeMemAllocDevice(
             peers: Default::default(),
             asked: Default::default(),
         });
-        // Devices where `LAZY_USM_INDIRECT=all` made everything resident get this one too.
+        // Devices marked to have everything resident get this one too (read after the
+        // allocation is recorded: see `everything_resident`).
         let devices: Vec<usize> = lock(&shim.everything_resident)
-            .iter()
+            .keys()
             .filter(|(list_context, _)| *list_context == context as usize)
             .map(|(_, device)| *device)
             .collect();
@@ -200,7 +215,12 @@ pub unsafe extern "C" fn zeMemAllocDevice(
             let made = make_resident(&allocation, peer);
             if made != SUCCESS {
                 // The allocation itself succeeded; the next launch on that device tries again.
-                lock(&shim.everything_resident).remove(&(context as usize, peer));
+                if let Some(mark) =
+                    lock(&shim.everything_resident).get_mut(&(context as usize, peer))
+                {
+                    mark.complete = false;
+                    mark.failures += 1;
+                }
                 shim.log(|| format!("residency of {base:#x} on device {peer:#x} failed: {made:?}"));
             }
         }
@@ -208,7 +228,7 @@ pub unsafe extern "C" fn zeMemAllocDevice(
     result
 }
 
-/// Intercepted: the allocation is forgotten, then freed.
+/// Intercepted: the allocation is freed, then forgotten (only if the driver freed it).
 ///
 /// # Safety
 /// As the specification requires of `zeMemFree`.
@@ -221,12 +241,18 @@ pub unsafe extern "C" fn zeMemFree(
         c"zeMemFree",
         unsafe extern "C" fn(ze_context_handle_t, *mut c_void) -> ze_result_t
     );
-    shim().forget(pointer as usize);
+    let record = shim().starting_at(pointer as usize);
     // SAFETY: the caller's arguments, passed on.
-    unsafe { function(context, pointer) }
+    let result = unsafe { function(context, pointer) };
+    if result == SUCCESS
+        && let Some(allocation) = record
+    {
+        shim().forget(&allocation);
+    }
+    result
 }
 
-/// Intercepted: the allocation is forgotten, then freed.
+/// Intercepted: the allocation is freed, then forgotten (only if the driver freed it).
 ///
 /// # Safety
 /// As the specification requires of `zeMemFreeExt`.
@@ -244,20 +270,37 @@ pub unsafe extern "C" fn zeMemFreeExt(
             *mut c_void,
         ) -> ze_result_t
     );
-    let forgotten = shim().forget(pointer as usize);
+    let record = shim().starting_at(pointer as usize);
     // SAFETY: the caller's arguments, passed on.
     let result = unsafe { function(context, desc, pointer) };
-    if result != SUCCESS
-        && let Some(allocation) = forgotten
+    if result == SUCCESS
+        && let Some(allocation) = record
     {
-        shim().restore(allocation);
+        shim().forget(&allocation);
     }
     result
 }
 
-/// Intercepted: under the lazy policy, residency of a device allocation on a device other than
-/// its owner is recorded and not forwarded (the first use makes it); anything else is
-/// forwarded.
+/// The allocation a residency call on (`context`, `device`) for `size` bytes at `pointer` is
+/// about, if the shim decides it: a peer's allocation of that very context, the range inside
+/// it. Anything else is the driver's to answer.
+fn deferrable(
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    pointer: *mut c_void,
+    size: usize,
+) -> Option<std::sync::Arc<Allocation>> {
+    let shim = shim();
+    if !shim.config.lazy {
+        return None;
+    }
+    shim.holding(context as usize, pointer as usize, size)
+        .filter(|allocation| allocation.owner != device as usize)
+}
+
+/// Intercepted: under the lazy policy, residency of a device allocation (any range inside it)
+/// on a device other than its owner, asked in the allocation's own context, is recorded and not
+/// forwarded (the first use makes it); anything else is forwarded.
 ///
 /// # Safety
 /// As the specification requires of `zeContextMakeMemoryResident`.
@@ -270,11 +313,7 @@ pub unsafe extern "C" fn zeContextMakeMemoryResident(
 ) -> ze_result_t {
     let function = real!(c"zeContextMakeMemoryResident", MakeResident);
     let shim = shim();
-    if shim.config.lazy
-        && let Some(allocation) = lock(&shim.allocations).get(&(pointer as usize)).cloned()
-        && allocation.owner != device as usize
-        && size <= allocation.size
-    {
+    if let Some(allocation) = deferrable(context, device, pointer, size) {
         if lock(&allocation.asked).insert(device as usize) {
             shim.stats.asked_calls.fetch_add(1, Ordering::Relaxed);
             shim.stats
@@ -293,7 +332,9 @@ pub unsafe extern "C" fn zeContextMakeMemoryResident(
     unsafe { function(context, device, pointer, size) }
 }
 
-/// Intercepted: an eviction of residency the shim deferred only drops the request.
+/// Intercepted: the eviction of a residency the shim deferred and never made only drops the
+/// request; one the shim made on first use is forwarded (and forgotten once the driver
+/// evicted); anything else is forwarded.
 ///
 /// # Safety
 /// As the specification requires of `zeContextEvictMemory`.
@@ -305,25 +346,27 @@ pub unsafe extern "C" fn zeContextEvictMemory(
     size: usize,
 ) -> ze_result_t {
     let function = real!(c"zeContextEvictMemory", MakeResident);
-    let shim = shim();
-    let allocation = if shim.config.lazy {
-        shim.containing(pointer as usize)
-    } else {
-        None
+    let Some(allocation) = deferrable(context, device, pointer, size) else {
+        // SAFETY: the caller's arguments, passed on.
+        return unsafe { function(context, device, pointer, size) };
     };
-    if let Some(allocation) = allocation
-        && allocation.owner != device as usize
-    {
-        lock(&allocation.asked).remove(&(device as usize));
-        if !lock(&allocation.peers).remove(&(device as usize)) {
-            return SUCCESS;
-        }
+    let deferred = lock(&allocation.asked).remove(&(device as usize));
+    // Held across the call, as `make_resident` holds it: the set says what the driver has.
+    let mut peers = lock(&allocation.peers);
+    if !peers.contains(&(device as usize)) && deferred {
+        return SUCCESS;
     }
     // SAFETY: the caller's arguments, passed on.
-    unsafe { function(context, device, pointer, size) }
+    let result = unsafe { function(context, device, pointer, size) };
+    if result == SUCCESS {
+        peers.remove(&(device as usize));
+    } else if deferred {
+        lock(&allocation.asked).insert(device as usize);
+    }
+    result
 }
 
-/// Intercepted: what the shim recorded of the context goes with it.
+/// Intercepted: what the shim recorded of the context goes with it, once the driver destroyed it.
 ///
 /// # Safety
 /// As the specification requires of `zeContextDestroy`.
@@ -333,9 +376,13 @@ pub unsafe extern "C" fn zeContextDestroy(context: ze_context_handle_t) -> ze_re
         c"zeContextDestroy",
         unsafe extern "C" fn(ze_context_handle_t) -> ze_result_t
     );
-    shim().forget_context(context as usize);
+    let records = shim().records_of(context as usize);
     // SAFETY: the caller's argument, passed on.
-    unsafe { function(context) }
+    let result = unsafe { function(context) };
+    if result == SUCCESS {
+        shim().forget_context(context as usize, records);
+    }
+    result
 }
 
 fn record_list(
@@ -404,7 +451,7 @@ pub unsafe extern "C" fn zeCommandListCreateImmediate(
     record_list(result, context, device, list)
 }
 
-/// Intercepted: the list is forgotten.
+/// Intercepted: the list is forgotten once the driver destroyed it.
 ///
 /// # Safety
 /// As the specification requires of `zeCommandListDestroy`.
@@ -414,9 +461,12 @@ pub unsafe extern "C" fn zeCommandListDestroy(list: ze_command_list_handle_t) ->
         c"zeCommandListDestroy",
         unsafe extern "C" fn(ze_command_list_handle_t) -> ze_result_t
     );
-    shim().lists.remove(&(list as usize));
     // SAFETY: the caller's argument, passed on.
-    unsafe { function(list) }
+    let result = unsafe { function(list) };
+    if result == SUCCESS {
+        shim().lists.remove(&(list as usize));
+    }
+    result
 }
 
 /// Intercepted: a peer's allocation among the operands becomes resident on the list's device.
@@ -602,7 +652,7 @@ pub unsafe extern "C" fn zeKernelSetArgumentValue(
     result
 }
 
-/// Intercepted: the kernel's recorded arguments are forgotten.
+/// Intercepted: the kernel's recorded arguments are forgotten once the driver destroyed it.
 ///
 /// # Safety
 /// As the specification requires of `zeKernelDestroy`.
@@ -612,9 +662,12 @@ pub unsafe extern "C" fn zeKernelDestroy(kernel: ze_kernel_handle_t) -> ze_resul
         c"zeKernelDestroy",
         unsafe extern "C" fn(ze_kernel_handle_t) -> ze_result_t
     );
-    shim().kernels.remove(&(kernel as usize));
     // SAFETY: the caller's argument, passed on.
-    unsafe { function(kernel) }
+    let result = unsafe { function(kernel) };
+    if result == SUCCESS {
+        shim().kernels.remove(&(kernel as usize));
+    }
+    result
 }
 
 type Launch = unsafe extern "C" fn(

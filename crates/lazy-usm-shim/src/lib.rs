@@ -33,17 +33,25 @@ unsafe extern "C" {
     fn atexit(function: extern "C" fn()) -> std::ffi::c_int;
 }
 
+/// The process that registered the report: a forked child inherits the registration and must
+/// not print its parent's report.
+static REPORTING_PROCESS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
 extern "C" fn register_report() {
     if !matches!(
         std::env::var("LAZY_USM_REPORT").as_deref(),
         Err(_) | Ok("") | Ok("0")
     ) {
+        REPORTING_PROCESS.store(std::process::id(), std::sync::atomic::Ordering::Relaxed);
         // SAFETY: registers a plain function that takes no arguments.
         unsafe { atexit(print_report) };
     }
 }
 
 extern "C" fn print_report() {
+    if REPORTING_PROCESS.load(std::sync::atomic::Ordering::Relaxed) != std::process::id() {
+        return;
+    }
     let report = std::panic::catch_unwind(|| state::shim().report());
     if let Ok(report) = report {
         use std::io::Write;

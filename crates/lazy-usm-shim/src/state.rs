@@ -64,6 +64,18 @@ pub struct Allocation {
     pub asked: Mutex<HashSet<usize>>,
 }
 
+/// A (context, device) pair that has every peer allocation resident: marked before its first
+/// pass over the allocations starts, so that an allocation recorded during the pass is made
+/// resident there by its own call; complete once a pass found nothing missing.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EverythingResident {
+    /// A pass succeeded and no allocation failed to become resident since.
+    pub complete: bool,
+    /// Allocations that failed to become resident here: a pass that saw this change while it
+    /// ran does not mark the pair complete.
+    pub failures: u64,
+}
+
 /// Counters for the exit report.
 #[derive(Debug, Default)]
 pub struct Stats {
@@ -82,8 +94,9 @@ pub struct Shim {
     pub lists: dashmap::DashMap<usize, (usize, usize), rustc_hash::FxBuildHasher>,
     /// Each kernel's arguments that hold pointers into device allocations, by index.
     pub kernels: dashmap::DashMap<usize, BTreeMap<u32, Vec<usize>>, rustc_hash::FxBuildHasher>,
-    /// (context, device) pairs where `LAZY_USM_INDIRECT=all` has made everything resident.
-    pub everything_resident: Mutex<HashSet<(usize, usize)>>,
+    /// (context, device) pairs where `LAZY_USM_INDIRECT=all` (or a launch whose arguments
+    /// the shim cannot see) makes every peer allocation resident.
+    pub everything_resident: Mutex<HashMap<(usize, usize), EverythingResident>>,
     pub stats: Stats,
 }
 
@@ -106,7 +119,7 @@ pub fn shim() -> &'static Shim {
         allocations: Mutex::new(HashMap::new()),
         lists: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
         kernels: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
-        everything_resident: Mutex::new(HashSet::new()),
+        everything_resident: Mutex::new(HashMap::new()),
         stats: Stats::default(),
     })
 }
@@ -120,13 +133,10 @@ impl Shim {
 
     pub fn add(&self, allocation: Allocation) -> Arc<Allocation> {
         let allocation = Arc::new(allocation);
-        self.restore(Arc::clone(&allocation));
-        allocation
-    }
-
-    /// Records `allocation` (again, after a failed free).
-    pub fn restore(&self, allocation: Arc<Allocation>) {
         let (base, size) = (allocation.base, allocation.size.max(1));
+        // The allocations lock orders every change of the registry, so a record is never
+        // half made or half forgotten.
+        let mut allocations = lock(&self.allocations);
         if self
             .registry
             .insert(base, size, Arc::clone(&allocation))
@@ -136,7 +146,8 @@ impl Shim {
             // allocation is the truth.
             for address in [base, base + (size - 1)] {
                 if let Some(stale) = self.registry.find(address) {
-                    let _ = self.forget(stale.base);
+                    allocations.remove(&stale.base);
+                    self.registry.remove(stale.base);
                 }
             }
             if self
@@ -147,14 +158,26 @@ impl Shim {
                 say(format!("cannot record the allocation at {base:#x}"));
             }
         }
-        lock(&self.allocations).insert(base, allocation);
+        allocations.insert(base, Arc::clone(&allocation));
+        allocation
     }
 
-    /// Forgets the allocation starting at `base` and returns it.
-    pub fn forget(&self, base: usize) -> Option<Arc<Allocation>> {
-        let allocation = lock(&self.allocations).remove(&base)?;
-        self.registry.remove(base);
-        Some(allocation)
+    /// The allocation starting at `base`.
+    pub fn starting_at(&self, base: usize) -> Option<Arc<Allocation>> {
+        lock(&self.allocations).get(&base).cloned()
+    }
+
+    /// Forgets `allocation`, if it is still the record at its address (a new allocation at the
+    /// same address, made once the driver freed this one, stays).
+    pub fn forget(&self, allocation: &Arc<Allocation>) {
+        let mut allocations = lock(&self.allocations);
+        if allocations
+            .get(&allocation.base)
+            .is_some_and(|current| Arc::ptr_eq(current, allocation))
+        {
+            allocations.remove(&allocation.base);
+            self.registry.remove(allocation.base);
+        }
     }
 
     /// The allocation containing `address`.
@@ -163,18 +186,41 @@ impl Shim {
             .find_map(address, |entry| Arc::clone(&entry.value))
     }
 
-    pub fn forget_context(&self, context: usize) {
-        let gone: Vec<usize> = lock(&self.allocations)
+    /// The allocation of `context` whose range holds `size` bytes at `address` (checked: an
+    /// overflowing range holds nothing).
+    pub fn holding(&self, context: usize, address: usize, size: usize) -> Option<Arc<Allocation>> {
+        let allocation = self.containing(address)?;
+        let end = (address - allocation.base).checked_add(size)?;
+        (allocation.context == context && end <= allocation.size).then_some(allocation)
+    }
+
+    /// What the shim recorded of `context`: its allocations and its lists.
+    pub fn records_of(&self, context: usize) -> (Vec<Arc<Allocation>>, Vec<usize>) {
+        let allocations = lock(&self.allocations)
             .values()
             .filter(|allocation| allocation.context == context)
-            .map(|allocation| allocation.base)
+            .cloned()
             .collect();
-        for base in gone {
-            let _ = self.forget(base);
+        let lists = self
+            .lists
+            .iter()
+            .filter(|entry| entry.value().0 == context)
+            .map(|entry| *entry.key())
+            .collect();
+        (allocations, lists)
+    }
+
+    /// Forgets what [`Shim::records_of`] gave, once the driver destroyed the context.
+    pub fn forget_context(&self, context: usize, records: (Vec<Arc<Allocation>>, Vec<usize>)) {
+        let (allocations, lists) = records;
+        for allocation in &allocations {
+            self.forget(allocation);
         }
-        self.lists
-            .retain(|_, (list_context, _)| *list_context != context);
-        lock(&self.everything_resident).retain(|(list_context, _)| *list_context != context);
+        for list in lists {
+            self.lists
+                .remove_if(&list, |_, (list_context, _)| *list_context == context);
+        }
+        lock(&self.everything_resident).retain(|(list_context, _), _| *list_context != context);
     }
 
     /// The (context, device) of a list the shim saw created.

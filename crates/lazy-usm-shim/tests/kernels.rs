@@ -3,98 +3,19 @@
 //! launch, once; a gather through a table of pointers no argument shows is a violation the
 //! simulator reports under `LAZY_USM_INDIRECT=args`, and not under `all`.
 
+mod common;
+
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// The target folder this test was built into (`target/debug`).
-fn target_dir() -> PathBuf {
-    let executable = std::env::current_exe().expect("test executable");
-    executable
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("a target folder")
-        .to_path_buf()
-}
-
-fn skip_or_fail(why: String) {
-    assert!(std::env::var_os("CI").is_none(), "must run under CI: {why}");
-    eprintln!("SKIPPED: {why}");
-}
 
 /// Each printed step's (resident calls, pinned bytes, violations).
 fn run(indirect: &str) -> Option<HashMap<String, (u64, u64, u64)>> {
-    let target = target_dir();
-    let shim = target.join("liblazy_usm_shim.so");
-    let stand_in = target.join("libze_sim_loader.so");
-    if !stand_in.is_file() {
-        skip_or_fail(format!(
-            "{} not built (cargo build --workspace)",
-            stand_in.display()
-        ));
-        return None;
-    }
-    let script =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../level-zero-sys/scripts/fetch-headers.sh");
-    let headers = match Command::new(&script).output() {
-        Ok(output) if output.status.success() => {
-            String::from_utf8(output.stdout).unwrap().trim().to_string()
-        }
-        other => {
-            skip_or_fail(format!("no Level Zero headers ({script:?}: {other:?})"));
-            return None;
-        }
-    };
-    let include = Path::new(&headers)
-        .parent()
-        .expect("headers folder")
-        .to_path_buf();
-    let folder = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(&shim, folder.path().join("libze_loader.so.1")).unwrap();
-    let module = folder.path().join("module.spv");
-    std::fs::write(
-        &module,
-        ze_sim::spirv::module_with_kernels(&[
-            ("lazy_usm_sim_copy_u32", 2),
-            ("lazy_usm_sim_gather_u32", 2),
-        ]),
-    )
-    .unwrap();
-    let binary = folder.path().join("kernels");
-    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let build = Command::new(&compiler)
-        .args(["-std=gnu11", "-Wall", "-Werror"])
-        .arg("-I")
-        .arg(&include)
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/kernels.c"))
-        .arg("-o")
-        .arg(&binary)
-        .args(["-ldl", "-lpthread"])
-        .output()
-        .unwrap_or_else(|error| panic!("cannot run `{compiler}`: {error}"));
-    assert!(
-        build.status.success(),
-        "the C program does not build:\n{}",
-        String::from_utf8_lossy(&build.stderr)
-    );
-    let output = Command::new(&binary)
-        .arg(&module)
-        .env("LD_LIBRARY_PATH", folder.path())
-        .env("LAZY_USM_REAL_LOADER", &stand_in)
-        .env("ZE_SIM_LIBRARY", &stand_in)
-        .env("ZE_SIM_CONFIG", "b70x2")
-        .env("LAZY_USM_INDIRECT", indirect)
-        .env_remove("LAZY_USM_POLICY")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the program failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let program = common::build("kernels")?;
+    let output = program.run(
+        &[program.module.as_os_str()],
+        &[("LAZY_USM_INDIRECT", indirect)],
     );
     Some(
-        stdout
+        String::from_utf8_lossy(&output.stdout)
             .lines()
             .map(|line| {
                 let fields: Vec<&str> = line.split_whitespace().collect();

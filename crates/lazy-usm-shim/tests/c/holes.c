@@ -1,0 +1,415 @@
+/* Raw Level Zero scenarios, one per run, through lazy-usm's shim over the simulator: each one
+ * a way a real runtime or a careless caller could slip past the shim's residency. Prints
+ * "name value" lines (the simulator's counters after each step, and what the scenario
+ * measured), or "error ..." and exits 1.
+ * Usage: holes SCENARIO MODULE.spv (the module naming the simulator's built-in kernels). */
+#include <level_zero/ze_api.h>
+#include <level_zero/ze_ddi.h>
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define N 1024
+
+static void *loader, *simulator;
+
+static void *symbol(void *library, const char *name) {
+    void *address = dlsym(library, name);
+    if (!address) {
+        printf("error %s missing\n", name);
+        exit(1);
+    }
+    return address;
+}
+
+#define TRY(name, ...) (((ze_result_t(*)())symbol(loader, #name))(__VA_ARGS__))
+#define CALL(name, ...)                                                                        \
+    do {                                                                                       \
+        ze_result_t result = TRY(name, __VA_ARGS__);                                           \
+        if (result != ZE_RESULT_SUCCESS) {                                                     \
+            printf("error %s returned 0x%x\n", #name, (unsigned)result);                     \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+static uint64_t counter(const char *name) {
+    return ((uint64_t(*)(const char *))symbol(simulator, "zesim_counter"))(name);
+}
+
+static uint64_t pinned(void) {
+    return ((uint64_t(*)(void))symbol(simulator, "zesim_host_pinned_bytes"))();
+}
+
+/* "step.calls", "step.pinned", "step.violations" */
+static void figures(const char *step) {
+    printf("%s.calls %llu\n%s.pinned %llu\n%s.violations %llu\n", step,
+           (unsigned long long)counter("make_resident_calls"), step, (unsigned long long)pinned(), step,
+           (unsigned long long)counter("residency_violations"));
+}
+
+static void value(const char *name, uint64_t number) { printf("%s %llu\n", name, (unsigned long long)number); }
+
+static ze_driver_handle_t driver;
+static ze_device_handle_t device[2];
+static ze_context_handle_t context;
+static ze_command_list_handle_t list[2];
+static ze_module_handle_t module;
+static const char *module_path;
+
+static ze_context_handle_t new_context(void) {
+    ze_context_desc_t desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    ze_context_handle_t made;
+    CALL(zeContextCreate, driver, &desc, &made);
+    return made;
+}
+
+static ze_command_list_handle_t immediate(ze_context_handle_t in, ze_device_handle_t on) {
+    ze_command_queue_desc_t desc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0,
+                                    ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_handle_t made;
+    CALL(zeCommandListCreateImmediate, in, on, &desc, &made);
+    return made;
+}
+
+static void *device_memory(ze_context_handle_t in, ze_device_handle_t on, size_t size) {
+    ze_device_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+    void *pointer = NULL;
+    CALL(zeMemAllocDevice, in, &desc, size, 64, on, &pointer);
+    return pointer;
+}
+
+static ze_kernel_handle_t kernel(const char *name) {
+    ze_kernel_desc_t desc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, name};
+    ze_kernel_handle_t made;
+    CALL(zeKernelCreate, module, &desc, &made);
+    CALL(zeKernelSetGroupSize, made, 1, 1, 1);
+    return made;
+}
+
+static void load_module(const char *path) {
+    FILE *file = fopen(path, "rb");
+    static uint8_t il[1 << 16];
+    size_t il_size = file ? fread(il, 1, sizeof il, file) : 0;
+    if (file)
+        fclose(file);
+    ze_module_desc_t desc = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, il_size, il, "", NULL};
+    CALL(zeModuleCreate, context, device[1], &desc, &module, NULL);
+}
+
+static void wait_idle(ze_command_list_handle_t on) { CALL(zeCommandListHostSynchronize, on, UINT64_MAX); }
+
+/* 1. LAZY_USM_INDIRECT=all: one thread allocates on device 0 while another launches device 1's
+ * first kernel (which makes everything resident there). Every allocation must end resident on
+ * device 1: "expected" pinned bytes against "pinned". */
+#define RACE_ALLOCATIONS 3000
+#define RACE_SIZE 4096
+static atomic_int allocated;
+static int launched_at, launched_until;
+static void *race_pointers[RACE_ALLOCATIONS];
+
+static void *allocate_many(void *unused) {
+    (void)unused;
+    for (int i = 0; i < RACE_ALLOCATIONS; i++) {
+        race_pointers[i] = device_memory(context, device[0], RACE_SIZE);
+        atomic_store(&allocated, i + 1);
+    }
+    return NULL;
+}
+
+static void *first_launch(void *unused) {
+    (void)unused;
+    ze_kernel_handle_t fill = kernel("lazy_usm_sim_fill_u32");
+    uint32_t *mine = device_memory(context, device[1], N * 4);
+    uint32_t seven = 7;
+    CALL(zeKernelSetArgumentValue, fill, 0, sizeof mine, &mine);
+    CALL(zeKernelSetArgumentValue, fill, 1, sizeof seven, &seven);
+    ze_group_count_t groups = {N, 1, 1};
+    while (atomic_load(&allocated) < 50)
+        sched_yield();
+    launched_at = atomic_load(&allocated);
+    CALL(zeCommandListAppendLaunchKernel, list[1], fill, &groups, NULL, 0, NULL);
+    launched_until = atomic_load(&allocated);
+    wait_idle(list[1]);
+    CALL(zeKernelDestroy, fill);
+    CALL(zeMemFree, context, mine);
+    return NULL;
+}
+
+/* Rounds, each in a context of its own (a device's first launch happens once per context). */
+#define RACE_ROUNDS 4
+
+static int allocation_race(void) {
+    uint64_t missing = 0, overlap = 0;
+    ze_context_handle_t first = context;
+    ze_command_list_handle_t first_lists[2] = {list[0], list[1]};
+    ze_module_handle_t first_module = module;
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+        context = new_context();
+        list[0] = immediate(context, device[0]);
+        list[1] = immediate(context, device[1]);
+        load_module(module_path);
+        atomic_store(&allocated, 0);
+        uint64_t before = pinned();
+        pthread_t threads[2];
+        if (pthread_create(&threads[0], NULL, allocate_many, NULL) ||
+            pthread_create(&threads[1], NULL, first_launch, NULL)) {
+            printf("error pthread_create\n");
+            return 1;
+        }
+        pthread_join(threads[0], NULL);
+        pthread_join(threads[1], NULL);
+        uint64_t resident = (pinned() - before) / RACE_SIZE;
+        missing += RACE_ALLOCATIONS - resident;
+        overlap += (uint64_t)(launched_until - launched_at);
+        for (int i = 0; i < RACE_ALLOCATIONS; i++)
+            CALL(zeMemFree, context, race_pointers[i]);
+        CALL(zeModuleDestroy, module);
+        CALL(zeCommandListDestroy, list[0]);
+        CALL(zeCommandListDestroy, list[1]);
+        CALL(zeContextDestroy, context);
+    }
+    context = first;
+    list[0] = first_lists[0];
+    list[1] = first_lists[1];
+    module = first_module;
+    /* How many allocations the launches' passes overlapped, and how many of all the rounds'
+     * allocations did not end resident on device 1. */
+    value("overlap", overlap);
+    value("missing", missing);
+    figures("race");
+    return 0;
+}
+
+/* 2. Appends beyond copies, fills and launches that take USM pointers: each writes into (or
+ * reads) device 0's memory from a list on device 1. */
+static int other_appends(void) {
+    static uint32_t host[N];
+    for (int i = 0; i < N; i++)
+        host[i] = (uint32_t)i;
+    figures("start");
+    /* A copy from another context (the source's), into device 0's memory. */
+    ze_context_handle_t other = new_context();
+    uint32_t *elsewhere = device_memory(other, device[1], N * 4);
+    ze_command_list_handle_t other_list = immediate(other, device[1]);
+    CALL(zeCommandListAppendMemoryCopy, other_list, elsewhere, host, (size_t)N * 4, NULL, 0, NULL);
+    wait_idle(other_list);
+    uint32_t *target = device_memory(context, device[0], N * 4);
+    CALL(zeCommandListAppendMemoryCopyFromContext, list[1], target, other, elsewhere, (size_t)N * 4, NULL, 0, NULL);
+    wait_idle(list[1]);
+    figures("from-context");
+    static uint32_t back[N];
+    CALL(zeCommandListAppendMemoryCopy, list[0], back, target, (size_t)N * 4, NULL, 0, NULL);
+    wait_idle(list[0]);
+    value("from-context.bytes-match", memcmp(back, host, sizeof host) == 0);
+    /* A timestamp written into device 0's memory. */
+    uint64_t *stamp = device_memory(context, device[0], 64);
+    CALL(zeCommandListAppendWriteGlobalTimestamp, list[1], stamp, NULL, 0, NULL);
+    wait_idle(list[1]);
+    figures("timestamp");
+    /* Kernel timestamps written into device 0's memory, through the getters' table. */
+    ze_event_pool_desc_t pool_desc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
+                                      ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, 1};
+    ze_event_pool_handle_t pool;
+    CALL(zeEventPoolCreate, context, &pool_desc, 0, NULL, &pool);
+    ze_event_desc_t event_desc = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_handle_t event;
+    CALL(zeEventCreate, pool, &event_desc, &event);
+    CALL(zeCommandListAppendSignalEvent, list[1], event);
+    void *results = device_memory(context, device[0], 4096);
+    ze_command_list_dditable_t table = {0};
+    CALL(zeGetCommandListProcAddrTable, ZE_API_VERSION_CURRENT, &table);
+    if (!table.pfnAppendQueryKernelTimestamps ||
+        table.pfnAppendQueryKernelTimestamps(list[1], 1, &event, results, NULL, NULL, 0, NULL) != ZE_RESULT_SUCCESS) {
+        printf("error the table's zeCommandListAppendQueryKernelTimestamps failed\n");
+        return 1;
+    }
+    wait_idle(list[1]);
+    figures("kernel-timestamps");
+    CALL(zeEventDestroy, event);
+    CALL(zeEventPoolDestroy, pool);
+    CALL(zeMemFree, context, results);
+    CALL(zeMemFree, context, stamp);
+    CALL(zeMemFree, context, target);
+    CALL(zeCommandListDestroy, other_list);
+    CALL(zeMemFree, other, elsewhere);
+    CALL(zeContextDestroy, other);
+    figures("end");
+    return 0;
+}
+
+/* 3 and 4. Residency requests at an interior pointer, out of range, and naming another
+ * context, each followed by its eviction. */
+static int residency_requests(void) {
+    size_t size = 1 << 20;
+    uint8_t *memory = device_memory(context, device[0], size);
+    figures("start");
+    value("interior.result", TRY(zeContextMakeMemoryResident, context, device[1], memory + 4096, (size_t)4096));
+    figures("interior");
+    value("interior-evict.result", TRY(zeContextEvictMemory, context, device[1], memory + 4096, (size_t)4096));
+    figures("interior-evict");
+    /* A range past the allocation's end: not the shim's to defer; the driver answers. */
+    value("beyond.result", TRY(zeContextMakeMemoryResident, context, device[1], memory + 4096, size));
+    figures("beyond");
+    /* Another context than the allocation's: the driver's answer. */
+    ze_context_handle_t other = new_context();
+    value("other-context.result", TRY(zeContextMakeMemoryResident, other, device[1], memory, size));
+    figures("other-context");
+    value("other-context-evict.result", TRY(zeContextEvictMemory, other, device[1], memory, size));
+    CALL(zeContextDestroy, other);
+    /* The whole allocation, made resident by a use, then evicted by the program: forwarded,
+     * so the mirror goes. */
+    value("whole.result", TRY(zeContextMakeMemoryResident, context, device[1], memory, size));
+    static uint8_t host[4096];
+    CALL(zeCommandListAppendMemoryCopy, list[1], host, memory, sizeof host, NULL, 0, NULL);
+    wait_idle(list[1]);
+    figures("used");
+    value("whole-evict.result", TRY(zeContextEvictMemory, context, device[1], memory, size));
+    figures("whole-evict");
+    CALL(zeMemFree, context, memory);
+    figures("end");
+    return 0;
+}
+
+/* 5. Calls the driver refuses must leave the shim's records as they were: after each refusal,
+ * a peer use in the context is still made resident. */
+static int refused_calls(void) {
+    ze_kernel_handle_t copy = kernel("lazy_usm_sim_copy_u32");
+    ze_group_count_t groups = {N, 1, 1};
+    static uint32_t host[N], back[N];
+    for (int i = 0; i < N; i++)
+        host[i] = (uint32_t)i * 5u;
+    figures("start");
+
+    /* A free naming the wrong context is refused; the memory stays the program's. */
+    uint32_t *freed_wrong = device_memory(context, device[0], N * 4);
+    ze_context_handle_t other = new_context();
+    value("free-wrong-context.result", TRY(zeMemFree, other, freed_wrong));
+    CALL(zeContextDestroy, other);
+    CALL(zeCommandListAppendMemoryCopy, list[1], back, freed_wrong, sizeof back, NULL, 0, NULL);
+    wait_idle(list[1]);
+    figures("after-free");
+
+    /* Destroying a context with live allocations is refused. */
+    value("context-destroy.result", TRY(zeContextDestroy, context));
+    uint32_t *after = device_memory(context, device[0], N * 4);
+    CALL(zeCommandListAppendMemoryCopy, list[1], back, after, sizeof back, NULL, 0, NULL);
+    wait_idle(list[1]);
+    figures("after-context-destroy");
+
+    /* A list destroyed while its work waits on an event is refused. */
+    ze_event_pool_desc_t pool_desc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
+    ze_event_pool_handle_t pool;
+    CALL(zeEventPoolCreate, context, &pool_desc, 0, NULL, &pool);
+    ze_event_desc_t event_desc = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_handle_t gate;
+    CALL(zeEventCreate, pool, &event_desc, &gate);
+    ze_command_list_handle_t busy = immediate(context, device[1]);
+    CALL(zeCommandListAppendWaitOnEvents, busy, 1, &gate);
+    value("list-destroy.result", TRY(zeCommandListDestroy, busy));
+    CALL(zeEventHostSignal, gate);
+    wait_idle(busy);
+    uint32_t *on_busy = device_memory(context, device[0], N * 4);
+    CALL(zeCommandListAppendMemoryCopy, busy, back, on_busy, sizeof back, NULL, 0, NULL);
+    wait_idle(busy);
+    figures("after-list-destroy");
+
+    /* A kernel destroyed while a launch of it waits is refused; the argument set after that
+     * launch, device 0's memory, still counts at its next launch on device 1. */
+    CALL(zeEventHostReset, gate);
+    uint32_t *source = device_memory(context, device[0], N * 4);
+    uint32_t *local = device_memory(context, device[1], N * 4);
+    uint32_t *target = device_memory(context, device[1], N * 4);
+    CALL(zeCommandListAppendMemoryCopy, list[0], source, host, sizeof host, NULL, 0, NULL);
+    wait_idle(list[0]);
+    CALL(zeKernelSetArgumentValue, copy, 0, sizeof target, &target);
+    CALL(zeKernelSetArgumentValue, copy, 1, sizeof local, &local);
+    CALL(zeCommandListAppendWaitOnEvents, list[1], 1, &gate);
+    CALL(zeCommandListAppendLaunchKernel, list[1], copy, &groups, NULL, 0, NULL);
+    CALL(zeKernelSetArgumentValue, copy, 1, sizeof source, &source);
+    value("kernel-destroy.result", TRY(zeKernelDestroy, copy));
+    CALL(zeEventHostSignal, gate);
+    wait_idle(list[1]);
+    CALL(zeCommandListAppendLaunchKernel, list[1], copy, &groups, NULL, 0, NULL);
+    CALL(zeCommandListAppendMemoryCopy, list[1], back, target, sizeof back, NULL, 0, NULL);
+    wait_idle(list[1]);
+    value("kernel.bytes-match", memcmp(back, host, sizeof host) == 0);
+    figures("after-kernel-destroy");
+
+    CALL(zeKernelDestroy, copy);
+    CALL(zeCommandListDestroy, busy);
+    CALL(zeEventDestroy, gate);
+    CALL(zeEventPoolDestroy, pool);
+    void *all[] = {freed_wrong, after, on_busy, source, local, target};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        CALL(zeMemFree, context, all[i]);
+    figures("end");
+    return 0;
+}
+
+/* 6. A forked child that exits normally must not print the parent's report. */
+static int fork_child(void) {
+    fflush(stdout);
+    fflush(stderr);
+    pid_t child = fork();
+    if (child < 0) {
+        printf("error fork\n");
+        return 1;
+    }
+    if (child == 0)
+        exit(0); /* runs the atexit handlers */
+    int status = 0;
+    waitpid(child, &status, 0);
+    value("child.exit", (uint64_t)(WIFEXITED(status) ? WEXITSTATUS(status) : 255));
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        printf("error usage: holes SCENARIO MODULE.spv\n");
+        return 1;
+    }
+    loader = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!loader) {
+        printf("error no loader: %s\n", dlerror());
+        return 1;
+    }
+    CALL(zeInit, 0);
+    simulator = dlopen(getenv("ZE_SIM_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    if (!simulator) {
+        printf("error the simulator is not loaded: %s\n", dlerror());
+        return 1;
+    }
+    uint32_t count = 1, devices = 2;
+    CALL(zeDriverGet, &count, &driver);
+    CALL(zeDeviceGet, driver, &devices, device);
+    context = new_context();
+    list[0] = immediate(context, device[0]);
+    list[1] = immediate(context, device[1]);
+    module_path = argv[2];
+    load_module(module_path);
+    const char *scenario = argv[1];
+    int failed;
+    if (!strcmp(scenario, "allocation-race"))
+        failed = allocation_race();
+    else if (!strcmp(scenario, "other-appends"))
+        failed = other_appends();
+    else if (!strcmp(scenario, "residency-requests"))
+        failed = residency_requests();
+    else if (!strcmp(scenario, "refused-calls"))
+        failed = refused_calls();
+    else if (!strcmp(scenario, "fork-child"))
+        failed = fork_child();
+    else {
+        printf("error unknown scenario %s\n", scenario);
+        return 1;
+    }
+    value("hazards", counter("free_hazards") + counter("destroy_hazards"));
+    return failed;
+}

@@ -1,0 +1,156 @@
+//! Ways past the shim's residency that a real runtime or a careless caller takes, each a C
+//! scenario (`tests/c/holes.c`) run through the shim over the simulator (strict residency: a use
+//! of memory not resident on the executing device is a counted violation).
+
+mod common;
+
+use std::collections::HashMap;
+
+const SUCCESS: u64 = 0;
+
+fn scenario(name: &str, env: &[(&str, &str)]) -> Option<(HashMap<String, u64>, String)> {
+    let program = common::build("holes")?;
+    let output = program.run(&[name.as_ref(), program.module.as_os_str()], env);
+    Some((
+        common::figures(&output),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    ))
+}
+
+#[test]
+fn an_allocation_made_while_a_device_is_made_everything_resident_is_resident_there_too() {
+    let Some((figures, _)) = scenario("allocation-race", &[("LAZY_USM_INDIRECT", "all")]) else {
+        return;
+    };
+    assert!(
+        figures["overlap"] > 0,
+        "the passes ran beside the allocations"
+    );
+    assert_eq!(
+        figures["missing"], 0,
+        "every one of device 0's allocations ends resident on device 1"
+    );
+    assert_eq!(figures["race.violations"], 0);
+    assert_eq!(figures["race.pinned"], 0, "all freed");
+    assert_eq!(figures["hazards"], 0);
+}
+
+#[test]
+fn appends_that_take_usm_pointers_make_a_peers_memory_resident_first() {
+    let Some((figures, _)) = scenario("other-appends", &[]) else {
+        return;
+    };
+    let step = |name: &str| {
+        (
+            figures[&format!("{name}.calls")],
+            figures[&format!("{name}.pinned")],
+            figures[&format!("{name}.violations")],
+        )
+    };
+    let (calls, pinned, violations) = step("start");
+    assert_eq!((pinned, violations), (0, 0));
+    let size = 4096u64;
+    assert_eq!(
+        step("from-context"),
+        (calls + 1, size, 0),
+        "the copy's target"
+    );
+    assert_eq!(figures["from-context.bytes-match"], 1);
+    assert_eq!(step("timestamp"), (calls + 2, size + 64, 0));
+    assert_eq!(
+        step("kernel-timestamps"),
+        (calls + 3, 2 * size + 64, 0),
+        "through the getters' table too"
+    );
+    assert_eq!(step("end").1, 0);
+    assert_eq!(figures["hazards"], 0);
+}
+
+#[test]
+fn residency_requests_are_deferred_only_for_the_allocations_own_context_and_range() {
+    let Some((figures, _)) = scenario("residency-requests", &[]) else {
+        return;
+    };
+    let mib = 1u64 << 20;
+    let start = figures["start.calls"];
+    // At an interior pointer: deferred (nothing pinned), and its eviction answered.
+    assert_eq!(figures["interior.result"], SUCCESS);
+    assert_eq!(
+        (figures["interior.calls"], figures["interior.pinned"]),
+        (start, 0)
+    );
+    assert_eq!(figures["interior-evict.result"], SUCCESS);
+    assert_eq!(figures["interior-evict.pinned"], 0);
+    // Past the allocation's end: forwarded, and the driver refuses it.
+    assert_ne!(figures["beyond.result"], SUCCESS);
+    assert_eq!(figures["beyond.calls"], start + 1, "forwarded");
+    // Another context: forwarded, and the driver refuses it.
+    assert_ne!(figures["other-context.result"], SUCCESS);
+    assert_eq!(figures["other-context.calls"], start + 2, "forwarded");
+    assert_ne!(figures["other-context-evict.result"], SUCCESS);
+    // Made resident by a use, then evicted by the program: the mirror goes.
+    assert_eq!(figures["whole.result"], SUCCESS);
+    assert_eq!(figures["used.pinned"], mib);
+    assert_eq!(figures["whole-evict.result"], SUCCESS);
+    assert_eq!(
+        figures["whole-evict.pinned"], 0,
+        "the eviction was forwarded"
+    );
+    assert_eq!(figures["used.violations"], 0);
+    assert_eq!(figures["end.pinned"], 0);
+}
+
+#[test]
+fn calls_the_driver_refuses_leave_the_shims_records_as_they_were() {
+    let Some((figures, _)) = scenario("refused-calls", &[]) else {
+        return;
+    };
+    let buffer = 4096u64;
+    for refused in [
+        "free-wrong-context",
+        "context-destroy",
+        "list-destroy",
+        "kernel-destroy",
+    ] {
+        assert_ne!(
+            figures[&format!("{refused}.result")],
+            SUCCESS,
+            "{refused} is refused"
+        );
+    }
+    let start = figures["start.calls"];
+    // After each refusal a peer use in the context is still made resident, with no violation.
+    for (step, uses) in [
+        ("after-free", 1),
+        ("after-context-destroy", 2),
+        ("after-list-destroy", 3),
+        ("after-kernel-destroy", 4),
+    ] {
+        assert_eq!(
+            (
+                figures[&format!("{step}.calls")],
+                figures[&format!("{step}.pinned")],
+                figures[&format!("{step}.violations")]
+            ),
+            (start + uses, uses * buffer, 0),
+            "{step}"
+        );
+    }
+    assert_eq!(figures["kernel.bytes-match"], 1);
+    assert_eq!(figures["end.pinned"], 0);
+    // The simulator counts the two destructions refused under queued work, and nothing else.
+    assert_eq!(figures["hazards"], 2);
+}
+
+#[test]
+fn a_forked_child_does_not_print_the_parents_report() {
+    let Some((figures, stderr)) = scenario("fork-child", &[("LAZY_USM_REPORT", "1")]) else {
+        return;
+    };
+    assert_eq!(figures["child.exit"], 0);
+    let reports = stderr
+        .lines()
+        .filter(|line| line.starts_with("lazy-usm shim ("))
+        .count();
+    assert_eq!(reports, 1, "only the parent reports:\n{stderr}");
+}
