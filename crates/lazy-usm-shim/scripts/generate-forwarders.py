@@ -1,15 +1,26 @@
 #!/usr/bin/env python3
 """Writes src/forwarders.rs: every Level Zero API function of the spec 1.17 headers and every
 table getter, exported by name and forwarded to the real loader's function of the same name
-(or answered as unsupported if it has none), except the functions the shim intercepts
-(INTERCEPTED below, written by hand in src/intercept.rs).
+(or answered as unsupported if it has none), except the functions the shim intercepts by hand
+(INTERCEPTED below, in src/intercept.rs).
+
+Every append to a command list whose parameters can carry a USM pointer (`void*`, `uint64_t*`)
+is intercepted here too, derived from the bindings rather than listed: a peer's allocation
+among those operands is made resident on the list's device first. An append with a pointer
+parameter of any other type stops this script until it is classified below (POINTEE_NOT_USM,
+NO_DEVICE_MEMORY or a hand-written intercept), so a new header cannot add one that slips past
+the shim: CI regenerates and compares.
+
+Also writes src/intercepted_tables.rs: for each DDI table, the intercepted entries its getter
+patches, and every intercepted function by name (for zeDriverGetExtensionFunctionAddress).
 
 Input: level-zero-sys/src/generated.rs (committed), so this runs offline and CI checks the
 output byte for byte (scripts/check-generated.sh).
 
-Usage: generate-forwarders.py [OUT]
+Usage: generate-forwarders.py [OUT [TABLES_OUT]]
 """
 import pathlib
+import re
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent.parent
@@ -39,19 +50,81 @@ INTERCEPTED = {
     "zeCommandListAppendLaunchMultipleKernelsIndirect",
     "zeCommandListAppendMemoryCopyWithParameters",
     "zeCommandListAppendMemoryFillWithParameters",
-    # Getters of tables holding intercepted functions: the real table, with the shim's
-    # functions over the intercepted entries (src/tables.rs).
-    "zeGetMemProcAddrTable",
-    "zeGetContextProcAddrTable",
-    "zeGetCommandListProcAddrTable",
-    "zeGetKernelProcAddrTable",
-    # Hands back the shim's own functions for names it intercepts (src/tables.rs).
-    "zeDriverGetExtensionFunctionAddress",
 }
+
+# Written by hand in src/tables.rs: the getters of tables holding intercepted functions (the
+# real table, with the shim's functions over the intercepted entries), and the extension
+# function lookup (hands back the shim's own functions).
+NOT_FORWARDED = {"zeDriverGetExtensionFunctionAddress"}
+
+# Pointer parameters of appends that point to host-side descriptions, never to USM.
+POINTEE_NOT_USM = {
+    "ze_copy_region_t",
+    "ze_image_region_t",
+    "ze_group_count_t",
+    "usize",
+    "u32",
+    "ze_event_handle_t",
+    "ze_kernel_handle_t",
+    "ze_command_list_handle_t",
+}
+
+# Pointees that may be USM: looked up in the shim's registry (a host pointer finds nothing).
+POINTEE_USM = {"::std::os::raw::c_void", "u64"}
+
+# Appends with pointer parameters that reach no device memory, and why.
+NO_DEVICE_MEMORY = {
+    "zeCommandListAppendMemAdvise": "advice about a range: it reads and writes no bytes",
+    "zeCommandListAppendMemoryRangesBarrier": "orders work on ranges: it reads and writes no bytes",
+    "zeCommandListAppendHostFunction": "a host function and its host data",
+    "zeCommandListAppendGraphExt": "its pointer is an extension chain",
+    "zeCommandListAppendSignalExternalSemaphoreExt": "semaphore parameters, no memory",
+    "zeCommandListAppendWaitExternalSemaphoreExt": "semaphore parameters, no memory",
+    "zeCommandListImmediateAppendCommandListsWithParameters": "its pointer is an extension chain",
+}
+
+
+def pointee(ty):
+    """The type a parameter points to, or None for a value; pointers to pointers keep a star."""
+    ty = ty.strip()
+    for prefix in ("*mut ", "*const "):
+        if ty.startswith(prefix):
+            return ty[len(prefix):]
+    return None
+
+
+def usm_operands(name, params):
+    """The parameters of append `name` that may carry a USM pointer, or None if the append is
+    not the generator's to intercept; stops on a pointer it cannot classify."""
+    if "Append" not in name or not params or params[0][1].strip() != "ze_command_list_handle_t":
+        return None
+    if name in INTERCEPTED:
+        return None
+    operands = []
+    for param, ty in params:
+        target = pointee(ty)
+        if target is None:
+            continue
+        if target in POINTEE_USM:
+            operands.append(param.strip())
+        elif target not in POINTEE_NOT_USM and name not in NO_DEVICE_MEMORY:
+            sys.exit(
+                f"{name}: parameter {param.strip()} points to {target}, which this script cannot "
+                "classify: say whether it can reach device memory (POINTEE_NOT_USM, "
+                "NO_DEVICE_MEMORY) or intercept the function by hand (INTERCEPTED)"
+            )
+    if name in NO_DEVICE_MEMORY or not operands:
+        return None
+    return operands
+
+
 
 
 def main():
     out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "src" / "forwarders.rs"
+    tables_out = (
+        pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else HERE / "src" / "intercepted_tables.rs"
+    )
     functions, tables, getters = read()
     lines = [
         "// Generated by scripts/generate-forwarders.py from level-zero-sys's bindings (spec 1.17).",
@@ -69,21 +142,55 @@ def main():
             if name not in seen:
                 seen.add(name)
                 entries.append((name, functions[pfn]))
+    patched = {}
     for table in sorted(tables):
         getter = getters.get(table)
         if getter and getter not in seen:
             seen.add(getter)
             entries.append((getter, ([("version", " ze_api_version_t"), ("table", f" *mut {table}")], "ze_result_t")))
+    operands_of = {name: usm_operands(name, params) for name, (params, _) in entries}
+    generated = {name for name, operands in operands_of.items() if operands is not None}
+    intercepted = {name for name in INTERCEPTED | generated if not GETTER_NAME.match(name)}
+    patched = {
+        table: [(field, api_name(pfn)) for field, pfn in fields if api_name(pfn) in intercepted]
+        for table, fields in sorted(tables.items())
+        if table in getters
+    }
+    patched = {table: fields for table, fields in patched.items() if fields}
+    patched_getters = {getters[table] for table in patched}
     for name, (params, ret) in entries:
-        if name in INTERCEPTED:
+        if name in INTERCEPTED or name in NOT_FORWARDED or name in patched_getters:
             continue
+        operands = operands_of[name]
         args = ", ".join(f"{p.strip()}:{t}" for p, t in params)
         names = ", ".join(p.strip() for p, _ in params)
         pointer = " ".join(
             ["unsafe extern \"C\" fn(", ", ".join(t.strip() for _, t in params), f") -> {ret}"]
         ).replace("( ", "(").replace(" )", ")")
+        if operands is None:
+            lines += [
+                f"/// `{name}`: forwarded to the real loader.",
+                "///",
+                "/// # Safety",
+                "/// The caller passes what the Level Zero specification requires of this function.",
+                "#[unsafe(no_mangle)]",
+                f"pub unsafe extern \"C\" fn {name}({args}) -> {ret} {{",
+                f"    static REAL: Real = Real::new(c\"{name}\");",
+                f"    // SAFETY: the real loader's `{name}` has the signature the headers declare.",
+                f"    match unsafe {{ REAL.get::<{pointer}>() }} {{",
+                "        // SAFETY: the caller's arguments, passed on unchanged.",
+                f"        Some(function) => unsafe {{ function({names}) }},",
+                f"        None => Unsupported::unsupported(),",
+                "    }",
+                "}",
+                "",
+            ]
+            continue
+        list_param = params[0][0].strip()
+        used = ", ".join(f"{operand} as *const ::std::ffi::c_void" for operand in operands)
         lines += [
-            f"/// `{name}`: forwarded to the real loader.",
+            f"/// `{name}`, intercepted: a peer's allocation among its pointer operands",
+            "/// becomes resident on the list's device first.",
             "///",
             "/// # Safety",
             "/// The caller passes what the Level Zero specification requires of this function.",
@@ -91,15 +198,52 @@ def main():
             f"pub unsafe extern \"C\" fn {name}({args}) -> {ret} {{",
             f"    static REAL: Real = Real::new(c\"{name}\");",
             f"    // SAFETY: the real loader's `{name}` has the signature the headers declare.",
-            f"    match unsafe {{ REAL.get::<{pointer}>() }} {{",
-            "        // SAFETY: the caller's arguments, passed on unchanged.",
-            f"        Some(function) => unsafe {{ function({names}) }},",
-            f"        None => Unsupported::unsupported(),",
+            f"    let Some(function) = (unsafe {{ REAL.get::<{pointer}>() }}) else {{",
+            "        return Unsupported::unsupported();",
+            "    };",
+            f"    let result = crate::intercept::use_all_on_list({list_param}, &[{used}]);",
+            "    if result != ze_result_t::ZE_RESULT_SUCCESS {",
+            "        return result;",
             "    }",
+            "    // SAFETY: the caller's arguments, passed on unchanged.",
+            f"    unsafe {{ function({names}) }}",
             "}",
             "",
         ]
     out.write_text("\n".join(lines), encoding="utf-8")
+
+    table_lines = [
+        "// Generated by scripts/generate-forwarders.py from level-zero-sys's bindings (spec 1.17).",
+        "// Do not edit.",
+        "",
+        "use crate::forwarders::*;",
+        "use crate::intercept::*;",
+        "use level_zero_sys::*;",
+        "use std::ffi::c_void;",
+        "",
+    ]
+    by_name = []
+    for table, fields in patched.items():
+        table_lines.append(f"wrapped_getter!({getters[table]}, {table}, [")
+        for field, name in fields:
+            table_lines.append(f"    {field} => {name},")
+            by_name.append(name)
+        table_lines += ["]);", ""]
+    missing = intercepted - set(by_name)
+    if missing:
+        sys.exit(f"intercepted but in no table: {sorted(missing)}")
+    table_lines += [
+        "/// The shim's function for an intercepted name, for `zeDriverGetExtensionFunctionAddress`.",
+        "pub(crate) fn intercepted(name: &[u8]) -> Option<*mut c_void> {",
+        "    let function = match name {",
+    ]
+    for name in sorted(set(by_name)):
+        table_lines.append(f"        b\"{name}\" => {name} as *mut c_void,")
+    table_lines += ["        _ => return None,", "    };", "    Some(function)", "}", ""]
+    tables_out.write_text("\n".join(table_lines), encoding="utf-8")
+
+
+GETTER_NAME = re.compile(r"^ze[a-z]*Get\w+ProcAddrTable$")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,8 @@ pub unsafe extern "C" fn zeCommandListReset(arg1: ze_command_list_handle_t) -> z
     }
 }
 
-/// `zeCommandListAppendWriteGlobalTimestamp`: forwarded to the real loader.
+/// `zeCommandListAppendWriteGlobalTimestamp`, intercepted: a peer's allocation among its pointer operands
+/// becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -42,11 +43,15 @@ pub unsafe extern "C" fn zeCommandListReset(arg1: ze_command_list_handle_t) -> z
 pub unsafe extern "C" fn zeCommandListAppendWriteGlobalTimestamp(arg1: ze_command_list_handle_t, arg2: *mut u64, arg3: ze_event_handle_t, arg4: u32, arg5: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendWriteGlobalTimestamp");
     // SAFETY: the real loader's `zeCommandListAppendWriteGlobalTimestamp` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut u64, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5) },
-        None => Unsupported::unsupported(),
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut u64, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void]);
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
     }
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5) }
 }
 
 /// `zeCommandListAppendBarrier`: forwarded to the real loader.
@@ -79,7 +84,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(arg1: ze_command
     }
 }
 
-/// `zeCommandListAppendMemoryCopyFromContext`: forwarded to the real loader.
+/// `zeCommandListAppendMemoryCopyFromContext`, intercepted: a peer's allocation among its pointer operands
+/// becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -87,11 +93,15 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(arg1: ze_command
 pub unsafe extern "C" fn zeCommandListAppendMemoryCopyFromContext(arg1: ze_command_list_handle_t, arg2: *mut ::std::os::raw::c_void, arg3: ze_context_handle_t, arg4: *const ::std::os::raw::c_void, arg5: usize, arg6: ze_event_handle_t, arg7: u32, arg8: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendMemoryCopyFromContext");
     // SAFETY: the real loader's `zeCommandListAppendMemoryCopyFromContext` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_context_handle_t, *const ::std::os::raw::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) },
-        None => Unsupported::unsupported(),
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_context_handle_t, *const ::std::os::raw::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void, arg4 as *const ::std::ffi::c_void]);
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
     }
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) }
 }
 
 /// `zeCommandListAppendImageCopy`: forwarded to the real loader.
@@ -124,7 +134,8 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyRegion(arg1: ze_command_lis
     }
 }
 
-/// `zeCommandListAppendImageCopyToMemory`: forwarded to the real loader.
+/// `zeCommandListAppendImageCopyToMemory`, intercepted: a peer's allocation among its pointer operands
+/// becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -132,14 +143,19 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyRegion(arg1: ze_command_lis
 pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemory(arg1: ze_command_list_handle_t, arg2: *mut ::std::os::raw::c_void, arg3: ze_image_handle_t, arg4: *const ze_image_region_t, arg5: ze_event_handle_t, arg6: u32, arg7: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendImageCopyToMemory");
     // SAFETY: the real loader's `zeCommandListAppendImageCopyToMemory` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_image_handle_t, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) },
-        None => Unsupported::unsupported(),
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_image_handle_t, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void]);
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
     }
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }
 
-/// `zeCommandListAppendImageCopyFromMemory`: forwarded to the real loader.
+/// `zeCommandListAppendImageCopyFromMemory`, intercepted: a peer's allocation among its pointer operands
+/// becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -147,14 +163,19 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemory(arg1: ze_command_l
 pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemory(arg1: ze_command_list_handle_t, arg2: ze_image_handle_t, arg3: *const ::std::os::raw::c_void, arg4: *const ze_image_region_t, arg5: ze_event_handle_t, arg6: u32, arg7: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendImageCopyFromMemory");
     // SAFETY: the real loader's `zeCommandListAppendImageCopyFromMemory` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_image_handle_t, *const ::std::os::raw::c_void, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) },
-        None => Unsupported::unsupported(),
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_image_handle_t, *const ::std::os::raw::c_void, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let result = crate::intercept::use_all_on_list(arg1, &[arg3 as *const ::std::ffi::c_void]);
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
     }
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }
 
-/// `zeCommandListAppendMemoryPrefetch`: forwarded to the real loader.
+/// `zeCommandListAppendMemoryPrefetch`, intercepted: a peer's allocation among its pointer operands
+/// becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -162,11 +183,15 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemory(arg1: ze_command
 pub unsafe extern "C" fn zeCommandListAppendMemoryPrefetch(arg1: ze_command_list_handle_t, arg2: *const ::std::os::raw::c_void, arg3: usize) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendMemoryPrefetch");
     // SAFETY: the real loader's `zeCommandListAppendMemoryPrefetch` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ::std::os::raw::c_void, usize) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3) },
-        None => Unsupported::unsupported(),
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ::std::os::raw::c_void, usize) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void]);
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
     }
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3) }
 }
 
 /// `zeCommandListAppendMemAdvise`: forwarded to the real loader.
@@ -229,7 +254,8 @@ pub unsafe extern "C" fn zeCommandListAppendEventReset(arg1: ze_command_list_han
     }
 }
 
-/// `zeCommandListAppendQueryKernelTimestamps`: forwarded to the real loader.
+/// `zeCommandListAppendQueryKernelTimestamps`, intercepted: a peer's allocation among its pointer operands
+/// becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -237,14 +263,19 @@ pub unsafe extern "C" fn zeCommandListAppendEventReset(arg1: ze_command_list_han
 pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(arg1: ze_command_list_handle_t, arg2: u32, arg3: *mut ze_event_handle_t, arg4: *mut ::std::os::raw::c_void, arg5: *const usize, arg6: ze_event_handle_t, arg7: u32, arg8: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendQueryKernelTimestamps");
     // SAFETY: the real loader's `zeCommandListAppendQueryKernelTimestamps` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut ze_event_handle_t, *mut ::std::os::raw::c_void, *const usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) },
-        None => Unsupported::unsupported(),
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut ze_event_handle_t, *mut ::std::os::raw::c_void, *const usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let result = crate::intercept::use_all_on_list(arg1, &[arg4 as *const ::std::ffi::c_void]);
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
     }
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) }
 }
 
-/// `zeCommandListAppendImageCopyToMemoryExt`: forwarded to the real loader.
+/// `zeCommandListAppendImageCopyToMemoryExt`, intercepted: a peer's allocation among its pointer operands
+/// becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -252,14 +283,19 @@ pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(arg1: ze_comma
 pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemoryExt(arg1: ze_command_list_handle_t, arg2: *mut ::std::os::raw::c_void, arg3: ze_image_handle_t, arg4: *const ze_image_region_t, arg5: u32, arg6: u32, arg7: ze_event_handle_t, arg8: u32, arg9: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendImageCopyToMemoryExt");
     // SAFETY: the real loader's `zeCommandListAppendImageCopyToMemoryExt` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_image_handle_t, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) },
-        None => Unsupported::unsupported(),
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_image_handle_t, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void]);
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
     }
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) }
 }
 
-/// `zeCommandListAppendImageCopyFromMemoryExt`: forwarded to the real loader.
+/// `zeCommandListAppendImageCopyFromMemoryExt`, intercepted: a peer's allocation among its pointer operands
+/// becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -267,11 +303,15 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemoryExt(arg1: ze_comman
 pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(arg1: ze_command_list_handle_t, arg2: ze_image_handle_t, arg3: *const ::std::os::raw::c_void, arg4: *const ze_image_region_t, arg5: u32, arg6: u32, arg7: ze_event_handle_t, arg8: u32, arg9: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendImageCopyFromMemoryExt");
     // SAFETY: the real loader's `zeCommandListAppendImageCopyFromMemoryExt` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_image_handle_t, *const ::std::os::raw::c_void, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) },
-        None => Unsupported::unsupported(),
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_image_handle_t, *const ::std::os::raw::c_void, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let result = crate::intercept::use_all_on_list(arg1, &[arg3 as *const ::std::ffi::c_void]);
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
     }
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) }
 }
 
 /// `zeCommandListHostSynchronize`: forwarded to the real loader.
@@ -3034,7 +3074,8 @@ pub unsafe extern "C" fn zeRTASBuilderBuildExt(arg1: ze_rtas_builder_ext_handle_
     }
 }
 
-/// `zeRTASBuilderCommandListAppendCopyExt`: forwarded to the real loader.
+/// `zeRTASBuilderCommandListAppendCopyExt`, intercepted: a peer's allocation among its pointer operands
+/// becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -3042,11 +3083,15 @@ pub unsafe extern "C" fn zeRTASBuilderBuildExt(arg1: ze_rtas_builder_ext_handle_
 pub unsafe extern "C" fn zeRTASBuilderCommandListAppendCopyExt(arg1: ze_command_list_handle_t, arg2: *mut ::std::os::raw::c_void, arg3: *const ::std::os::raw::c_void, arg4: usize, arg5: ze_event_handle_t, arg6: u32, arg7: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeRTASBuilderCommandListAppendCopyExt");
     // SAFETY: the real loader's `zeRTASBuilderCommandListAppendCopyExt` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) },
-        None => Unsupported::unsupported(),
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void, arg3 as *const ::std::ffi::c_void]);
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
     }
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }
 
 /// `zeRTASBuilderDestroyExt`: forwarded to the real loader.
@@ -7228,21 +7273,6 @@ pub unsafe extern "C" fn zeGetPhysicalMemProcAddrTable(version: ze_api_version_t
     static REAL: Real = Real::new(c"zeGetPhysicalMemProcAddrTable");
     // SAFETY: the real loader's `zeGetPhysicalMemProcAddrTable` has the signature the headers declare.
     match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut ze_physical_mem_dditable_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(version, table) },
-        None => Unsupported::unsupported(),
-    }
-}
-
-/// `zeGetRTASBuilderProcAddrTable`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeGetRTASBuilderProcAddrTable(version: ze_api_version_t, table: *mut ze_rtas_builder_dditable_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeGetRTASBuilderProcAddrTable");
-    // SAFETY: the real loader's `zeGetRTASBuilderProcAddrTable` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut ze_rtas_builder_dditable_t) -> ze_result_t>() } {
         // SAFETY: the caller's arguments, passed on unchanged.
         Some(function) => unsafe { function(version, table) },
         None => Unsupported::unsupported(),

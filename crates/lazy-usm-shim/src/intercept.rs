@@ -84,7 +84,10 @@ fn use_on_list(list: ze_command_list_handle_t, address: *const c_void) -> ze_res
 }
 
 /// [`use_on_list`] for each operand, stopping at the first failure.
-fn use_all_on_list(list: ze_command_list_handle_t, operands: &[*const c_void]) -> ze_result_t {
+pub(crate) fn use_all_on_list(
+    list: ze_command_list_handle_t,
+    operands: &[*const c_void],
+) -> ze_result_t {
     operands
         .iter()
         .map(|&operand| use_on_list(list, operand))

@@ -1,8 +1,7 @@
 //! Ways to the intercepted functions other than their names: the tables the loader's getters
 //! fill (an older static front end of Intel's runtime uses them as they are) and
-//! `zeDriverGetExtensionFunctionAddress`.
+//! `zeDriverGetExtensionFunctionAddress`. Which entries are patched is generated.
 
-use crate::intercept::*;
 use crate::real::Real;
 use level_zero_sys::*;
 use std::ffi::{CStr, c_char, c_void};
@@ -20,8 +19,8 @@ macro_rules! wrapped_getter {
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $name(version: ze_api_version_t, table: *mut $table) -> ze_result_t {
             type Getter = unsafe extern "C" fn(ze_api_version_t, *mut $table) -> ze_result_t;
-            static REAL: Real = Real::new(
-                match CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes()) {
+            static REAL: $crate::real::Real = $crate::real::Real::new(
+                match ::std::ffi::CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes()) {
                     Ok(name) => name,
                     Err(_) => panic!("a NUL-free name"),
                 },
@@ -32,13 +31,13 @@ macro_rules! wrapped_getter {
             };
             // SAFETY: the caller's arguments, passed on.
             let result = unsafe { getter(version, table) };
-            if result != SUCCESS || table.is_null() {
+            if result != ::level_zero_sys::ze_result_t::ZE_RESULT_SUCCESS || table.is_null() {
                 return result;
             }
             // Which entries exist at `version`: those the real getter fills in a whole table.
             let mut probe = <$table>::default();
             // SAFETY: a whole table, larger than any version's.
-            if unsafe { getter(version, &mut probe) } != SUCCESS {
+            if unsafe { getter(version, &mut probe) } != ::level_zero_sys::ze_result_t::ZE_RESULT_SUCCESS {
                 return result;
             }
             $(
@@ -52,62 +51,12 @@ macro_rules! wrapped_getter {
     };
 }
 
-wrapped_getter!(zeGetMemProcAddrTable, ze_mem_dditable_t, [
-    pfnAllocDevice => zeMemAllocDevice,
-    pfnFree => zeMemFree,
-    pfnFreeExt => zeMemFreeExt,
-]);
-
-wrapped_getter!(zeGetContextProcAddrTable, ze_context_dditable_t, [
-    pfnDestroy => zeContextDestroy,
-    pfnMakeMemoryResident => zeContextMakeMemoryResident,
-    pfnEvictMemory => zeContextEvictMemory,
-]);
-
-wrapped_getter!(zeGetCommandListProcAddrTable, ze_command_list_dditable_t, [
-    pfnCreate => zeCommandListCreate,
-    pfnCreateImmediate => zeCommandListCreateImmediate,
-    pfnDestroy => zeCommandListDestroy,
-    pfnAppendMemoryCopy => zeCommandListAppendMemoryCopy,
-    pfnAppendMemoryFill => zeCommandListAppendMemoryFill,
-    pfnAppendMemoryCopyRegion => zeCommandListAppendMemoryCopyRegion,
-    pfnAppendLaunchKernel => zeCommandListAppendLaunchKernel,
-    pfnAppendLaunchCooperativeKernel => zeCommandListAppendLaunchCooperativeKernel,
-    pfnAppendLaunchKernelIndirect => zeCommandListAppendLaunchKernelIndirect,
-    pfnAppendLaunchMultipleKernelsIndirect => zeCommandListAppendLaunchMultipleKernelsIndirect,
-    pfnAppendLaunchKernelWithParameters => zeCommandListAppendLaunchKernelWithParameters,
-    pfnAppendLaunchKernelWithArguments => zeCommandListAppendLaunchKernelWithArguments,
-    pfnAppendMemoryCopyWithParameters => zeCommandListAppendMemoryCopyWithParameters,
-    pfnAppendMemoryFillWithParameters => zeCommandListAppendMemoryFillWithParameters,
-]);
-
-wrapped_getter!(zeGetKernelProcAddrTable, ze_kernel_dditable_t, [
-    pfnSetArgumentValue => zeKernelSetArgumentValue,
-    pfnDestroy => zeKernelDestroy,
-]);
-
-/// The shim's function for an intercepted name, for `zeDriverGetExtensionFunctionAddress`.
-fn intercepted(name: &[u8]) -> Option<*mut c_void> {
-    let function = match name {
-        b"zeCommandListAppendLaunchKernelWithArguments" => {
-            zeCommandListAppendLaunchKernelWithArguments as *mut c_void
-        }
-        b"zeCommandListAppendLaunchKernelWithParameters" => {
-            zeCommandListAppendLaunchKernelWithParameters as *mut c_void
-        }
-        b"zeCommandListAppendMemoryCopyWithParameters" => {
-            zeCommandListAppendMemoryCopyWithParameters as *mut c_void
-        }
-        b"zeCommandListAppendMemoryFillWithParameters" => {
-            zeCommandListAppendMemoryFillWithParameters as *mut c_void
-        }
-        b"zeCommandListAppendLaunchMultipleKernelsIndirect" => {
-            zeCommandListAppendLaunchMultipleKernelsIndirect as *mut c_void
-        }
-        _ => return None,
-    };
-    Some(function)
-}
+// Which entries of which tables, and every intercepted function by name: generated with the
+// forwarders, so each intercepted function is patched into its table (scripts/generate-forwarders.py).
+#[rustfmt::skip]
+#[path = "intercepted_tables.rs"]
+mod intercepted_tables;
+use intercepted_tables::intercepted;
 
 /// Forwarded; for a name the shim intercepts, the shim's own function is handed back.
 ///

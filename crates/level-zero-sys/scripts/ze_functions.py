@@ -6,10 +6,16 @@ An API function's name is its function-pointer type's without `_pfn` and `_t`
 (`ze_pfnDeviceGetProperties_t` -> `zeDeviceGetProperties`); a getter's table is the type its
 second parameter points to.
 """
+import os
 import pathlib
 import re
 
-GENERATED = pathlib.Path(__file__).resolve().parent.parent / "src" / "generated.rs"
+# The bindings read; LEVEL_ZERO_BINDINGS names another file (the generators' own tests use it
+# to feed a header change in).
+GENERATED = pathlib.Path(
+    os.environ.get("LEVEL_ZERO_BINDINGS")
+    or pathlib.Path(__file__).resolve().parent.parent / "src" / "generated.rs"
+)
 
 TABLE = re.compile(r"pub struct _(\w+_dditable_t) \{\n(.*?)\n\}", re.S)
 FIELD = re.compile(r"pub (\w+):\s*(\w+),")

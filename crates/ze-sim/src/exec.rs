@@ -29,6 +29,8 @@ pub(crate) enum Command {
         dst: usize,
         src: usize,
         size: usize,
+        /// The source's context when it is not the list's (`zeCommandListAppendMemoryCopyFromContext`).
+        src_context: Option<usize>,
     },
     Fill {
         dst: usize,
@@ -312,12 +314,25 @@ fn prepare(
     let mut ops = Vec::with_capacity(commands.len());
     for command in commands {
         ops.push(match command {
-            Command::Copy { dst, src, size } => {
+            Command::Copy {
+                dst,
+                src,
+                size,
+                src_context,
+            } => {
                 let mut touched = Vec::new();
                 let (to, to_access) =
                     check_range(platform, state, context, engine, *dst, *size, &mut touched)?;
-                let (from, from_access) =
-                    check_range(platform, state, context, engine, *src, *size, &mut touched)?;
+                let source_context = src_context.unwrap_or(context);
+                let (from, from_access) = check_range(
+                    platform,
+                    state,
+                    source_context,
+                    engine,
+                    *src,
+                    *size,
+                    &mut touched,
+                )?;
                 let corrupt = [&to_access, &from_access]
                     .iter()
                     .any(|access| matches!(access, Some(Access::Peer(LinkKind::Corrupt))));

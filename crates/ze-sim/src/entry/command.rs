@@ -390,7 +390,30 @@ pub(crate) unsafe extern "C" fn append_memory_copy(
     wait_count: u32,
     waits: *mut ze_event_handle_t,
 ) -> ze_result_t {
+    // SAFETY: the caller's arguments.
+    unsafe { copy_between(list, dst, None, src, size, signal, wait_count, waits) }
+}
+
+/// A copy whose source lies in `src_context` (`None`: the list's).
+///
+/// # Safety
+/// `waits` must be valid for `wait_count` reads when `wait_count > 0`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_between(
+    list: ze_command_list_handle_t,
+    dst: *mut c_void,
+    src_context: Option<ze_context_handle_t>,
+    src: *const c_void,
+    size: usize,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
     guard(|| {
+        let src_context = match src_context {
+            Some(context) => Some(registry::context(context as usize).map(|_| context as usize)?),
+            None => None,
+        };
         if dst.is_null() || src.is_null() {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
         }
@@ -399,7 +422,12 @@ pub(crate) unsafe extern "C" fn append_memory_copy(
         if size > 0 && overlap {
             return Err(ze_result_t::ZE_RESULT_ERROR_OVERLAPPING_REGIONS);
         }
-        let copy = Command::Copy { dst, src, size };
+        let copy = Command::Copy {
+            dst,
+            src,
+            size,
+            src_context,
+        };
         // SAFETY: the caller's wait list.
         let commands = unsafe { with_events(Some(copy), signal, wait_count, waits) }?;
         append(list, commands)
@@ -472,20 +500,34 @@ pub(crate) unsafe extern "C" fn append_event_reset(
     })
 }
 
-/// A copy whose source belongs to another context of the same driver: the simulator's memory
-/// is one address space, so it is a copy (its operands' residency checked on the list's device).
+/// A copy whose source belongs to another context of the same driver (its operands'
+/// residency checked on the list's device, the source's in its own context).
 pub(crate) unsafe extern "C" fn append_memory_copy_from_context(
     list: ze_command_list_handle_t,
     dst: *mut c_void,
-    _source_context: ze_context_handle_t,
+    source_context: ze_context_handle_t,
     src: *const c_void,
     size: usize,
     signal: ze_event_handle_t,
     wait_count: u32,
     waits: *mut ze_event_handle_t,
 ) -> ze_result_t {
-    // SAFETY: the caller's arguments, as `zeCommandListAppendMemoryCopy` takes them.
-    unsafe { append_memory_copy(list, dst, src, size, signal, wait_count, waits) }
+    if source_context.is_null() {
+        return ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
+    // SAFETY: the caller's arguments.
+    unsafe {
+        copy_between(
+            list,
+            dst,
+            Some(source_context),
+            src,
+            size,
+            signal,
+            wait_count,
+            waits,
+        )
+    }
 }
 
 /// Writes the device's timestamp (the simulator's clock at append, in nanoseconds) to `dst`, an

@@ -1,0 +1,73 @@
+//! The forwarders' generator refuses bindings with an append whose pointer parameter it cannot
+//! classify, so a header that adds one fails CI (which regenerates) instead of slipping past the
+//! shim's residency.
+
+use std::path::Path;
+use std::process::Command;
+
+fn generate(bindings: &Path, out: &Path) -> std::process::Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/generate-forwarders.py");
+    Command::new("python3")
+        .arg(script)
+        .arg(out.join("forwarders.rs"))
+        .arg(out.join("intercepted_tables.rs"))
+        .env("LEVEL_ZERO_BINDINGS", bindings)
+        .output()
+        .expect("python3 runs")
+}
+
+#[test]
+fn an_append_with_an_unclassified_pointer_stops_the_generator_and_a_usm_one_is_intercepted() {
+    let bindings = Path::new(env!("CARGO_MANIFEST_DIR")).join("../level-zero-sys/src/generated.rs");
+    let text = std::fs::read_to_string(&bindings).unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let with = |extra: &str| {
+        let path = folder.path().join("bindings.rs");
+        std::fs::write(&path, format!("{text}\n{extra}\n")).unwrap();
+        path
+    };
+    // A new append taking a descriptor the generator has never seen.
+    let unknown = with(
+        "pub type ze_pfnCommandListAppendNewThingExt_t = ::std::option::Option<unsafe extern \"C\" \
+         fn(arg1: ze_command_list_handle_t, arg2: *const ze_new_thing_desc_t) -> ze_result_t>;\n\
+         #[repr(C)]\npub struct _ze_new_thing_dditable_t {\n    pub pfnAppendNewThingExt: \
+         ze_pfnCommandListAppendNewThingExt_t,\n}",
+    );
+    let output = generate(&unknown, folder.path());
+    assert!(!output.status.success(), "the generator must stop");
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        message.contains("zeCommandListAppendNewThingExt")
+            && message.contains("ze_new_thing_desc_t"),
+        "it names the append and the type: {message}"
+    );
+    // A new append taking a plain `void*` is intercepted without anyone listing it.
+    let usm = with(
+        "pub type ze_pfnCommandListAppendNewCopyExt_t = ::std::option::Option<unsafe extern \"C\" \
+         fn(arg1: ze_command_list_handle_t, arg2: *mut ::std::os::raw::c_void) -> ze_result_t>;\n\
+         #[repr(C)]\npub struct _ze_new_copy_dditable_t {\n    pub pfnAppendNewCopyExt: \
+         ze_pfnCommandListAppendNewCopyExt_t,\n}\n\
+         pub type ze_pfnGetNewCopyProcAddrTable_t = ::std::option::Option<unsafe extern \"C\" \
+         fn(arg1: ze_api_version_t, arg2: *mut ze_new_copy_dditable_t) -> ze_result_t>;",
+    );
+    let output = generate(&usm, folder.path());
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let forwarders = std::fs::read_to_string(folder.path().join("forwarders.rs")).unwrap();
+    let start = forwarders
+        .find("pub unsafe extern \"C\" fn zeCommandListAppendNewCopyExt(")
+        .expect("exported");
+    let body = &forwarders[start..start + 800];
+    assert!(
+        body.contains("use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void])"),
+        "its pointer operand is made resident first:\n{body}"
+    );
+    let tables = std::fs::read_to_string(folder.path().join("intercepted_tables.rs")).unwrap();
+    assert!(
+        tables.contains("pfnAppendNewCopyExt => zeCommandListAppendNewCopyExt,"),
+        "and patched into its table"
+    );
+}
