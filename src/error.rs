@@ -153,6 +153,16 @@ pub enum Error {
         /// Whose it is (`"another context"`, `"another residency manager"`, ...).
         owner: &'static str,
     },
+    /// Residency by pointer asked of pool memory, whose residency is its segment's and shared
+    /// by the segment's other blocks: go through the block (`ensure_resident_on`), or free it.
+    #[error(
+        "{address:#x} is pool memory: its residency is its segment's, shared with the segment's \
+         other blocks; make the block itself resident (ensure_resident_on), or free it"
+    )]
+    PoolMemory {
+        /// The address asked about.
+        address: usize,
+    },
     /// No live allocation of this manager (or pool, or registry) contains the address.
     #[error("no live allocation contains {address:#x}")]
     UnknownPointer {

@@ -61,6 +61,9 @@ pub struct PoolConfig {
     /// Most idle bytes kept cached; above it, idle segments are released as new ones are made
     /// (`None`: no limit; `trim` releases them on demand).
     pub max_cached_bytes: Option<u64>,
+    /// How long an allocation that finds the device out of memory waits for blocks freed behind
+    /// running work ([`Block::free_after`]) to come back before it reports out of memory.
+    pub out_of_memory_wait: std::time::Duration,
 }
 
 /// Largest segment size a [`PoolConfig`] may name (and largest dedicated threshold).
@@ -117,6 +120,7 @@ impl Default for PoolConfig {
             large_segment: 32 << 20,
             dedicated_threshold: 64 << 20,
             max_cached_bytes: None,
+            out_of_memory_wait: std::time::Duration::from_secs(1),
         }
     }
 }
@@ -193,6 +197,10 @@ struct Deferred {
     arena: u8,
     class: u16,
     capacity: usize,
+    /// The peers the block was shared with and its size: the sharing lasts until the work
+    /// completes, since the work may read the block there (trim must not evict it).
+    peers: u64,
+    size: usize,
     work: Arc<dyn WorkFence>,
 }
 
@@ -510,25 +518,9 @@ impl Block<'_> {
         self.capacity
     }
 
-    fn forget_peers(&self) {
-        let peers = DeviceSet::from_bits(self.peers.load(Ordering::Acquire));
-        if peers.is_empty() {
-            return;
-        }
-        for device in peers.iter() {
-            self.pool.shared_bytes[device as usize].fetch_sub(self.size as u64, Ordering::AcqRel);
-        }
-        self.pool
-            .segment(self.segment)
-            .shared_blocks
-            .fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-impl Block<'_> {
-    /// Forgets the block's sharing and name; its memory is then the caller's to return.
+    /// Forgets the block's name; its memory is then the caller's to return (its sharing is
+    /// forgotten by whoever returns it).
     fn retire(&mut self) -> Slot {
-        self.forget_peers();
         if self.named {
             lock(&self.pool.named).remove(&self.address);
         }
@@ -545,6 +537,8 @@ impl Drop for Block<'_> {
             return;
         }
         let slot = self.retire();
+        self.pool
+            .forget_sharing(self.segment, self.peers.load(Ordering::Acquire), self.size);
         self.pool
             .release(slot, self.arena, self.class, self.capacity);
     }
@@ -622,12 +616,29 @@ impl Block<'_> {
             arena: self.arena,
             class: self.class,
             capacity: self.capacity,
+            peers: self.peers.load(Ordering::Acquire),
+            size: self.size,
             work,
         });
     }
 }
 
 impl DevicePool {
+    /// Forgets a returned block's sharing with `peers` (its size `size`): the segment no longer
+    /// counts it, so trim may evict the segment from them.
+    fn forget_sharing(&self, segment: u32, peers: u64, size: usize) {
+        let peers = DeviceSet::from_bits(peers);
+        if peers.is_empty() {
+            return;
+        }
+        for device in peers.iter() {
+            self.shared_bytes[device as usize].fetch_sub(size as u64, Ordering::AcqRel);
+        }
+        self.segment(segment)
+            .shared_blocks
+            .fetch_sub(1, Ordering::AcqRel);
+    }
+
     /// This pool's identity, for detached blocks.
     fn id(&self) -> u64 {
         self.id
@@ -1009,10 +1020,11 @@ impl DevicePool {
                 );
                 self.reclaim_deferred();
                 self.release_idle_segments();
-                allocate()?
+                self.allocate_waiting_for_deferred(allocate)?
             }
             other => other?,
         };
+        allocation.state.pooled.store(true, Ordering::Release);
         for peer in self.arena_ref(arena).peers.iter() {
             self.manager.ensure_resident_on(
                 &allocation,
@@ -1050,6 +1062,32 @@ impl DevicePool {
             },
             index,
         ))
+    }
+
+    /// `allocate` again, and while the device stays out of memory and blocks wait on work
+    /// ([`Block::free_after`]), again as that work completes and they come back, for up to
+    /// [`PoolConfig::out_of_memory_wait`] (as PyTorch's allocator syncs its streams' events
+    /// before it reports out of memory).
+    fn allocate_waiting_for_deferred(
+        &self,
+        allocate: impl Fn() -> Result<DeviceAllocation>,
+    ) -> Result<DeviceAllocation> {
+        let deadline = std::time::Instant::now() + self.config.out_of_memory_wait;
+        let mut pause = std::time::Duration::from_micros(10);
+        loop {
+            let error = match allocate() {
+                Err(error @ Error::OutOfDeviceMemory { .. }) => error,
+                other => return other,
+            };
+            if lock(&self.deferred).is_empty() || std::time::Instant::now() >= deadline {
+                return Err(error);
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(1));
+            if self.reclaim_deferred() > 0 {
+                self.release_idle_segments();
+            }
+        }
     }
 
     /// Forgets segment `index` (freed once no block holds it); returns its size.
@@ -1124,6 +1162,7 @@ impl DevicePool {
         };
         let count = ready.len();
         for entry in ready {
+            self.forget_sharing(entry.slot.segment, entry.peers, entry.size);
             self.release(entry.slot, entry.arena, entry.class, entry.capacity);
         }
         count
@@ -1368,10 +1407,31 @@ impl DevicePool {
 
 impl Drop for DevicePool {
     fn drop(&mut self) {
-        // Deferred blocks may still be written by the device: wait before segments go.
-        for entry in lock(&self.deferred).drain(..) {
-            if let Err(error) = entry.work.settle() {
+        // Deferred blocks may still be written by the device: wait before segments go. A
+        // segment whose work cannot be waited for is leaked, never freed under the device.
+        let unsettled: Vec<u32> = lock(&self.deferred)
+            .drain(..)
+            .filter_map(|entry| {
+                let error = entry.work.settle().err()?;
                 self.manager.context().record_drop_error(error);
+                Some(entry.slot.segment)
+            })
+            .collect();
+        let mut table = self
+            .segments
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        for index in unsettled {
+            if let Some(segment) = table
+                .segments
+                .get_mut(index as usize)
+                .and_then(Option::take)
+            {
+                log::error!(
+                    "lazy-usm pool: leaking a {}-byte segment whose pending work cannot be waited for",
+                    segment.allocation.len()
+                );
+                std::mem::forget(segment);
             }
         }
     }

@@ -27,12 +27,19 @@ pub struct PointerTarget {
 }
 
 impl ResidencyManager {
+    /// The allocation containing `address`, for residency by pointer: pool memory is refused,
+    /// since its segment's residency belongs to every block of the segment, as the pool counts.
     fn allocation_at(&self, address: usize) -> Result<Arc<AllocationState>> {
-        self.shared
+        let state = self
+            .shared
             .registry
             .find(address)
             .map(|entry| entry.value)
-            .ok_or(Error::UnknownPointer { address })
+            .ok_or(Error::UnknownPointer { address })?;
+        if state.pooled.load(Ordering::Acquire) {
+            return Err(Error::PoolMemory { address });
+        }
+        Ok(state)
     }
 
     /// The live allocation of this manager (or of a pool over it) that contains `address`, at
@@ -63,7 +70,8 @@ impl ResidencyManager {
             })
     }
 
-    /// [`ResidencyManager::ensure_resident_on`] for the allocation containing `address`.
+    /// [`ResidencyManager::ensure_resident_on`] for the allocation containing `address`. Pool
+    /// memory is refused ([`Error::PoolMemory`]): make the block itself resident.
     ///
     /// ```
     /// # use lazy_usm::*;
@@ -87,7 +95,8 @@ impl ResidencyManager {
         Ok(())
     }
 
-    /// [`ResidencyManager::evict_from`] for the allocation containing `address`.
+    /// [`ResidencyManager::evict_from`] for the allocation containing `address`. Pool memory is
+    /// refused ([`Error::PoolMemory`]): its segment may be shared by other live blocks.
     ///
     /// ```
     /// # use lazy_usm::*;

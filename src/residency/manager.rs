@@ -33,6 +33,9 @@ pub(crate) struct AllocationState {
     /// Set (under the state lock) when its `DeviceAllocation` is dropped: a caller that found
     /// it by pointer must not make the freed range resident anywhere.
     pub(crate) freed: std::sync::atomic::AtomicBool,
+    /// A pool's segment: its residency is shared by the segment's blocks, which the pool
+    /// counts, so residency by pointer refuses it.
+    pub(crate) pooled: std::sync::atomic::AtomicBool,
 }
 
 /// What a device pair's P2P link has shown.
@@ -690,6 +693,7 @@ impl ResidencyManager {
             pins: AtomicU32::new(0),
             last_use: AtomicU64::new(0),
             freed: std::sync::atomic::AtomicBool::new(false),
+            pooled: std::sync::atomic::AtomicBool::new(false),
         });
         let registered =
             self.shared

@@ -1,0 +1,264 @@
+//! The pool under work it does not see the end of: blocks freed behind fences keep their peer
+//! sharing until the fence completes, out of memory waits (bounded) for pending frees, a pool
+//! dropped under a fence that cannot settle leaks rather than frees, and by-pointer residency
+//! never bypasses a segment's sharing.
+
+mod common;
+
+use common::{Harness, run_with_timeout};
+use lazy_usm::*;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+const MIB: usize = 1 << 20;
+
+fn setup(harness: &Harness) -> (ResidencyManager, Vec<Device>) {
+    let devices = harness.runtime.devices().unwrap();
+    let manager = ResidencyManager::new(
+        Context::new(&devices).unwrap(),
+        ResidencyConfig::new(Policy::Lazy),
+    )
+    .unwrap();
+    (manager, devices)
+}
+
+/// A fence the test completes by hand.
+struct Flag(AtomicBool);
+
+impl WorkFence for Flag {
+    fn is_complete(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+/// A fence whose runtime broke: it never completes and cannot be waited for.
+struct Broken;
+
+impl WorkFence for Broken {
+    fn is_complete(&self) -> bool {
+        false
+    }
+
+    fn settle(&self) -> Result<()> {
+        Err(Error::Internal("the fence's runtime is gone".into()))
+    }
+}
+
+fn wait_until(mut done: impl FnMut() -> bool) {
+    for _ in 0..20_000 {
+        if done() {
+            return;
+        }
+        std::thread::sleep(Duration::from_micros(100));
+    }
+    panic!("not done within two seconds");
+}
+
+/// Work lazy-usm does not see (a SYCL kernel, say): a copy of `size` bytes from `source` on an
+/// immediate list of `device`, made straight through Level Zero, that starts once `gate`
+/// signals, signalling `finished` when done. Returns the list, to destroy once it has.
+fn foreign_copy(
+    runtime: &Runtime,
+    context: &Context,
+    device: &Device,
+    target: usize,
+    source: usize,
+    size: usize,
+    gate: &Event,
+    finished: &Event,
+) -> level_zero_sys::ze_command_list_handle_t {
+    use level_zero_sys::*;
+    let api = runtime.api();
+    let desc = ze_command_queue_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+        mode: ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+        ..Default::default()
+    };
+    let mut list = std::ptr::null_mut();
+    let mut wait = gate.handle().0;
+    // SAFETY: live handles of this runtime; the descriptor and outputs outlive the calls; the
+    // copy's ranges are live allocations of `size` bytes that the caller keeps until it ends.
+    unsafe {
+        assert_eq!(
+            (api.command_list_create_immediate)(
+                context.handle().0,
+                device.handle().0,
+                &desc,
+                &mut list
+            ),
+            ze_result_t::ZE_RESULT_SUCCESS
+        );
+        assert_eq!(
+            (api.command_list_append_memory_copy)(
+                list,
+                target as *mut _,
+                source as *const _,
+                size,
+                finished.handle().0,
+                1,
+                &mut wait
+            ),
+            ze_result_t::ZE_RESULT_SUCCESS
+        );
+    }
+    list
+}
+
+#[test]
+fn trim_keeps_a_blocks_peer_residency_while_fenced_work_still_reads_it_there() {
+    run_with_timeout(Duration::from_secs(60), || {
+        let harness = Harness::simulated("b70x2");
+        let (manager, devices) = setup(&harness);
+        let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+        let context = manager.context().clone();
+        let block = pool.allocate(4096).unwrap();
+        // Device 1 uses the block through lazy-usm: its segment becomes resident there.
+        let mut replica = manager.allocate(&devices[1], 4096).unwrap();
+        manager.copy(&mut replica, 0, &block, 0, 4096).unwrap();
+        let pinned = harness.host_pinned();
+        assert!(pinned > 0);
+        // Then work lazy-usm does not see reads it on device 1, behind a gate, and the block is
+        // freed behind that work.
+        let events = EventPool::new(&context, 2).unwrap();
+        let (gate, finished) = (events.event(0).unwrap(), events.event(1).unwrap());
+        let list = foreign_copy(
+            &harness.runtime,
+            &context,
+            &devices[1],
+            replica.address(),
+            block.address(),
+            4096,
+            &gate,
+            &finished,
+        );
+        let done = Arc::new(Flag(AtomicBool::new(false)));
+        block.free_after(done.clone());
+        // Nothing live shares the segment, but the fenced work still reads it on device 1.
+        pool.trim().unwrap();
+        assert_eq!(
+            harness.host_pinned(),
+            pinned,
+            "kept while the fence is pending"
+        );
+        gate.signal().unwrap();
+        finished.wait().unwrap();
+        // SAFETY: the list made above, idle now.
+        assert_eq!(
+            unsafe { (harness.runtime.api().command_list_destroy)(list) }.0,
+            0
+        );
+        done.0.store(true, Ordering::Release);
+        assert_eq!(harness.counter("residency_violations"), 0);
+        // Once the fence completed, trim takes the residency back.
+        assert_eq!(pool.reclaim(), 1);
+        pool.trim().unwrap();
+        assert_eq!(pool.stats().peers[0].resident_bytes, 0);
+        drop((gate, finished, events, replica, pool, manager, context));
+        harness.assert_clean();
+    });
+}
+
+#[test]
+fn out_of_memory_waits_for_blocks_freed_behind_running_work_before_failing() {
+    run_with_timeout(Duration::from_secs(60), || {
+        let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+        config.faults.device_memory_limit_bytes = Some(256 * MIB as u64);
+        let harness = Harness::with_config(config);
+        let (manager, devices) = setup(&harness);
+        let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+        let block = pool.allocate(200 * MIB).unwrap();
+        let fence = Arc::new(Flag(AtomicBool::new(false)));
+        block.free_after(fence.clone());
+        let completes = {
+            let fence = Arc::clone(&fence);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                fence.0.store(true, Ordering::Release);
+            })
+        };
+        // Fits only once the freed block's work completed: the pool waits for it.
+        let again = pool.allocate(200 * MIB).unwrap();
+        assert!(fence.is_complete());
+        completes.join().unwrap();
+        drop(again);
+
+        // Behind a fence that does not complete within the bound, the typed error, and the
+        // block still waits (it is not reused under the work).
+        let bounded = DevicePool::new(
+            &manager,
+            &devices[0],
+            PoolConfig {
+                out_of_memory_wait: Duration::from_millis(20),
+                ..PoolConfig::default()
+            },
+        )
+        .unwrap();
+        drop(pool);
+        let stuck = bounded.allocate(200 * MIB).unwrap();
+        let never = Arc::new(Flag(AtomicBool::new(false)));
+        stuck.free_after(never.clone());
+        let error = bounded.allocate(200 * MIB).unwrap_err();
+        assert!(matches!(error, Error::OutOfDeviceMemory { .. }), "{error}");
+        never.0.store(true, Ordering::Release);
+        assert_eq!(bounded.reclaim(), 1);
+        drop((bounded, manager));
+        harness.assert_clean();
+    });
+}
+
+#[test]
+fn a_pool_dropped_under_a_fence_that_cannot_settle_leaks_the_segment_instead_of_freeing_it() {
+    let harness = Harness::simulated("b70x2");
+    let (manager, devices) = setup(&harness);
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    let block = pool.allocate(10 * MIB).unwrap();
+    let address = block.address();
+    block.free_after(Arc::new(Broken));
+    let live = harness.counter("live_allocations");
+    drop(pool);
+    // The device may still write it: the segment stays allocated, and the error is kept.
+    assert_eq!(harness.counter("live_allocations"), live);
+    assert!(
+        manager.find(address).is_some(),
+        "still a live allocation of the manager"
+    );
+    let errors = manager.context().take_drop_errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(harness.counter("free_hazards"), 0);
+}
+
+#[test]
+fn residency_by_pointer_refuses_pool_memory_whose_segment_other_blocks_share() {
+    let harness = Harness::simulated("b70x2");
+    let (manager, devices) = setup(&harness);
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    let shared = pool.allocate(4096).unwrap();
+    let neighbour = pool.allocate(4096).unwrap();
+    let mut replica = manager.allocate(&devices[1], 4096).unwrap();
+    manager.copy(&mut replica, 0, &shared, 0, 4096).unwrap();
+    let pinned = harness.host_pinned();
+    assert!(pinned > 0);
+    // Evicting the neighbour would evict the segment `shared` still needs on device 1.
+    let error = manager
+        .evict_at(neighbour.address(), &devices[1])
+        .unwrap_err();
+    assert!(matches!(error, Error::PoolMemory { .. }), "{error}");
+    assert_eq!(harness.host_pinned(), pinned, "still resident");
+    // Residency asked by pointer would be taken back by trim behind the caller's back.
+    let error = manager
+        .ensure_resident_at(neighbour.address() + 8, &devices[1])
+        .unwrap_err();
+    assert!(matches!(error, Error::PoolMemory { .. }), "{error}");
+    // Through the block itself it works, and trim keeps it while the block lives.
+    manager.ensure_resident_on(&neighbour, &devices[1]).unwrap();
+    drop(shared);
+    pool.trim().unwrap();
+    assert_eq!(harness.host_pinned(), pinned);
+    assert!(manager.find(neighbour.address()).is_some());
+    drop((neighbour, replica));
+    pool.trim().unwrap();
+    assert_eq!(harness.host_pinned(), 0);
+    drop((pool, manager));
+    harness.assert_clean();
+}
