@@ -45,19 +45,10 @@ impl WorkFence for Broken {
     }
 }
 
-fn wait_until(mut done: impl FnMut() -> bool) {
-    for _ in 0..20_000 {
-        if done() {
-            return;
-        }
-        std::thread::sleep(Duration::from_micros(100));
-    }
-    panic!("not done within two seconds");
-}
-
 /// Work lazy-usm does not see (a SYCL kernel, say): a copy of `size` bytes from `source` on an
 /// immediate list of `device`, made straight through Level Zero, that starts once `gate`
-/// signals, signalling `finished` when done. Returns the list, to destroy once it has.
+/// signals, signalling `finished` when done (`events` = `[gate, finished]`). Returns the list,
+/// to destroy once it has.
 fn foreign_copy(
     runtime: &Runtime,
     context: &Context,
@@ -65,9 +56,9 @@ fn foreign_copy(
     target: usize,
     source: usize,
     size: usize,
-    gate: &Event,
-    finished: &Event,
+    events: [&Event; 2],
 ) -> level_zero_sys::ze_command_list_handle_t {
+    let [gate, finished] = events;
     use level_zero_sys::*;
     let api = runtime.api();
     let desc = ze_command_queue_desc_t {
@@ -129,8 +120,7 @@ fn trim_keeps_a_blocks_peer_residency_while_fenced_work_still_reads_it_there() {
             replica.address(),
             block.address(),
             4096,
-            &gate,
-            &finished,
+            [&gate, &finished],
         );
         let done = Arc::new(Flag(AtomicBool::new(false)));
         block.free_after(done.clone());
