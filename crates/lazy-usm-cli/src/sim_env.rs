@@ -110,12 +110,6 @@ pub fn environment(target: &Target) -> Result<Vec<(String, String)>, String> {
     if target.shim {
         loader_dir = Some(loader_folder(&shim_library()?, "lazy-usm-shim")?);
         variables.push(("LAZY_USM_REPORT".into(), "1".into()));
-        // Intel's v2 adapter otherwise passes kernel arguments with the launch, where the shim
-        // cannot read them and falls back to making every peer allocation resident.
-        variables.push((
-            "UR_L0_V2_DISABLE_ZE_LAUNCH_KERNEL_WITH_ARGS".into(),
-            "1".into(),
-        ));
     }
     let Some(folder) = loader_dir else {
         return Err("nothing to point at: give a preset, or --shim for the system's loader".into());

@@ -2399,21 +2399,6 @@ pub unsafe extern "C" fn zeImageGetDeviceOffsetExp(arg1: ze_image_handle_t, arg2
     }
 }
 
-/// `zeKernelCreate`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeKernelCreate(arg1: ze_module_handle_t, arg2: *const ze_kernel_desc_t, arg3: *mut ze_kernel_handle_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeKernelCreate");
-    // SAFETY: the real loader's `zeKernelCreate` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_module_handle_t, *const ze_kernel_desc_t, *mut ze_kernel_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3) },
-        None => Unsupported::unsupported(),
-    }
-}
-
 /// `zeKernelSetCacheConfig`: forwarded to the real loader.
 ///
 /// # Safety
@@ -2845,36 +2830,6 @@ pub unsafe extern "C" fn zeModuleBuildLogGetString(arg1: ze_module_build_log_han
     match unsafe { REAL.get::<unsafe extern "C" fn(ze_module_build_log_handle_t, *mut usize, *mut ::std::os::raw::c_char) -> ze_result_t>() } {
         // SAFETY: the caller's arguments, passed on unchanged.
         Some(function) => unsafe { function(arg1, arg2, arg3) },
-        None => Unsupported::unsupported(),
-    }
-}
-
-/// `zeModuleCreate`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeModuleCreate(arg1: ze_context_handle_t, arg2: ze_device_handle_t, arg3: *const ze_module_desc_t, arg4: *mut ze_module_handle_t, arg5: *mut ze_module_build_log_handle_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeModuleCreate");
-    // SAFETY: the real loader's `zeModuleCreate` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_context_handle_t, ze_device_handle_t, *const ze_module_desc_t, *mut ze_module_handle_t, *mut ze_module_build_log_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5) },
-        None => Unsupported::unsupported(),
-    }
-}
-
-/// `zeModuleDestroy`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeModuleDestroy(arg1: ze_module_handle_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeModuleDestroy");
-    // SAFETY: the real loader's `zeModuleDestroy` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_module_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1) },
         None => Unsupported::unsupported(),
     }
 }
@@ -7243,21 +7198,6 @@ pub unsafe extern "C" fn zeGetModuleBuildLogProcAddrTable(version: ze_api_versio
     static REAL: Real = Real::new(c"zeGetModuleBuildLogProcAddrTable");
     // SAFETY: the real loader's `zeGetModuleBuildLogProcAddrTable` has the signature the headers declare.
     match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut ze_module_build_log_dditable_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(version, table) },
-        None => Unsupported::unsupported(),
-    }
-}
-
-/// `zeGetModuleProcAddrTable`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeGetModuleProcAddrTable(version: ze_api_version_t, table: *mut ze_module_dditable_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeGetModuleProcAddrTable");
-    // SAFETY: the real loader's `zeGetModuleProcAddrTable` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut ze_module_dditable_t) -> ze_result_t>() } {
         // SAFETY: the caller's arguments, passed on unchanged.
         Some(function) => unsafe { function(version, table) },
         None => Unsupported::unsupported(),

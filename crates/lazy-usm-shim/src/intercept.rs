@@ -4,6 +4,7 @@
 
 use crate::real::Real;
 use crate::state::{Allocation, lock, shim};
+use lazy_usm_spirv::Parameter;
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
@@ -98,6 +99,18 @@ pub(crate) fn use_all_on_list(
 /// A launch on `list`: the kernel's pointer arguments (and, with `LAZY_USM_INDIRECT=all`,
 /// every peer allocation of the context) become resident on the list's device first.
 fn launch_on_list(list: ze_command_list_handle_t, kernel: ze_kernel_handle_t) -> ze_result_t {
+    let arguments: Vec<usize> = shim()
+        .kernels
+        .get(&(kernel as usize))
+        .map(|arguments| arguments.values().flatten().copied().collect())
+        .unwrap_or_default();
+    launch_with_pointers(list, &arguments)
+}
+
+/// A launch on `list` whose arguments hold `pointers`: those (and, with
+/// `LAZY_USM_INDIRECT=all`, every peer allocation of the context) become resident on the
+/// list's device first.
+fn launch_with_pointers(list: ze_command_list_handle_t, pointers: &[usize]) -> ze_result_t {
     let shim = shim();
     if !shim.config.lazy {
         return SUCCESS;
@@ -111,18 +124,44 @@ fn launch_on_list(list: ze_command_list_handle_t, kernel: ze_kernel_handle_t) ->
             return result;
         }
     }
-    let arguments: Vec<usize> = shim
-        .kernels
-        .get(&(kernel as usize))
-        .map(|arguments| arguments.values().flatten().copied().collect())
-        .unwrap_or_default();
-    for address in arguments {
+    for &address in pointers {
         let result = use_on_list(list, address as *const c_void);
         if result != SUCCESS {
             return result;
         }
     }
     SUCCESS
+}
+
+/// The pointer-sized words of an argument value of `size` bytes that point into device
+/// allocations the shim knows (every word, so that a struct passed by value with pointers
+/// inside, a SYCL functor's members, is seen too; up to 64 words).
+///
+/// # Safety
+/// `value` must be null or valid for reads of `size` bytes.
+unsafe fn pointers_in(value: *const c_void, size: usize) -> Vec<usize> {
+    let shim = shim();
+    let words = if value.is_null() {
+        0
+    } else {
+        (size / size_of::<usize>()).min(64)
+    };
+    (0..words)
+        // SAFETY: word `word` lies inside the caller's `size` bytes (read unaligned: any
+        // alignment).
+        .map(|word| unsafe { (value as *const usize).add(word).read_unaligned() })
+        .filter(|&address| address != 0 && shim.registry.find_map(address, |_| ()).is_some())
+        .collect()
+}
+
+/// Records argument `index` of `kernel` as holding `pointers` (none: forgotten).
+fn record_argument(kernel: ze_kernel_handle_t, index: u32, pointers: Vec<usize>) {
+    let mut arguments = shim().kernels.entry(kernel as usize).or_default();
+    if pointers.is_empty() {
+        arguments.remove(&index);
+    } else {
+        arguments.insert(index, pointers);
+    }
 }
 
 /// Every peer allocation of `context` made resident on `device`. The pair is marked before the
@@ -630,27 +669,10 @@ pub unsafe extern "C" fn zeKernelSetArgumentValue(
     );
     // SAFETY: the caller's arguments, passed on.
     let result = unsafe { function(kernel, index, size, value) };
-    let shim = shim();
-    if result == SUCCESS && shim.config.lazy {
-        // Every pointer-sized word of the argument, so that a struct passed by value with
-        // pointers inside (a SYCL functor's members) is seen too; up to 64 words.
-        let words = if value.is_null() {
-            0
-        } else {
-            (size / size_of::<usize>()).min(64)
-        };
-        let pointers: Vec<usize> = (0..words)
-            // SAFETY: word `word` lies inside the caller's `size` bytes (read unaligned: any
-            // alignment).
-            .map(|word| unsafe { (value as *const usize).add(word).read_unaligned() })
-            .filter(|&address| address != 0 && shim.registry.find_map(address, |_| ()).is_some())
-            .collect();
-        let mut arguments = shim.kernels.entry(kernel as usize).or_default();
-        if pointers.is_empty() {
-            arguments.remove(&index);
-        } else {
-            arguments.insert(index, pointers);
-        }
+    if result == SUCCESS && shim().config.lazy {
+        // SAFETY: the caller's value of `size` bytes (or null).
+        let pointers = unsafe { pointers_in(value, size) };
+        record_argument(kernel, index, pointers);
     }
     result
 }
@@ -669,6 +691,7 @@ pub unsafe extern "C" fn zeKernelDestroy(kernel: ze_kernel_handle_t) -> ze_resul
     let result = unsafe { function(kernel) };
     if result == SUCCESS {
         shim().kernels.remove(&(kernel as usize));
+        shim().parameters.remove(&(kernel as usize));
     }
     result
 }
@@ -730,7 +753,41 @@ launch!(
     zeCommandListAppendLaunchKernelIndirect
 );
 
-/// Intercepted: the arguments travel with the launch, unseen; see
+/// The pointers among a launch's argument values (`arguments`: a pointer to each), read by the
+/// kernel's parameters as its SPIR-V module gives them; `None` when the shim does not know
+/// every parameter's size (a native binary, an unsized type), or the array is null.
+///
+/// # Safety
+/// `arguments` must be null or hold a pointer to each argument's value, as the kernel's
+/// parameters size them.
+unsafe fn pointers_of_arguments(
+    kernel: ze_kernel_handle_t,
+    arguments: *mut *mut c_void,
+) -> Option<Vec<(u32, Vec<usize>)>> {
+    let parameters = shim().parameters.get(&(kernel as usize))?.clone();
+    if arguments.is_null() && !parameters.is_empty() {
+        return None;
+    }
+    let mut found = Vec::with_capacity(parameters.len());
+    for (index, parameter) in parameters.iter().enumerate() {
+        // SAFETY: the caller's array holds a pointer per parameter.
+        let value = unsafe { *arguments.add(index) } as *const c_void;
+        let pointers = match *parameter {
+            // SAFETY: the value is the parameter's `size` bytes (the caller's promise).
+            Parameter::Pointer { size } | Parameter::Value { size } => unsafe {
+                pointers_in(value, size)
+            },
+            Parameter::Local => Vec::new(),
+            Parameter::Unknown => return None,
+        };
+        found.push((index as u32, pointers));
+    }
+    Some(found)
+}
+
+/// Intercepted: the arguments travel with the launch. Where the kernel's module said its
+/// parameters, their pointers are read and made resident (and recorded, since the launch sets
+/// the kernel's arguments as `zeKernelSetArgumentValue` would); otherwise see
 /// `launch_with_unseen_arguments`.
 ///
 /// # Safety
@@ -761,16 +818,146 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithArguments(
             *mut ze_event_handle_t,
         ) -> ze_result_t
     );
-    let result = launch_with_unseen_arguments(list);
+    let read = if shim().config.lazy {
+        // SAFETY: the caller's array of argument pointers, as the kernel's parameters size them.
+        unsafe { pointers_of_arguments(kernel, arguments) }
+    } else {
+        None
+    };
+    let result = match &read {
+        Some(found) => {
+            let pointers: Vec<usize> = found.iter().flat_map(|(_, p)| p).copied().collect();
+            launch_with_pointers(list, &pointers)
+        }
+        None => launch_with_unseen_arguments(list),
+    };
     if result != SUCCESS {
         return result;
     }
     // SAFETY: the caller's arguments, passed on.
-    unsafe {
+    let result = unsafe {
         function(
             list, kernel, groups, group_size, arguments, next, signal, wait_count, waits,
         )
+    };
+    if result == SUCCESS
+        && let Some(found) = read
+    {
+        for (index, pointers) in found {
+            record_argument(kernel, index, pointers);
+        }
     }
+    result
+}
+
+/// Intercepted: a SPIR-V module's kernels and their parameters are recorded.
+///
+/// # Safety
+/// As the specification requires of `zeModuleCreate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeModuleCreate(
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    desc: *const ze_module_desc_t,
+    module: *mut ze_module_handle_t,
+    build_log: *mut ze_module_build_log_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeModuleCreate",
+        unsafe extern "C" fn(
+            ze_context_handle_t,
+            ze_device_handle_t,
+            *const ze_module_desc_t,
+            *mut ze_module_handle_t,
+            *mut ze_module_build_log_handle_t,
+        ) -> ze_result_t
+    );
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(context, device, desc, module, build_log) };
+    if result != SUCCESS || desc.is_null() || module.is_null() || !shim().config.lazy {
+        return result;
+    }
+    // SAFETY: the caller's descriptor, which the driver accepted.
+    let desc = unsafe { &*desc };
+    if desc.format != ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV || desc.pInputModule.is_null() {
+        return result;
+    }
+    // SAFETY: the caller's module of `inputSize` bytes, which the driver just read.
+    let bytes = unsafe { std::slice::from_raw_parts(desc.pInputModule, desc.inputSize) };
+    if let Ok(kernels) = lazy_usm_spirv::kernels(bytes) {
+        let kernels = kernels
+            .into_iter()
+            .map(|kernel| (kernel.name, kernel.parameters.into()))
+            .collect();
+        // SAFETY: the driver wrote the new module there.
+        let handle = unsafe { *module } as usize;
+        shim().modules.insert(handle, std::sync::Arc::new(kernels));
+    }
+    result
+}
+
+/// Intercepted: the module's kernels are forgotten once the driver destroyed it.
+///
+/// # Safety
+/// As the specification requires of `zeModuleDestroy`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeModuleDestroy(module: ze_module_handle_t) -> ze_result_t {
+    let function = real!(
+        c"zeModuleDestroy",
+        unsafe extern "C" fn(ze_module_handle_t) -> ze_result_t
+    );
+    // SAFETY: the caller's argument, passed on.
+    let result = unsafe { function(module) };
+    if result == SUCCESS {
+        shim().modules.remove(&(module as usize));
+    }
+    result
+}
+
+/// Intercepted: the kernel's parameters, where its module said them, are recorded.
+///
+/// # Safety
+/// As the specification requires of `zeKernelCreate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeKernelCreate(
+    module: ze_module_handle_t,
+    desc: *const ze_kernel_desc_t,
+    kernel: *mut ze_kernel_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeKernelCreate",
+        unsafe extern "C" fn(
+            ze_module_handle_t,
+            *const ze_kernel_desc_t,
+            *mut ze_kernel_handle_t,
+        ) -> ze_result_t
+    );
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(module, desc, kernel) };
+    if result != SUCCESS || desc.is_null() || kernel.is_null() {
+        return result;
+    }
+    let shim = shim();
+    let Some(kernels) = shim
+        .modules
+        .get(&(module as usize))
+        .map(|entry| entry.clone())
+    else {
+        return result;
+    };
+    // SAFETY: the caller's descriptor, which the driver accepted.
+    let name = unsafe { (*desc).pKernelName };
+    if name.is_null() {
+        return result;
+    }
+    // SAFETY: the caller's NUL-terminated kernel name.
+    let name = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy();
+    if let Some(parameters) = kernels.get(name.as_ref()) {
+        // SAFETY: the driver wrote the new kernel there.
+        let handle = unsafe { *kernel } as usize;
+        shim.parameters.insert(handle, parameters.clone());
+    }
+    result
 }
 
 /// Intercepted: its extension parameters may carry arguments, unseen; see

@@ -38,6 +38,7 @@ wrapped_getter!(zeGetContextProcAddrTable, ze_context_dditable_t, [
 ]);
 
 wrapped_getter!(zeGetKernelProcAddrTable, ze_kernel_dditable_t, [
+    pfnCreate => zeKernelCreate,
     pfnDestroy => zeKernelDestroy,
     pfnSetArgumentValue => zeKernelSetArgumentValue,
 ]);
@@ -46,6 +47,11 @@ wrapped_getter!(zeGetMemProcAddrTable, ze_mem_dditable_t, [
     pfnAllocDevice => zeMemAllocDevice,
     pfnFree => zeMemFree,
     pfnFreeExt => zeMemFreeExt,
+]);
+
+wrapped_getter!(zeGetModuleProcAddrTable, ze_module_dditable_t, [
+    pfnCreate => zeModuleCreate,
+    pfnDestroy => zeModuleDestroy,
 ]);
 
 wrapped_getter!(zeGetRTASBuilderProcAddrTable, ze_rtas_builder_dditable_t, [
@@ -80,11 +86,14 @@ pub(crate) fn intercepted(name: &[u8]) -> Option<*mut c_void> {
         b"zeContextDestroy" => zeContextDestroy as *mut c_void,
         b"zeContextEvictMemory" => zeContextEvictMemory as *mut c_void,
         b"zeContextMakeMemoryResident" => zeContextMakeMemoryResident as *mut c_void,
+        b"zeKernelCreate" => zeKernelCreate as *mut c_void,
         b"zeKernelDestroy" => zeKernelDestroy as *mut c_void,
         b"zeKernelSetArgumentValue" => zeKernelSetArgumentValue as *mut c_void,
         b"zeMemAllocDevice" => zeMemAllocDevice as *mut c_void,
         b"zeMemFree" => zeMemFree as *mut c_void,
         b"zeMemFreeExt" => zeMemFreeExt as *mut c_void,
+        b"zeModuleCreate" => zeModuleCreate as *mut c_void,
+        b"zeModuleDestroy" => zeModuleDestroy as *mut c_void,
         b"zeRTASBuilderCommandListAppendCopyExt" => zeRTASBuilderCommandListAppendCopyExt as *mut c_void,
         _ => return None,
     };

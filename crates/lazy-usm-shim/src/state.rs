@@ -5,6 +5,7 @@
 #![deny(unsafe_code)]
 
 use lazy_usm_registry::PointerRegistry;
+use lazy_usm_spirv::Parameter;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -51,6 +52,9 @@ impl Config {
     }
 }
 
+/// A module's kernels by name, with their parameters.
+pub type ModuleKernels = HashMap<String, Arc<[Parameter]>>;
+
 /// A device allocation the program made.
 #[derive(Debug)]
 pub struct Allocation {
@@ -94,6 +98,10 @@ pub struct Shim {
     pub lists: dashmap::DashMap<usize, (usize, usize), rustc_hash::FxBuildHasher>,
     /// Each kernel's arguments that hold pointers into device allocations, by index.
     pub kernels: dashmap::DashMap<usize, BTreeMap<u32, Vec<usize>>, rustc_hash::FxBuildHasher>,
+    /// Each SPIR-V module's kernels and their parameters.
+    pub modules: dashmap::DashMap<usize, Arc<ModuleKernels>, rustc_hash::FxBuildHasher>,
+    /// Each kernel's parameters, where its module said (not for native binaries).
+    pub parameters: dashmap::DashMap<usize, Arc<[Parameter]>, rustc_hash::FxBuildHasher>,
     /// (context, device) pairs where `LAZY_USM_INDIRECT=all` (or a launch whose arguments
     /// the shim cannot see) makes every peer allocation resident.
     pub everything_resident: Mutex<HashMap<(usize, usize), EverythingResident>>,
@@ -119,6 +127,8 @@ pub fn shim() -> &'static Shim {
         allocations: Mutex::new(HashMap::new()),
         lists: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
         kernels: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
+        modules: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
+        parameters: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
         everything_resident: Mutex::new(HashMap::new()),
         stats: Stats::default(),
     })

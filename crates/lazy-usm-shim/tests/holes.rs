@@ -154,3 +154,32 @@ fn a_forked_child_does_not_print_the_parents_report() {
         .count();
     assert_eq!(reports, 1, "only the parent reports:\n{stderr}");
 }
+
+#[test]
+fn launches_whose_arguments_travel_with_them_are_as_precise_as_argument_by_argument_ones() {
+    let Some((figures, _)) = scenario("launch-with-arguments", &[]) else {
+        return;
+    };
+    let buffer = 4096u64;
+    let step = |name: &str| {
+        (
+            figures[&format!("{name}.calls")],
+            figures[&format!("{name}.pinned")],
+            figures[&format!("{name}.violations")],
+        )
+    };
+    let (calls, pinned, violations) = step("start");
+    assert_eq!((pinned, violations), (0, 0));
+    assert_eq!(
+        step("precise"),
+        (calls + 1, buffer, 0),
+        "the source only, not device 0's bystander"
+    );
+    assert_eq!(figures["precise.bytes-match"], 1);
+    assert_eq!(step("kept"), (calls + 1, buffer, 0));
+    assert_eq!(figures["kept.bytes-match"], 1);
+    // A native binary's kernel: the shim cannot read its arguments, so everything of device 0.
+    assert_eq!(step("fallback"), (calls + 2, 2 * buffer, 0));
+    assert_eq!(step("end").1, 0);
+    assert_eq!(figures["hazards"], 0);
+}

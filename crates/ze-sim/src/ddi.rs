@@ -191,6 +191,7 @@ pub unsafe extern "C" fn zeGetCommandListProcAddrTable(
         pfnAppendMemoryCopyFromContext: Some(command::append_memory_copy_from_context),
         pfnAppendWriteGlobalTimestamp: Some(command::append_write_global_timestamp),
         pfnAppendQueryKernelTimestamps: Some(command::append_query_kernel_timestamps),
+        pfnAppendLaunchKernelWithArguments: Some(module::append_launch_kernel_with_arguments),
         ..Default::default()
     };
     // SAFETY: the loader's table.

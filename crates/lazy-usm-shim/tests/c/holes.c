@@ -353,6 +353,58 @@ static int refused_calls(void) {
     return 0;
 }
 
+/* 7. Launches whose arguments travel with them: read by the kernel's SPIR-V parameters, only
+ * the source is made resident (a bystander of device 0 is not); a kernel of a native binary,
+ * whose parameters the shim cannot know, falls back to making everything resident. */
+static int launch_with_arguments(void) {
+    static uint32_t host[N], back[N];
+    for (int i = 0; i < N; i++)
+        host[i] = (uint32_t)i * 11u;
+    uint32_t *source = device_memory(context, device[0], N * 4);
+    uint32_t *bystander = device_memory(context, device[0], N * 4);
+    uint32_t *target = device_memory(context, device[1], N * 4);
+    CALL(zeCommandListAppendMemoryCopy, list[0], source, host, sizeof host, NULL, 0, NULL);
+    wait_idle(list[0]);
+    figures("start");
+    ze_kernel_handle_t copy = kernel("lazy_usm_sim_copy_u32");
+    ze_group_count_t groups = {N, 1, 1};
+    ze_group_size_t one = {1, 1, 1};
+    void *arguments[] = {&target, &source};
+    CALL(zeCommandListAppendLaunchKernelWithArguments, list[1], copy, groups, one, arguments, NULL, NULL, 0, NULL);
+    CALL(zeCommandListAppendMemoryCopy, list[1], back, target, sizeof back, NULL, 0, NULL);
+    wait_idle(list[1]);
+    value("precise.bytes-match", memcmp(back, host, sizeof host) == 0);
+    figures("precise");
+    /* The launch set the kernel's arguments: a plain launch reads the same ones. */
+    memset(back, 0, sizeof back);
+    CALL(zeCommandListAppendMemoryFill, list[1], target, &(uint32_t){0}, 4, sizeof back, NULL, 0, NULL);
+    CALL(zeCommandListAppendLaunchKernel, list[1], copy, &groups, NULL, 0, NULL);
+    CALL(zeCommandListAppendMemoryCopy, list[1], back, target, sizeof back, NULL, 0, NULL);
+    wait_idle(list[1]);
+    value("kept.bytes-match", memcmp(back, host, sizeof host) == 0);
+    figures("kept");
+    CALL(zeKernelDestroy, copy);
+
+    /* A native binary: the simulator knows its built-in by name, the shim knows nothing. */
+    static const uint8_t binary[16] = {1};
+    ze_module_desc_t desc = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_NATIVE, sizeof binary, binary, "", NULL};
+    ze_module_handle_t native;
+    CALL(zeModuleCreate, context, device[1], &desc, &native, NULL);
+    ze_kernel_desc_t kernel_desc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "lazy_usm_sim_copy_u32"};
+    ze_kernel_handle_t native_copy;
+    CALL(zeKernelCreate, native, &kernel_desc, &native_copy);
+    CALL(zeCommandListAppendLaunchKernelWithArguments, list[1], native_copy, groups, one, arguments, NULL, NULL, 0, NULL);
+    wait_idle(list[1]);
+    figures("fallback");
+    CALL(zeKernelDestroy, native_copy);
+    CALL(zeModuleDestroy, native);
+    CALL(zeMemFree, context, source);
+    CALL(zeMemFree, context, bystander);
+    CALL(zeMemFree, context, target);
+    figures("end");
+    return 0;
+}
+
 /* 6. A forked child that exits normally must not print the parent's report. */
 static int fork_child(void) {
     fflush(stdout);
@@ -404,6 +456,8 @@ int main(int argc, char **argv) {
         failed = residency_requests();
     else if (!strcmp(scenario, "refused-calls"))
         failed = refused_calls();
+    else if (!strcmp(scenario, "launch-with-arguments"))
+        failed = launch_with_arguments();
     else if (!strcmp(scenario, "fork-child"))
         failed = fork_child();
     else {

@@ -59,12 +59,14 @@ pub fn build(name: &str) -> Option<Program> {
     let folder = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(&shim, folder.path().join("libze_loader.so.1")).unwrap();
     let module = folder.path().join("module.spv");
+    // The simulator's built-in kernels, with their parameters typed as they are.
+    use lazy_usm_spirv::ParameterType::{GlobalPointer, Scalar};
     std::fs::write(
         &module,
-        ze_sim::spirv::module_with_kernels(&[
-            ("lazy_usm_sim_copy_u32", 2),
-            ("lazy_usm_sim_fill_u32", 2),
-            ("lazy_usm_sim_gather_u32", 2),
+        lazy_usm_spirv::module(&[
+            ("lazy_usm_sim_copy_u32", &[GlobalPointer, GlobalPointer]),
+            ("lazy_usm_sim_fill_u32", &[GlobalPointer, Scalar(4)]),
+            ("lazy_usm_sim_gather_u32", &[GlobalPointer, GlobalPointer]),
         ]),
     )
     .unwrap();

@@ -44,7 +44,30 @@ pub(crate) struct Kernel {
     pub name: String,
     pub builtin: Option<Builtin>,
     pub arguments: u32,
+    /// Each argument's kind and size, from its SPIR-V module (empty for a native module's).
+    pub parameters: Vec<spirv::Parameter>,
     pub state: Mutex<KernelState>,
+}
+
+impl Kernel {
+    /// The size of each argument's value, for launches that carry them: a built-in's own, else
+    /// what the module says; `None` where neither says (local memory, an unsized type, a native
+    /// module's kernel).
+    fn argument_sizes(&self) -> Option<Vec<usize>> {
+        if let Some(builtin) = self.builtin {
+            return Some(builtin.arguments().iter().map(|&(size, _)| size).collect());
+        }
+        if self.parameters.len() != self.arguments as usize {
+            return None;
+        }
+        self.parameters
+            .iter()
+            .map(|parameter| match *parameter {
+                spirv::Parameter::Pointer { size } | spirv::Parameter::Value { size } => Some(size),
+                spirv::Parameter::Local | spirv::Parameter::Unknown => None,
+            })
+            .collect()
+    }
 }
 
 #[derive(Default)]
@@ -213,16 +236,19 @@ pub(crate) unsafe extern "C" fn kernel_create(
             .to_str()
             .map_err(|_| ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_NAME)?
             .to_string();
-        let arguments = match &object.kernels {
+        let (arguments, parameters) = match &object.kernels {
             Some(entries) => {
-                entries
+                let entry = entries
                     .iter()
                     .find(|entry| entry.name == name)
-                    .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_NAME)?
-                    .parameters
+                    .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_NAME)?;
+                (entry.parameters, entry.sizes.clone())
             }
-            None => Builtin::by_name(&name)
-                .map_or(NATIVE_ARGUMENTS, |builtin| builtin.arguments().len() as u32),
+            None => (
+                Builtin::by_name(&name)
+                    .map_or(NATIVE_ARGUMENTS, |builtin| builtin.arguments().len() as u32),
+                Vec::new(),
+            ),
         };
         let context = object.context;
         let object = Object::Kernel(Arc::new(Kernel {
@@ -232,6 +258,7 @@ pub(crate) unsafe extern "C" fn kernel_create(
             builtin: Builtin::by_name(&name),
             name,
             arguments,
+            parameters,
             state: Mutex::new(KernelState {
                 group_size: [1, 1, 1],
                 arguments: vec![None; arguments as usize],
@@ -490,4 +517,54 @@ pub(crate) unsafe extern "C" fn append_launch_kernel(
         }?;
         super::command::append(list, commands)
     })
+}
+
+/// Sets the group size and every argument from `arguments` (an array of pointers to each
+/// argument's value), as the separate calls would, then launches.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn append_launch_kernel_with_arguments(
+    list: ze_command_list_handle_t,
+    kernel: ze_kernel_handle_t,
+    groups: ze_group_count_t,
+    group_size: ze_group_size_t,
+    arguments: *mut *mut c_void,
+    _next: *const c_void,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let sizes = match registry::kernel(kernel as usize) {
+        Ok((_, object)) => object.argument_sizes(),
+        Err(error) => return error,
+    };
+    // Arguments the module does not size cannot be read from the array.
+    let Some(sizes) = sizes else {
+        return ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    };
+    if arguments.is_null() && !sizes.is_empty() {
+        return ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    }
+    // SAFETY: the caller's kernel.
+    let result = unsafe {
+        kernel_set_group_size(
+            kernel,
+            group_size.groupSizeX,
+            group_size.groupSizeY,
+            group_size.groupSizeZ,
+        )
+    };
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
+    }
+    for (index, size) in sizes.into_iter().enumerate() {
+        // SAFETY: the caller's array holds a pointer per argument of the kernel.
+        let value = unsafe { *arguments.add(index) };
+        // SAFETY: `value` points to the argument's `size` bytes (the caller's promise).
+        let result = unsafe { kernel_set_argument_value(kernel, index as u32, size, value) };
+        if result != ze_result_t::ZE_RESULT_SUCCESS {
+            return result;
+        }
+    }
+    // SAFETY: the caller's list, kernel, events and wait list.
+    unsafe { append_launch_kernel(list, kernel, &groups, signal, wait_count, waits) }
 }
