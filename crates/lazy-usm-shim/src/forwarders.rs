@@ -2939,36 +2939,6 @@ pub unsafe extern "C" fn zeModuleInspectLinkageExt(arg1: *mut ze_linkage_inspect
     }
 }
 
-/// `zePhysicalMemCreate`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zePhysicalMemCreate(arg1: ze_context_handle_t, arg2: ze_device_handle_t, arg3: *mut ze_physical_mem_desc_t, arg4: *mut ze_physical_mem_handle_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zePhysicalMemCreate");
-    // SAFETY: the real loader's `zePhysicalMemCreate` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_context_handle_t, ze_device_handle_t, *mut ze_physical_mem_desc_t, *mut ze_physical_mem_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4) },
-        None => Unsupported::unsupported(),
-    }
-}
-
-/// `zePhysicalMemDestroy`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zePhysicalMemDestroy(arg1: ze_context_handle_t, arg2: ze_physical_mem_handle_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zePhysicalMemDestroy");
-    // SAFETY: the real loader's `zePhysicalMemDestroy` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_context_handle_t, ze_physical_mem_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
-}
-
 /// `zePhysicalMemGetProperties`: forwarded to the real loader.
 ///
 /// # Safety
@@ -3289,21 +3259,6 @@ pub unsafe extern "C" fn zeVirtualMemReserve(arg1: ze_context_handle_t, arg2: *c
     }
 }
 
-/// `zeVirtualMemFree`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeVirtualMemFree(arg1: ze_context_handle_t, arg2: *const ::std::os::raw::c_void, arg3: usize) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeVirtualMemFree");
-    // SAFETY: the real loader's `zeVirtualMemFree` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_context_handle_t, *const ::std::os::raw::c_void, usize) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3) },
-        None => Unsupported::unsupported(),
-    }
-}
-
 /// `zeVirtualMemQueryPageSize`: forwarded to the real loader.
 ///
 /// # Safety
@@ -3315,36 +3270,6 @@ pub unsafe extern "C" fn zeVirtualMemQueryPageSize(arg1: ze_context_handle_t, ar
     match unsafe { REAL.get::<unsafe extern "C" fn(ze_context_handle_t, ze_device_handle_t, usize, *mut usize) -> ze_result_t>() } {
         // SAFETY: the caller's arguments, passed on unchanged.
         Some(function) => unsafe { function(arg1, arg2, arg3, arg4) },
-        None => Unsupported::unsupported(),
-    }
-}
-
-/// `zeVirtualMemMap`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeVirtualMemMap(arg1: ze_context_handle_t, arg2: *const ::std::os::raw::c_void, arg3: usize, arg4: ze_physical_mem_handle_t, arg5: usize, arg6: ze_memory_access_attribute_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeVirtualMemMap");
-    // SAFETY: the real loader's `zeVirtualMemMap` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_context_handle_t, *const ::std::os::raw::c_void, usize, ze_physical_mem_handle_t, usize, ze_memory_access_attribute_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6) },
-        None => Unsupported::unsupported(),
-    }
-}
-
-/// `zeVirtualMemUnmap`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeVirtualMemUnmap(arg1: ze_context_handle_t, arg2: *const ::std::os::raw::c_void, arg3: usize) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeVirtualMemUnmap");
-    // SAFETY: the real loader's `zeVirtualMemUnmap` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_context_handle_t, *const ::std::os::raw::c_void, usize) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3) },
         None => Unsupported::unsupported(),
     }
 }
@@ -7204,21 +7129,6 @@ pub unsafe extern "C" fn zeGetModuleBuildLogProcAddrTable(version: ze_api_versio
     }
 }
 
-/// `zeGetPhysicalMemProcAddrTable`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeGetPhysicalMemProcAddrTable(version: ze_api_version_t, table: *mut ze_physical_mem_dditable_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeGetPhysicalMemProcAddrTable");
-    // SAFETY: the real loader's `zeGetPhysicalMemProcAddrTable` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut ze_physical_mem_dditable_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(version, table) },
-        None => Unsupported::unsupported(),
-    }
-}
-
 /// `zeGetRTASBuilderExpProcAddrTable`: forwarded to the real loader.
 ///
 /// # Safety
@@ -7273,21 +7183,6 @@ pub unsafe extern "C" fn zeGetSamplerProcAddrTable(version: ze_api_version_t, ta
     static REAL: Real = Real::new(c"zeGetSamplerProcAddrTable");
     // SAFETY: the real loader's `zeGetSamplerProcAddrTable` has the signature the headers declare.
     match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut ze_sampler_dditable_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(version, table) },
-        None => Unsupported::unsupported(),
-    }
-}
-
-/// `zeGetVirtualMemProcAddrTable`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeGetVirtualMemProcAddrTable(version: ze_api_version_t, table: *mut ze_virtual_mem_dditable_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeGetVirtualMemProcAddrTable");
-    // SAFETY: the real loader's `zeGetVirtualMemProcAddrTable` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut ze_virtual_mem_dditable_t) -> ze_result_t>() } {
         // SAFETY: the caller's arguments, passed on unchanged.
         Some(function) => unsafe { function(version, table) },
         None => Unsupported::unsupported(),

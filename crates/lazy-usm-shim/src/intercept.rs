@@ -1148,3 +1148,157 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(
         )
     }
 }
+
+/// Intercepted: device physical memory is recorded with its device, the owner of its mappings.
+///
+/// # Safety
+/// As the specification requires of `zePhysicalMemCreate`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zePhysicalMemCreate(
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    desc: *mut ze_physical_mem_desc_t,
+    physical: *mut ze_physical_mem_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zePhysicalMemCreate",
+        unsafe extern "C" fn(
+            ze_context_handle_t,
+            ze_device_handle_t,
+            *mut ze_physical_mem_desc_t,
+            *mut ze_physical_mem_handle_t,
+        ) -> ze_result_t
+    );
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(context, device, desc, physical) };
+    if result == SUCCESS && !desc.is_null() && !physical.is_null() {
+        let on_host = ze_physical_mem_flag_t::ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_HOST.0;
+        // SAFETY: the caller's descriptor, which the driver accepted.
+        if unsafe { (*desc).flags } & on_host == 0 {
+            // SAFETY: the driver wrote the new handle there.
+            let handle = unsafe { *physical } as usize;
+            shim()
+                .physical
+                .insert(handle, (context as usize, device as usize));
+        }
+    }
+    result
+}
+
+/// Intercepted: the physical memory is forgotten once the driver destroyed it.
+///
+/// # Safety
+/// As the specification requires of `zePhysicalMemDestroy`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zePhysicalMemDestroy(
+    context: ze_context_handle_t,
+    physical: ze_physical_mem_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zePhysicalMemDestroy",
+        unsafe extern "C" fn(ze_context_handle_t, ze_physical_mem_handle_t) -> ze_result_t
+    );
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(context, physical) };
+    if result == SUCCESS {
+        shim().physical.remove(&(physical as usize));
+    }
+    result
+}
+
+/// Intercepted: a mapping of device physical memory is recorded as a device allocation of the
+/// physical memory's device (its residency on peers then deferred and made on use).
+///
+/// # Safety
+/// As the specification requires of `zeVirtualMemMap`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeVirtualMemMap(
+    context: ze_context_handle_t,
+    pointer: *const c_void,
+    size: usize,
+    physical: ze_physical_mem_handle_t,
+    offset: usize,
+    access: ze_memory_access_attribute_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeVirtualMemMap",
+        unsafe extern "C" fn(
+            ze_context_handle_t,
+            *const c_void,
+            usize,
+            ze_physical_mem_handle_t,
+            usize,
+            ze_memory_access_attribute_t,
+        ) -> ze_result_t
+    );
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(context, pointer, size, physical, offset, access) };
+    let shim = shim();
+    if result == SUCCESS
+        && shim.config.lazy
+        && let Some(owner) = shim.physical.get(&(physical as usize)).map(|entry| entry.1)
+    {
+        shim.add(Allocation {
+            base: pointer as usize,
+            size,
+            context: context as usize,
+            owner,
+            peers: Default::default(),
+            asked: Default::default(),
+        });
+    }
+    result
+}
+
+/// Forgets the mappings of `context` wholly inside `[pointer, pointer + size)`, once the
+/// driver unmapped them.
+fn forget_mappings(context: ze_context_handle_t, pointer: *const c_void, size: usize) {
+    let shim = shim();
+    for allocation in shim.inside(context as usize, pointer as usize, size) {
+        shim.forget(&allocation);
+    }
+}
+
+/// Intercepted: the mappings in the range are forgotten once the driver unmapped them.
+///
+/// # Safety
+/// As the specification requires of `zeVirtualMemUnmap`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeVirtualMemUnmap(
+    context: ze_context_handle_t,
+    pointer: *const c_void,
+    size: usize,
+) -> ze_result_t {
+    let function = real!(
+        c"zeVirtualMemUnmap",
+        unsafe extern "C" fn(ze_context_handle_t, *const c_void, usize) -> ze_result_t
+    );
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(context, pointer, size) };
+    if result == SUCCESS {
+        forget_mappings(context, pointer, size);
+    }
+    result
+}
+
+/// Intercepted: the reservation's mappings are forgotten once the driver freed it.
+///
+/// # Safety
+/// As the specification requires of `zeVirtualMemFree`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeVirtualMemFree(
+    context: ze_context_handle_t,
+    pointer: *const c_void,
+    size: usize,
+) -> ze_result_t {
+    let function = real!(
+        c"zeVirtualMemFree",
+        unsafe extern "C" fn(ze_context_handle_t, *const c_void, usize) -> ze_result_t
+    );
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(context, pointer, size) };
+    if result == SUCCESS {
+        forget_mappings(context, pointer, size);
+    }
+    result
+}

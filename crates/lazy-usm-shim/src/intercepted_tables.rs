@@ -54,8 +54,19 @@ wrapped_getter!(zeGetModuleProcAddrTable, ze_module_dditable_t, [
     pfnDestroy => zeModuleDestroy,
 ]);
 
+wrapped_getter!(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t, [
+    pfnCreate => zePhysicalMemCreate,
+    pfnDestroy => zePhysicalMemDestroy,
+]);
+
 wrapped_getter!(zeGetRTASBuilderProcAddrTable, ze_rtas_builder_dditable_t, [
     pfnCommandListAppendCopyExt => zeRTASBuilderCommandListAppendCopyExt,
+]);
+
+wrapped_getter!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, [
+    pfnFree => zeVirtualMemFree,
+    pfnMap => zeVirtualMemMap,
+    pfnUnmap => zeVirtualMemUnmap,
 ]);
 
 /// The shim's function for an intercepted name, for `zeDriverGetExtensionFunctionAddress`.
@@ -94,7 +105,12 @@ pub(crate) fn intercepted(name: &[u8]) -> Option<*mut c_void> {
         b"zeMemFreeExt" => zeMemFreeExt as *mut c_void,
         b"zeModuleCreate" => zeModuleCreate as *mut c_void,
         b"zeModuleDestroy" => zeModuleDestroy as *mut c_void,
+        b"zePhysicalMemCreate" => zePhysicalMemCreate as *mut c_void,
+        b"zePhysicalMemDestroy" => zePhysicalMemDestroy as *mut c_void,
         b"zeRTASBuilderCommandListAppendCopyExt" => zeRTASBuilderCommandListAppendCopyExt as *mut c_void,
+        b"zeVirtualMemFree" => zeVirtualMemFree as *mut c_void,
+        b"zeVirtualMemMap" => zeVirtualMemMap as *mut c_void,
+        b"zeVirtualMemUnmap" => zeVirtualMemUnmap as *mut c_void,
         _ => return None,
     };
     Some(function)

@@ -93,13 +93,15 @@ pub struct Stats {
 pub struct Shim {
     pub config: Config,
     pub registry: PointerRegistry<Arc<Allocation>>,
-    pub allocations: Mutex<HashMap<usize, Arc<Allocation>>>,
+    pub allocations: Mutex<BTreeMap<usize, Arc<Allocation>>>,
     /// Each command list's (context, device), looked up on every append from every thread.
     pub lists: dashmap::DashMap<usize, (usize, usize), rustc_hash::FxBuildHasher>,
     /// Each kernel's arguments that hold pointers into device allocations, by index.
     pub kernels: dashmap::DashMap<usize, BTreeMap<u32, Vec<usize>>, rustc_hash::FxBuildHasher>,
     /// Each SPIR-V module's kernels and their parameters.
     pub modules: dashmap::DashMap<usize, Arc<ModuleKernels>, rustc_hash::FxBuildHasher>,
+    /// Each device physical memory object's (context, device), for its mappings' owner.
+    pub physical: dashmap::DashMap<usize, (usize, usize), rustc_hash::FxBuildHasher>,
     /// Each kernel's parameters, where its module said (not for native binaries).
     pub parameters: dashmap::DashMap<usize, Arc<[Parameter]>, rustc_hash::FxBuildHasher>,
     /// (context, device) pairs where `LAZY_USM_INDIRECT=all` (or a launch whose arguments
@@ -124,11 +126,12 @@ pub fn shim() -> &'static Shim {
     SHIM.get_or_init(|| Shim {
         config: Config::from_env(),
         registry: PointerRegistry::new(),
-        allocations: Mutex::new(HashMap::new()),
+        allocations: Mutex::new(BTreeMap::new()),
         lists: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
         kernels: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
         modules: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
         parameters: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
+        physical: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
         everything_resident: Mutex::new(HashMap::new()),
         stats: Stats::default(),
     })
@@ -202,6 +205,20 @@ impl Shim {
         let allocation = self.containing(address)?;
         let end = (address - allocation.base).checked_add(size)?;
         (allocation.context == context && end <= allocation.size).then_some(allocation)
+    }
+
+    /// The allocations of `context` that lie wholly in `[address, address + size)`.
+    pub fn inside(&self, context: usize, address: usize, size: usize) -> Vec<Arc<Allocation>> {
+        let Some(end) = address.checked_add(size) else {
+            return Vec::new();
+        };
+        lock(&self.allocations)
+            .range(address..end)
+            .filter(|(_, allocation)| {
+                allocation.context == context && allocation.base + allocation.size <= end
+            })
+            .map(|(_, allocation)| Arc::clone(allocation))
+            .collect()
     }
 
     /// What the shim recorded of `context`: its allocations and its lists.

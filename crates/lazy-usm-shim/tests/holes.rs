@@ -183,3 +183,47 @@ fn launches_whose_arguments_travel_with_them_are_as_precise_as_argument_by_argum
     assert_eq!(step("end").1, 0);
     assert_eq!(figures["hazards"], 0);
 }
+
+#[test]
+fn mapped_physical_memory_is_lazy_on_peers_like_a_device_allocation() {
+    let Some((figures, _)) = scenario("virtual-memory", &[]) else {
+        return;
+    };
+    let mib = 1u64 << 20;
+    assert_eq!(figures["page"], 64 << 10);
+    let calls = figures["mapped.calls"];
+    assert_eq!(figures["mapped.pinned"], 0);
+    // The peer residency asked for is deferred...
+    assert_eq!(figures["asked.result"], SUCCESS);
+    assert_eq!(
+        (figures["asked.calls"], figures["asked.pinned"]),
+        (calls, 0)
+    );
+    // ...and made at the peer's first use, with the bytes the owner wrote.
+    assert_eq!(
+        (
+            figures["used.calls"],
+            figures["used.pinned"],
+            figures["used.violations"]
+        ),
+        (calls + 1, mib, 0)
+    );
+    assert_eq!(figures["used.bytes-match"], 1);
+    assert_ne!(
+        figures["destroy-mapped.result"], SUCCESS,
+        "mapped memory stays"
+    );
+    assert_eq!(figures["unmapped.pinned"], 0, "unmapping takes the mirror");
+    // A new mapping of the same physical memory is a new allocation: made resident again.
+    assert_eq!(figures["remapped.bytes-match"], 1);
+    assert_eq!(
+        (
+            figures["remapped.calls"],
+            figures["remapped.pinned"],
+            figures["remapped.violations"]
+        ),
+        (calls + 2, mib, 0)
+    );
+    assert_eq!(figures["end.pinned"], 0);
+    assert_eq!(figures["hazards"], 0);
+}

@@ -20,6 +20,8 @@ pub(crate) struct Tables {
     pub(crate) ze_mem: ze_mem_dditable_t,
     pub(crate) ze_module_build_log: ze_module_build_log_dditable_t,
     pub(crate) ze_module: ze_module_dditable_t,
+    pub(crate) ze_physical_mem: ze_physical_mem_dditable_t,
+    pub(crate) ze_virtual_mem: ze_virtual_mem_dditable_t,
 }
 
 /// Fills the tables the simulator implements, at `version`.
@@ -50,6 +52,10 @@ pub(crate) fn fill(tables: &mut Tables, version: ze_api_version_t) {
     unsafe { ze_sim::ddi::zeGetModuleBuildLogProcAddrTable(version, &mut tables.ze_module_build_log) };
     // SAFETY: a whole `ze_module_dditable_t`, which `version` (this crate's) sizes.
     unsafe { ze_sim::ddi::zeGetModuleProcAddrTable(version, &mut tables.ze_module) };
+    // SAFETY: a whole `ze_physical_mem_dditable_t`, which `version` (this crate's) sizes.
+    unsafe { ze_sim::ddi::zeGetPhysicalMemProcAddrTable(version, &mut tables.ze_physical_mem) };
+    // SAFETY: a whole `ze_virtual_mem_dditable_t`, which `version` (this crate's) sizes.
+    unsafe { ze_sim::ddi::zeGetVirtualMemProcAddrTable(version, &mut tables.ze_virtual_mem) };
 }
 
 /// `zeCommandListCreate`, from `ze_command_list_dditable_t`.
@@ -2728,8 +2734,12 @@ pub unsafe extern "C" fn zeModuleInspectLinkageExt(arg1: *mut ze_linkage_inspect
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zePhysicalMemCreate(_arg1: ze_context_handle_t, _arg2: ze_device_handle_t, _arg3: *mut ze_physical_mem_desc_t, _arg4: *mut ze_physical_mem_handle_t) -> ze_result_t {
-    unsupported("zePhysicalMemCreate")
+pub unsafe extern "C" fn zePhysicalMemCreate(arg1: ze_context_handle_t, arg2: ze_device_handle_t, arg3: *mut ze_physical_mem_desc_t, arg4: *mut ze_physical_mem_handle_t) -> ze_result_t {
+    match crate::forward::tables().ze_physical_mem.pfnCreate {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4) },
+        None => unsupported("zePhysicalMemCreate"),
+    }
 }
 
 /// `zePhysicalMemDestroy`, from `ze_physical_mem_dditable_t`.
@@ -2737,8 +2747,12 @@ pub unsafe extern "C" fn zePhysicalMemCreate(_arg1: ze_context_handle_t, _arg2: 
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zePhysicalMemDestroy(_arg1: ze_context_handle_t, _arg2: ze_physical_mem_handle_t) -> ze_result_t {
-    unsupported("zePhysicalMemDestroy")
+pub unsafe extern "C" fn zePhysicalMemDestroy(arg1: ze_context_handle_t, arg2: ze_physical_mem_handle_t) -> ze_result_t {
+    match crate::forward::tables().ze_physical_mem.pfnDestroy {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zePhysicalMemDestroy"),
+    }
 }
 
 /// `zePhysicalMemGetProperties`, from `ze_physical_mem_dditable_t`.
@@ -2746,8 +2760,12 @@ pub unsafe extern "C" fn zePhysicalMemDestroy(_arg1: ze_context_handle_t, _arg2:
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zePhysicalMemGetProperties(_arg1: ze_context_handle_t, _arg2: ze_physical_mem_handle_t, _arg3: *mut ze_physical_mem_properties_t) -> ze_result_t {
-    unsupported("zePhysicalMemGetProperties")
+pub unsafe extern "C" fn zePhysicalMemGetProperties(arg1: ze_context_handle_t, arg2: ze_physical_mem_handle_t, arg3: *mut ze_physical_mem_properties_t) -> ze_result_t {
+    match crate::forward::tables().ze_physical_mem.pfnGetProperties {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zePhysicalMemGetProperties"),
+    }
 }
 
 /// `zeRTASBuilderCreateExt`, from `ze_rtas_builder_dditable_t`.
@@ -2926,8 +2944,12 @@ pub unsafe extern "C" fn zeSamplerDestroy(_arg1: ze_sampler_handle_t) -> ze_resu
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeVirtualMemReserve(_arg1: ze_context_handle_t, _arg2: *const ::std::os::raw::c_void, _arg3: usize, _arg4: *mut *mut ::std::os::raw::c_void) -> ze_result_t {
-    unsupported("zeVirtualMemReserve")
+pub unsafe extern "C" fn zeVirtualMemReserve(arg1: ze_context_handle_t, arg2: *const ::std::os::raw::c_void, arg3: usize, arg4: *mut *mut ::std::os::raw::c_void) -> ze_result_t {
+    match crate::forward::tables().ze_virtual_mem.pfnReserve {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4) },
+        None => unsupported("zeVirtualMemReserve"),
+    }
 }
 
 /// `zeVirtualMemFree`, from `ze_virtual_mem_dditable_t`.
@@ -2935,8 +2957,12 @@ pub unsafe extern "C" fn zeVirtualMemReserve(_arg1: ze_context_handle_t, _arg2: 
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeVirtualMemFree(_arg1: ze_context_handle_t, _arg2: *const ::std::os::raw::c_void, _arg3: usize) -> ze_result_t {
-    unsupported("zeVirtualMemFree")
+pub unsafe extern "C" fn zeVirtualMemFree(arg1: ze_context_handle_t, arg2: *const ::std::os::raw::c_void, arg3: usize) -> ze_result_t {
+    match crate::forward::tables().ze_virtual_mem.pfnFree {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zeVirtualMemFree"),
+    }
 }
 
 /// `zeVirtualMemQueryPageSize`, from `ze_virtual_mem_dditable_t`.
@@ -2944,8 +2970,12 @@ pub unsafe extern "C" fn zeVirtualMemFree(_arg1: ze_context_handle_t, _arg2: *co
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeVirtualMemQueryPageSize(_arg1: ze_context_handle_t, _arg2: ze_device_handle_t, _arg3: usize, _arg4: *mut usize) -> ze_result_t {
-    unsupported("zeVirtualMemQueryPageSize")
+pub unsafe extern "C" fn zeVirtualMemQueryPageSize(arg1: ze_context_handle_t, arg2: ze_device_handle_t, arg3: usize, arg4: *mut usize) -> ze_result_t {
+    match crate::forward::tables().ze_virtual_mem.pfnQueryPageSize {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4) },
+        None => unsupported("zeVirtualMemQueryPageSize"),
+    }
 }
 
 /// `zeVirtualMemMap`, from `ze_virtual_mem_dditable_t`.
@@ -2953,8 +2983,12 @@ pub unsafe extern "C" fn zeVirtualMemQueryPageSize(_arg1: ze_context_handle_t, _
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeVirtualMemMap(_arg1: ze_context_handle_t, _arg2: *const ::std::os::raw::c_void, _arg3: usize, _arg4: ze_physical_mem_handle_t, _arg5: usize, _arg6: ze_memory_access_attribute_t) -> ze_result_t {
-    unsupported("zeVirtualMemMap")
+pub unsafe extern "C" fn zeVirtualMemMap(arg1: ze_context_handle_t, arg2: *const ::std::os::raw::c_void, arg3: usize, arg4: ze_physical_mem_handle_t, arg5: usize, arg6: ze_memory_access_attribute_t) -> ze_result_t {
+    match crate::forward::tables().ze_virtual_mem.pfnMap {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6) },
+        None => unsupported("zeVirtualMemMap"),
+    }
 }
 
 /// `zeVirtualMemUnmap`, from `ze_virtual_mem_dditable_t`.
@@ -2962,8 +2996,12 @@ pub unsafe extern "C" fn zeVirtualMemMap(_arg1: ze_context_handle_t, _arg2: *con
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeVirtualMemUnmap(_arg1: ze_context_handle_t, _arg2: *const ::std::os::raw::c_void, _arg3: usize) -> ze_result_t {
-    unsupported("zeVirtualMemUnmap")
+pub unsafe extern "C" fn zeVirtualMemUnmap(arg1: ze_context_handle_t, arg2: *const ::std::os::raw::c_void, arg3: usize) -> ze_result_t {
+    match crate::forward::tables().ze_virtual_mem.pfnUnmap {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zeVirtualMemUnmap"),
+    }
 }
 
 /// `zeVirtualMemSetAccessAttribute`, from `ze_virtual_mem_dditable_t`.
@@ -2971,8 +3009,12 @@ pub unsafe extern "C" fn zeVirtualMemUnmap(_arg1: ze_context_handle_t, _arg2: *c
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeVirtualMemSetAccessAttribute(_arg1: ze_context_handle_t, _arg2: *const ::std::os::raw::c_void, _arg3: usize, _arg4: ze_memory_access_attribute_t) -> ze_result_t {
-    unsupported("zeVirtualMemSetAccessAttribute")
+pub unsafe extern "C" fn zeVirtualMemSetAccessAttribute(arg1: ze_context_handle_t, arg2: *const ::std::os::raw::c_void, arg3: usize, arg4: ze_memory_access_attribute_t) -> ze_result_t {
+    match crate::forward::tables().ze_virtual_mem.pfnSetAccessAttribute {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4) },
+        None => unsupported("zeVirtualMemSetAccessAttribute"),
+    }
 }
 
 /// `zeVirtualMemGetAccessAttribute`, from `ze_virtual_mem_dditable_t`.
@@ -2980,8 +3022,12 @@ pub unsafe extern "C" fn zeVirtualMemSetAccessAttribute(_arg1: ze_context_handle
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeVirtualMemGetAccessAttribute(_arg1: ze_context_handle_t, _arg2: *const ::std::os::raw::c_void, _arg3: usize, _arg4: *mut ze_memory_access_attribute_t, _arg5: *mut usize) -> ze_result_t {
-    unsupported("zeVirtualMemGetAccessAttribute")
+pub unsafe extern "C" fn zeVirtualMemGetAccessAttribute(arg1: ze_context_handle_t, arg2: *const ::std::os::raw::c_void, arg3: usize, arg4: *mut ze_memory_access_attribute_t, arg5: *mut usize) -> ze_result_t {
+    match crate::forward::tables().ze_virtual_mem.pfnGetAccessAttribute {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5) },
+        None => unsupported("zeVirtualMemGetAccessAttribute"),
+    }
 }
 
 /// `zelTracerCreate`, from `zel_tracer_dditable_t`.

@@ -8,7 +8,7 @@
 //! getter to exist and succeed.
 
 use crate::ddi_field_counts::DDI_FIELD_COUNTS;
-use crate::entry::{command, context, device, driver, event, memory, module};
+use crate::entry::{command, context, device, driver, event, memory, module, virtual_mem};
 use crate::exports;
 use level_zero_sys::*;
 use std::ffi::c_void;
@@ -329,6 +329,42 @@ pub unsafe extern "C" fn zeGetKernelProcAddrTable(
     unsafe { write_table("ze_kernel_dditable_t", version, &full, table) }
 }
 
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetVirtualMemProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_virtual_mem_dditable_t,
+) -> ze_result_t {
+    let full = ze_virtual_mem_dditable_t {
+        pfnReserve: Some(virtual_mem::reserve),
+        pfnFree: Some(virtual_mem::free),
+        pfnQueryPageSize: Some(virtual_mem::query_page_size),
+        pfnMap: Some(virtual_mem::map),
+        pfnUnmap: Some(virtual_mem::unmap),
+        pfnSetAccessAttribute: Some(virtual_mem::set_access_attribute),
+        pfnGetAccessAttribute: Some(virtual_mem::get_access_attribute),
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_virtual_mem_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetPhysicalMemProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_physical_mem_dditable_t,
+) -> ze_result_t {
+    let full = ze_physical_mem_dditable_t {
+        pfnCreate: Some(virtual_mem::physical_create),
+        pfnDestroy: Some(virtual_mem::physical_destroy),
+        pfnGetProperties: Some(virtual_mem::physical_get_properties),
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_physical_mem_dditable_t", version, &full, table) }
+}
+
 /// Getters for tables the simulator leaves empty: they check the version and succeed, so the
 /// loader accepts the driver; calls through the empty fields are refused by the loader.
 macro_rules! empty_tables {
@@ -361,9 +397,7 @@ empty_tables! {
     zeGetImageProcAddrTable,
     zeGetImageExpProcAddrTable,
     zeGetKernelExpProcAddrTable,
-    zeGetPhysicalMemProcAddrTable,
     zeGetSamplerProcAddrTable,
-    zeGetVirtualMemProcAddrTable,
     zetGetCommandListProcAddrTable,
     zetGetContextProcAddrTable,
     zetGetDebugProcAddrTable,

@@ -110,6 +110,12 @@ counters! {
     live_kernels,
     /// Live module build logs.
     live_build_logs,
+    /// Live physical memory objects (`zePhysicalMemCreate`).
+    live_physical_memory,
+    /// Live virtual address reservations (`zeVirtualMemReserve`).
+    live_virtual_reservations,
+    /// Live mappings of physical memory into reserved ranges (`zeVirtualMemMap`).
+    live_virtual_mappings,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,8 +177,31 @@ pub(crate) struct Allocation {
     /// Submitted commands that use it and have not completed.
     pub pending: u32,
     pub id: u64,
-    /// Owns the bytes at the allocation's address.
-    _backing: Backing,
+    /// Owns the bytes at the allocation's address; `None` for a mapping of physical memory,
+    /// whose bytes its physical memory object owns (module `entry::virtual_mem`).
+    _backing: Option<Backing>,
+}
+
+impl Allocation {
+    /// A mapping of `size` bytes of physical memory of `kind`, in `context`.
+    pub(crate) fn mapping(state: &mut State, size: usize, kind: MemKind, context: usize) -> Self {
+        state.next_allocation_id += 1;
+        Self {
+            size,
+            kind,
+            context,
+            resident: 0,
+            unpinned: 0,
+            pending: 0,
+            id: state.next_allocation_id,
+            _backing: None,
+        }
+    }
+
+    /// Whether it maps physical memory (freed by unmapping, not by `zeMemFree`).
+    pub(crate) fn is_mapping(&self) -> bool {
+        self._backing.is_none()
+    }
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -213,6 +242,16 @@ pub(crate) struct State {
     pub allocations: BTreeMap<usize, Allocation>,
     /// Freed while work was pending: kept alive until that work completes.
     pub zombies: FxHashMap<usize, Allocation>,
+    /// Reserved virtual address ranges by base.
+    pub reservations: BTreeMap<usize, crate::entry::virtual_mem::Reservation>,
+    /// Each mapping's physical memory and recorded access attribute, by the mapping's base.
+    pub mapped_from: FxHashMap<
+        usize,
+        (
+            Arc<crate::entry::virtual_mem::PhysicalMemory>,
+            level_zero_sys::ze_memory_access_attribute_t,
+        ),
+    >,
     /// `zex` imported host ranges: base -> size.
     pub imports: BTreeMap<usize, usize>,
     pub counters: Counters,
@@ -348,7 +387,7 @@ impl Inner {
         self.config.devices.len() as u32
     }
 
-    fn host_limit(&self) -> u64 {
+    pub(crate) fn host_limit(&self) -> u64 {
         let limit = self.config.host_memory_bytes;
         self.config
             .faults
@@ -356,7 +395,7 @@ impl Inner {
             .map_or(limit, |fault| fault.min(limit))
     }
 
-    fn device_limit(&self, device: u32) -> u64 {
+    pub(crate) fn device_limit(&self, device: u32) -> u64 {
         let limit = self.config.devices[device as usize].memory_bytes;
         self.config
             .faults
@@ -438,7 +477,7 @@ impl Inner {
                 unpinned: 0,
                 pending: 0,
                 id,
-                _backing: backing,
+                _backing: Some(backing),
             },
         );
         state.counters.live_allocations += 1;
@@ -458,7 +497,7 @@ impl Inner {
     ) -> Result<(), ze_result_t> {
         let mut state = self.lock();
         match state.allocations.get(&address) {
-            Some(allocation) if allocation.context == context => {}
+            Some(allocation) if allocation.context == context && !allocation.is_mapping() => {}
             _ => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT),
         }
         if wait {
@@ -474,19 +513,7 @@ impl Inner {
         let Some(allocation) = state.allocations.remove(&address) else {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         };
-        let resident = allocation.resident;
-        for device in 0..self.device_count() {
-            if resident & (1 << device) != 0 {
-                let pinned = allocation.unpinned & (1 << device) == 0;
-                self.release_residency(
-                    &mut state,
-                    allocation.size,
-                    allocation.kind,
-                    device,
-                    pinned,
-                );
-            }
-        }
+        self.release_all_residency(&mut state, &allocation);
         let size64 = allocation.size as u64;
         match allocation.kind {
             MemKind::Device { owner } => state.usage[owner as usize].allocated_bytes -= size64,
@@ -504,6 +531,16 @@ impl Inner {
             state.zombies.insert(address, allocation);
         }
         Ok(())
+    }
+
+    /// Undoes the accounting of every residency of `allocation` (freed or unmapped).
+    pub(crate) fn release_all_residency(&self, state: &mut State, allocation: &Allocation) {
+        for device in 0..self.device_count() {
+            if allocation.resident & (1 << device) != 0 {
+                let pinned = allocation.unpinned & (1 << device) == 0;
+                self.release_residency(state, allocation.size, allocation.kind, device, pinned);
+            }
+        }
     }
 
     /// Undoes the accounting of one residency of an allocation of `size` bytes and `kind`
@@ -750,6 +787,8 @@ impl Platform {
             host_pinned: 0,
             allocations: BTreeMap::new(),
             zombies: FxHashMap::default(),
+            reservations: BTreeMap::new(),
+            mapped_from: FxHashMap::default(),
             imports: BTreeMap::new(),
             counters: Counters::default(),
             used_event_slots: HashSet::new(),

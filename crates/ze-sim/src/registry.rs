@@ -93,6 +93,7 @@ pub(crate) enum Object {
     Module(Arc<Module>),
     Kernel(Arc<Kernel>),
     BuildLog(Arc<BuildLog>),
+    PhysicalMemory(Arc<crate::entry::virtual_mem::PhysicalMemory>),
 }
 
 struct Entry {
@@ -166,6 +167,11 @@ typed_lookup!(fence, Fence, Arc<Fence>);
 typed_lookup!(module, Module, Arc<Module>);
 typed_lookup!(kernel, Kernel, Arc<Kernel>);
 typed_lookup!(build_log, BuildLog, Arc<BuildLog>);
+typed_lookup!(
+    physical_memory,
+    PhysicalMemory,
+    Arc<crate::entry::virtual_mem::PhysicalMemory>
+);
 
 /// Whether a live kernel was made from `module`.
 pub(crate) fn any_kernel_of(module: usize) -> bool {

@@ -405,6 +405,48 @@ static int launch_with_arguments(void) {
     return 0;
 }
 
+/* 14. Virtual memory: physical memory of device 0 mapped into a reserved range is device 0's
+ * memory to the shim too: the runtime's residency request for a peer is deferred, and the
+ * peer's first use makes it resident. */
+static int virtual_memory(void) {
+    size_t page = 0, size = 1 << 20;
+    CALL(zeVirtualMemQueryPageSize, context, device[0], size, &page);
+    value("page", page);
+    void *range = NULL;
+    CALL(zeVirtualMemReserve, context, NULL, 2 * size, &range);
+    ze_physical_mem_desc_t desc = {ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC, NULL, ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_DEVICE, size};
+    ze_physical_mem_handle_t physical;
+    CALL(zePhysicalMemCreate, context, device[0], &desc, &physical);
+    CALL(zeVirtualMemMap, context, range, size, physical, 0, ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE);
+    static uint32_t host[N], back[N];
+    for (int i = 0; i < N; i++)
+        host[i] = (uint32_t)i * 13u;
+    CALL(zeCommandListAppendMemoryCopy, list[0], range, host, sizeof host, NULL, 0, NULL);
+    wait_idle(list[0]);
+    figures("mapped");
+    value("asked.result", TRY(zeContextMakeMemoryResident, context, device[1], range, size));
+    figures("asked");
+    CALL(zeCommandListAppendMemoryCopy, list[1], back, range, sizeof back, NULL, 0, NULL);
+    wait_idle(list[1]);
+    value("used.bytes-match", memcmp(back, host, sizeof host) == 0);
+    figures("used");
+    value("destroy-mapped.result", TRY(zePhysicalMemDestroy, context, physical));
+    CALL(zeVirtualMemUnmap, context, range, size);
+    figures("unmapped");
+    /* Mapped again at the range's second half: the same bytes, a new mapping. */
+    char *second = (char *)range + size;
+    CALL(zeVirtualMemMap, context, second, size, physical, 0, ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE);
+    memset(back, 0, sizeof back);
+    CALL(zeCommandListAppendMemoryCopy, list[1], back, second, sizeof back, NULL, 0, NULL);
+    wait_idle(list[1]);
+    value("remapped.bytes-match", memcmp(back, host, sizeof host) == 0);
+    figures("remapped");
+    CALL(zeVirtualMemFree, context, range, 2 * size);
+    CALL(zePhysicalMemDestroy, context, physical);
+    figures("end");
+    return 0;
+}
+
 /* 6. A forked child that exits normally must not print the parent's report. */
 static int fork_child(void) {
     fflush(stdout);
@@ -458,6 +500,8 @@ int main(int argc, char **argv) {
         failed = refused_calls();
     else if (!strcmp(scenario, "launch-with-arguments"))
         failed = launch_with_arguments();
+    else if (!strcmp(scenario, "virtual-memory"))
+        failed = virtual_memory();
     else if (!strcmp(scenario, "fork-child"))
         failed = fork_child();
     else {

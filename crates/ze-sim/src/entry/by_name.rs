@@ -198,6 +198,16 @@ pub(crate) fn resolve(name: &str) -> Option<*const c_void> {
         "zeModuleGetProperties" => field!(zeGetModuleProcAddrTable, ze_module_dditable_t, pfnGetProperties),
         "zeModuleGetFunctionPointer" => field!(zeGetModuleProcAddrTable, ze_module_dditable_t, pfnGetFunctionPointer),
         "zeModuleInspectLinkageExt" => field!(zeGetModuleProcAddrTable, ze_module_dditable_t, pfnInspectLinkageExt),
+        "zePhysicalMemCreate" => field!(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t, pfnCreate),
+        "zePhysicalMemDestroy" => field!(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t, pfnDestroy),
+        "zePhysicalMemGetProperties" => field!(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t, pfnGetProperties),
+        "zeVirtualMemReserve" => field!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, pfnReserve),
+        "zeVirtualMemFree" => field!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, pfnFree),
+        "zeVirtualMemQueryPageSize" => field!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, pfnQueryPageSize),
+        "zeVirtualMemMap" => field!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, pfnMap),
+        "zeVirtualMemUnmap" => field!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, pfnUnmap),
+        "zeVirtualMemSetAccessAttribute" => field!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, pfnSetAccessAttribute),
+        "zeVirtualMemGetAccessAttribute" => field!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, pfnGetAccessAttribute),
         _ => None,
     }
 }

@@ -8,6 +8,7 @@ pub(crate) mod driver;
 pub(crate) mod event;
 pub(crate) mod memory;
 pub(crate) mod module;
+pub(crate) mod virtual_mem;
 pub(crate) mod zex;
 
 // Every implemented entry point by name, read from the DDI tables (scripts/generate-names.py).
