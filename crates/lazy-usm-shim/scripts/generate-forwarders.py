@@ -50,6 +50,8 @@ INTERCEPTED = {
     "zeVirtualMemMap",
     "zeVirtualMemUnmap",
     "zeVirtualMemFree",
+    "zeMemOpenIpcHandle",
+    "zeMemCloseIpcHandle",
     "zeCommandListAppendLaunchKernel",
     "zeCommandListAppendLaunchCooperativeKernel",
     "zeCommandListAppendLaunchKernelIndirect",

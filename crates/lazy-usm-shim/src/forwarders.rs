@@ -2669,36 +2669,6 @@ pub unsafe extern "C" fn zeMemGetIpcHandle(arg1: ze_context_handle_t, arg2: *con
     }
 }
 
-/// `zeMemOpenIpcHandle`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeMemOpenIpcHandle(arg1: ze_context_handle_t, arg2: ze_device_handle_t, arg3: ze_ipc_mem_handle_t, arg4: ze_ipc_memory_flags_t, arg5: *mut *mut ::std::os::raw::c_void) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeMemOpenIpcHandle");
-    // SAFETY: the real loader's `zeMemOpenIpcHandle` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_context_handle_t, ze_device_handle_t, ze_ipc_mem_handle_t, ze_ipc_memory_flags_t, *mut *mut ::std::os::raw::c_void) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5) },
-        None => Unsupported::unsupported(),
-    }
-}
-
-/// `zeMemCloseIpcHandle`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeMemCloseIpcHandle(arg1: ze_context_handle_t, arg2: *const ::std::os::raw::c_void) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeMemCloseIpcHandle");
-    // SAFETY: the real loader's `zeMemCloseIpcHandle` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_context_handle_t, *const ::std::os::raw::c_void) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
-}
-
 /// `zeMemPutIpcHandle`: forwarded to the real loader.
 ///
 /// # Safety

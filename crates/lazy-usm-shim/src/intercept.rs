@@ -79,7 +79,10 @@ fn use_on_list(list: ze_command_list_handle_t, address: *const c_void) -> ze_res
         std::sync::Arc::clone(&entry.value)
     }) {
         // Memory of another context (a copy from another context's source) is the driver's.
-        Some(allocation) if allocation.context == context => make_resident(&allocation, device),
+        // An opened IPC handle is the driver's to make resident.
+        Some(allocation) if allocation.context == context && !allocation.imported => {
+            make_resident(&allocation, device)
+        }
         _ => SUCCESS,
     }
 }
@@ -245,6 +248,7 @@ pub unsafe extern "C" fn zeMemAllocDevice(
             owner: device as usize,
             peers: Default::default(),
             asked: Default::default(),
+            imported: false,
         });
         // Devices marked to have everything resident get this one too (read after the
         // allocation is recorded: see `everything_resident`).
@@ -337,7 +341,7 @@ fn deferrable(
         return None;
     }
     shim.holding(context as usize, pointer as usize, size)
-        .filter(|allocation| allocation.owner != device as usize)
+        .filter(|allocation| allocation.owner != device as usize && !allocation.imported)
 }
 
 /// Intercepted: under the lazy policy, residency of a device allocation (any range inside it)
@@ -1245,6 +1249,7 @@ pub unsafe extern "C" fn zeVirtualMemMap(
             owner,
             peers: Default::default(),
             asked: Default::default(),
+            imported: false,
         });
     }
     result
@@ -1299,6 +1304,91 @@ pub unsafe extern "C" fn zeVirtualMemFree(
     let result = unsafe { function(context, pointer, size) };
     if result == SUCCESS {
         forget_mappings(context, pointer, size);
+    }
+    result
+}
+
+/// Intercepted: memory opened from an IPC handle is recorded as another process's allocation
+/// (owner: the opening device; never deferred, never made resident by the shim), so it is
+/// never mistaken for one of the program's own.
+///
+/// # Safety
+/// As the specification requires of `zeMemOpenIpcHandle`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeMemOpenIpcHandle(
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    handle: ze_ipc_mem_handle_t,
+    flags: ze_ipc_memory_flags_t,
+    pointer: *mut *mut c_void,
+) -> ze_result_t {
+    let function = real!(
+        c"zeMemOpenIpcHandle",
+        unsafe extern "C" fn(
+            ze_context_handle_t,
+            ze_device_handle_t,
+            ze_ipc_mem_handle_t,
+            ze_ipc_memory_flags_t,
+            *mut *mut c_void,
+        ) -> ze_result_t
+    );
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(context, device, handle, flags, pointer) };
+    let shim = shim();
+    if result == SUCCESS && shim.config.lazy && !pointer.is_null() {
+        // The size is the driver's to know; the range's start is what the program uses.
+        let mut base = std::ptr::null_mut();
+        let mut size = 0usize;
+        type Range = unsafe extern "C" fn(
+            ze_context_handle_t,
+            *const c_void,
+            *mut *mut c_void,
+            *mut usize,
+        ) -> ze_result_t;
+        static RANGE: Real = Real::new(c"zeMemGetAddressRange");
+        // SAFETY: the driver wrote the opened address there.
+        let opened = unsafe { *pointer };
+        // SAFETY: the real loader's function of this name has this signature; a live opened
+        // range of this context, and outputs that are locals. Without it nothing is recorded:
+        // the open's own success stands.
+        let found = unsafe { RANGE.get::<Range>() }.is_some_and(
+            |range| unsafe { range(context, opened, &mut base, &mut size) } == SUCCESS,
+        );
+        if found && size > 0 {
+            shim.add(Allocation {
+                base: base as usize,
+                size,
+                context: context as usize,
+                owner: device as usize,
+                peers: Default::default(),
+                asked: Default::default(),
+                imported: true,
+            });
+        }
+    }
+    result
+}
+
+/// Intercepted: the opened range is forgotten once the driver closed it.
+///
+/// # Safety
+/// As the specification requires of `zeMemCloseIpcHandle`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeMemCloseIpcHandle(
+    context: ze_context_handle_t,
+    pointer: *const c_void,
+) -> ze_result_t {
+    let function = real!(
+        c"zeMemCloseIpcHandle",
+        unsafe extern "C" fn(ze_context_handle_t, *const c_void) -> ze_result_t
+    );
+    let record = shim().starting_at(pointer as usize);
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(context, pointer) };
+    if result == SUCCESS
+        && let Some(allocation) = record
+    {
+        shim().forget(&allocation);
     }
     result
 }

@@ -46,6 +46,8 @@ wrapped_getter!(zeGetKernelProcAddrTable, ze_kernel_dditable_t, [
 wrapped_getter!(zeGetMemProcAddrTable, ze_mem_dditable_t, [
     pfnAllocDevice => zeMemAllocDevice,
     pfnFree => zeMemFree,
+    pfnOpenIpcHandle => zeMemOpenIpcHandle,
+    pfnCloseIpcHandle => zeMemCloseIpcHandle,
     pfnFreeExt => zeMemFreeExt,
 ]);
 
@@ -101,8 +103,10 @@ pub(crate) fn intercepted(name: &[u8]) -> Option<*mut c_void> {
         b"zeKernelDestroy" => zeKernelDestroy as *mut c_void,
         b"zeKernelSetArgumentValue" => zeKernelSetArgumentValue as *mut c_void,
         b"zeMemAllocDevice" => zeMemAllocDevice as *mut c_void,
+        b"zeMemCloseIpcHandle" => zeMemCloseIpcHandle as *mut c_void,
         b"zeMemFree" => zeMemFree as *mut c_void,
         b"zeMemFreeExt" => zeMemFreeExt as *mut c_void,
+        b"zeMemOpenIpcHandle" => zeMemOpenIpcHandle as *mut c_void,
         b"zeModuleCreate" => zeModuleCreate as *mut c_void,
         b"zeModuleDestroy" => zeModuleDestroy as *mut c_void,
         b"zePhysicalMemCreate" => zePhysicalMemCreate as *mut c_void,

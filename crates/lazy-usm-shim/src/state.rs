@@ -66,6 +66,9 @@ pub struct Allocation {
     pub peers: Mutex<HashSet<usize>>,
     /// Peers the program asked for and the shim did not forward.
     pub asked: Mutex<HashSet<usize>>,
+    /// Another process's allocation, opened from an IPC handle: the driver's to make resident
+    /// (never deferred, never made resident by the shim).
+    pub imported: bool,
 }
 
 /// A (context, device) pair that has every peer allocation resident: marked before its first
@@ -259,7 +262,9 @@ impl Shim {
     pub fn peers_of(&self, context: usize, device: usize) -> Vec<Arc<Allocation>> {
         lock(&self.allocations)
             .values()
-            .filter(|allocation| allocation.context == context && allocation.owner != device)
+            .filter(|allocation| {
+                allocation.context == context && allocation.owner != device && !allocation.imported
+            })
             .cloned()
             .collect()
     }

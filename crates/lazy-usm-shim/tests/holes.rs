@@ -227,3 +227,37 @@ fn mapped_physical_memory_is_lazy_on_peers_like_a_device_allocation() {
     assert_eq!(figures["end.pinned"], 0);
     assert_eq!(figures["hazards"], 0);
 }
+
+#[test]
+fn an_exported_allocation_stays_lazy_and_an_opened_one_is_left_to_the_driver() {
+    let Some((figures, _)) = scenario("ipc", &[]) else {
+        return;
+    };
+    let buffer = 4096u64;
+    let step = |name: &str| {
+        (
+            figures[&format!("{name}.calls")],
+            figures[&format!("{name}.pinned")],
+            figures[&format!("{name}.violations")],
+        )
+    };
+    // Exporting changes nothing: the peer request is deferred.
+    assert_eq!(figures["exported-asked.result"], SUCCESS);
+    let (calls, pinned, violations) = step("exported-asked");
+    assert_eq!((pinned, violations), (0, 0));
+    // The opened mapping is a new address with the exporter's bytes, usable on its owner.
+    assert_eq!(figures["opened.distinct"], 1);
+    assert_eq!(figures["opened.bytes-match"], 1);
+    assert_eq!(step("opened"), (calls, 0, 0));
+    // A peer's use of it gets no residency from the shim (strict residency refuses it)...
+    assert_ne!(figures["opened-peer-use.result"], SUCCESS);
+    assert_eq!(step("opened-peer-use"), (calls, 0, 1));
+    // ...and the program's own request for it is forwarded, not deferred.
+    assert_eq!(figures["opened-asked.result"], SUCCESS);
+    assert_eq!(step("opened-asked"), (calls + 1, buffer, 1));
+    assert_eq!(step("closed").1, 0, "closing takes its residency");
+    // The exported allocation's peer use is made resident by the shim.
+    assert_eq!(step("exported-use"), (calls + 2, buffer, 1));
+    assert_eq!(figures["exported-use.bytes-match"], 1);
+    assert_eq!(step("end").1, 0);
+}

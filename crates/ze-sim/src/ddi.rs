@@ -8,7 +8,7 @@
 //! getter to exist and succeed.
 
 use crate::ddi_field_counts::DDI_FIELD_COUNTS;
-use crate::entry::{command, context, device, driver, event, memory, module, virtual_mem};
+use crate::entry::{command, context, device, driver, event, ipc, memory, module, virtual_mem};
 use crate::exports;
 use level_zero_sys::*;
 use std::ffi::c_void;
@@ -268,6 +268,10 @@ pub unsafe extern "C" fn zeGetMemProcAddrTable(
         pfnGetAllocProperties: Some(memory::get_alloc_properties),
         pfnGetAddressRange: Some(memory::get_address_range),
         pfnFreeExt: Some(memory::free_ext),
+        pfnGetIpcHandle: Some(ipc::get_handle),
+        pfnOpenIpcHandle: Some(ipc::open_handle),
+        pfnCloseIpcHandle: Some(ipc::close_handle),
+        pfnPutIpcHandle: Some(ipc::put_handle),
         ..Default::default()
     };
     // SAFETY: the loader's table.

@@ -34,6 +34,7 @@
 
 #![warn(missing_docs)]
 
+mod backing;
 mod config;
 pub mod ddi;
 #[rustfmt::skip]

@@ -1,15 +1,14 @@
 //! One simulated platform: its devices, memory, residency accounting and counters.
 
+use crate::backing::Backing;
 use crate::config::{MirrorMode, SimConfig};
 use crate::registry::{self, Object};
 use crate::{SimError, slots};
 use level_zero_sys::ze_result_t;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use rustc_hash::FxHashMap;
-use std::alloc::Layout;
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::c_void;
-use std::ptr::NonNull;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -116,6 +115,10 @@ counters! {
     live_virtual_reservations,
     /// Live mappings of physical memory into reserved ranges (`zeVirtualMemMap`).
     live_virtual_mappings,
+    /// IPC handles handed out (`zeMemGetIpcHandle`).
+    ipc_handles_exported,
+    /// Live opened IPC handles (`zeMemOpenIpcHandle`, until `zeMemCloseIpcHandle`).
+    live_opened_ipc_handles,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,47 +126,6 @@ pub(crate) enum MemKind {
     Device { owner: u32 },
     Host,
     Shared { device: Option<u32> },
-}
-
-/// Host memory backing one simulated allocation, so copies move real bytes.
-///
-/// Allocated zeroed with the allocator's natural alignment and aligned by hand: for large sizes
-/// that is `calloc` over fresh pages, which the OS commits only when touched, so a 4 GiB
-/// simulated allocation costs no host memory until bytes are written to it.
-pub(crate) struct Backing {
-    raw: NonNull<u8>,
-    layout: Layout,
-    address: usize,
-}
-
-// SAFETY: the backing is plain heap memory owned by this value; access is synchronised by the
-// platform lock and by the Level Zero contract on concurrent use.
-unsafe impl Send for Backing {}
-
-impl Backing {
-    fn new(size: usize, alignment: usize) -> Option<Self> {
-        let alignment = alignment.max(64);
-        let layout = Layout::from_size_align(size.checked_add(alignment)?, 16).ok()?;
-        // SAFETY: `layout` has a non-zero size.
-        let raw = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
-        let address = (raw.as_ptr() as usize).next_multiple_of(alignment);
-        Some(Self {
-            raw,
-            layout,
-            address,
-        })
-    }
-
-    pub(crate) fn address(&self) -> usize {
-        self.address
-    }
-}
-
-impl Drop for Backing {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout, freed once.
-        unsafe { std::alloc::dealloc(self.raw.as_ptr(), self.layout) }
-    }
 }
 
 pub(crate) struct Allocation {
@@ -198,9 +160,32 @@ impl Allocation {
         }
     }
 
+    /// An opened IPC handle's mapping of `size` bytes of `owner`'s memory, in `context`.
+    pub(crate) fn opened(
+        state: &mut State,
+        size: usize,
+        owner: u32,
+        context: usize,
+        backing: Backing,
+    ) -> Self {
+        let mut opened = Self::mapping(state, size, MemKind::Device { owner }, context);
+        opened._backing = Some(backing);
+        opened
+    }
+
     /// Whether it maps physical memory (freed by unmapping, not by `zeMemFree`).
     pub(crate) fn is_mapping(&self) -> bool {
         self._backing.is_none()
+    }
+
+    /// Whether it is an opened IPC handle (closed with `zeMemCloseIpcHandle`).
+    pub(crate) fn is_opened(&self) -> bool {
+        matches!(self._backing, Some(Backing::Opened { .. }))
+    }
+
+    /// Its own backing, for device pages to be shared.
+    pub(crate) fn backing_mut(&mut self) -> Option<&mut Backing> {
+        self._backing.as_mut()
     }
 }
 
@@ -451,8 +436,11 @@ impl Inner {
             }
             MemKind::Shared { .. } => {}
         }
-        let backing =
-            Backing::new(size, alignment).ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
+        let backing = match kind {
+            MemKind::Device { .. } => Backing::pages(size, alignment),
+            _ => Backing::heap(size, alignment),
+        }
+        .ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
         let address = backing.address();
         if self.config.faults.dirty_allocations {
             // SAFETY: the backing's `size` bytes at `address` are this fresh allocation's own.
@@ -497,7 +485,10 @@ impl Inner {
     ) -> Result<(), ze_result_t> {
         let mut state = self.lock();
         match state.allocations.get(&address) {
-            Some(allocation) if allocation.context == context && !allocation.is_mapping() => {}
+            Some(allocation)
+                if allocation.context == context
+                    && !allocation.is_mapping()
+                    && !allocation.is_opened() => {}
             _ => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT),
         }
         if wait {

@@ -447,6 +447,53 @@ static int virtual_memory(void) {
     return 0;
 }
 
+/* 8. IPC: an exported allocation stays the shim's (lazy); memory opened from a handle, in
+ * another context as another process would, is the driver's: its residency requests are
+ * forwarded and the shim never makes it resident. */
+static int ipc(void) {
+    static uint32_t host[N], back[N];
+    for (int i = 0; i < N; i++)
+        host[i] = (uint32_t)i * 17u;
+    uint32_t *exported = device_memory(context, device[0], N * 4);
+    CALL(zeCommandListAppendMemoryCopy, list[0], exported, host, sizeof host, NULL, 0, NULL);
+    wait_idle(list[0]);
+    ze_ipc_mem_handle_t handle;
+    CALL(zeMemGetIpcHandle, context, exported, &handle);
+    value("exported-asked.result", TRY(zeContextMakeMemoryResident, context, device[1], exported, (size_t)N * 4));
+    figures("exported-asked");
+    ze_context_handle_t other = new_context();
+    void *opened = NULL;
+    CALL(zeMemOpenIpcHandle, other, device[0], handle, 0, &opened);
+    value("opened.distinct", opened != (void *)exported);
+    ze_command_list_handle_t on_owner = immediate(other, device[0]), on_peer = immediate(other, device[1]);
+    CALL(zeCommandListAppendMemoryCopy, on_owner, back, opened, sizeof back, NULL, 0, NULL);
+    wait_idle(on_owner);
+    value("opened.bytes-match", memcmp(back, host, sizeof host) == 0);
+    figures("opened");
+    /* The shim does not make it resident on a peer for a use... */
+    value("opened-peer-use.result", TRY(zeCommandListAppendMemoryCopy, on_peer, back, opened, sizeof back, NULL, 0, NULL));
+    figures("opened-peer-use");
+    /* ...and forwards the program's request for it. */
+    value("opened-asked.result", TRY(zeContextMakeMemoryResident, other, device[1], opened, (size_t)N * 4));
+    figures("opened-asked");
+    CALL(zeCommandListAppendMemoryCopy, on_peer, back, opened, sizeof back, NULL, 0, NULL);
+    wait_idle(on_peer);
+    CALL(zeMemCloseIpcHandle, other, opened);
+    figures("closed");
+    /* The exported allocation's own peer use is made resident by the shim, once. */
+    CALL(zeCommandListAppendMemoryCopy, list[1], back, exported, sizeof back, NULL, 0, NULL);
+    wait_idle(list[1]);
+    value("exported-use.bytes-match", memcmp(back, host, sizeof host) == 0);
+    figures("exported-use");
+    CALL(zeMemPutIpcHandle, context, handle);
+    CALL(zeCommandListDestroy, on_owner);
+    CALL(zeCommandListDestroy, on_peer);
+    CALL(zeContextDestroy, other);
+    CALL(zeMemFree, context, exported);
+    figures("end");
+    return 0;
+}
+
 /* 6. A forked child that exits normally must not print the parent's report. */
 static int fork_child(void) {
     fflush(stdout);
@@ -502,6 +549,8 @@ int main(int argc, char **argv) {
         failed = launch_with_arguments();
     else if (!strcmp(scenario, "virtual-memory"))
         failed = virtual_memory();
+    else if (!strcmp(scenario, "ipc"))
+        failed = ipc();
     else if (!strcmp(scenario, "fork-child"))
         failed = fork_child();
     else {

@@ -1,0 +1,196 @@
+//! The host memory behind simulated allocations. Host and shared USM are zeroed heap memory;
+//! device USM has pages of its own, so that exporting it (`zeMemGetIpcHandle`) can turn them
+//! into a memory file that an opened handle maps elsewhere, with the bytes shared, as a
+//! dma-buf shares a real allocation's.
+
+use std::alloc::Layout;
+use std::ffi::c_void;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::ptr::NonNull;
+
+const PAGE: usize = 4096;
+
+pub(crate) enum Backing {
+    /// Zeroed heap memory.
+    Heap {
+        raw: NonNull<u8>,
+        layout: Layout,
+        address: usize,
+    },
+    /// Pages mapped for this allocation alone, private until shared through a memory file.
+    Pages {
+        address: usize,
+        len: usize,
+        file: Option<OwnedFd>,
+    },
+    /// Another allocation's memory file, mapped here (an opened IPC handle).
+    Opened { address: usize, len: usize },
+}
+
+// SAFETY: the backing is memory owned by this value; access is synchronised by the platform
+// lock and by the Level Zero contract on concurrent use.
+unsafe impl Send for Backing {}
+
+/// Maps `len` bytes of fresh, private, zeroed pages aligned to `alignment` (a power of two).
+fn map_aligned(len: usize, alignment: usize) -> Option<usize> {
+    let padded = len.checked_add(alignment)?;
+    // SAFETY: asks for fresh anonymous memory.
+    let raw = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            padded,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if raw == libc::MAP_FAILED {
+        return None;
+    }
+    let raw = raw as usize;
+    let address = raw.next_multiple_of(alignment);
+    // SAFETY: the head and tail of the range just mapped, outside the kept part.
+    unsafe {
+        if address > raw {
+            libc::munmap(raw as *mut c_void, address - raw);
+        }
+        let end = address + len;
+        if raw + padded > end {
+            libc::munmap(end as *mut c_void, raw + padded - end);
+        }
+    }
+    Some(address)
+}
+
+impl Backing {
+    /// `size` zeroed bytes aligned to `alignment` on the heap (host and shared USM).
+    pub(crate) fn heap(size: usize, alignment: usize) -> Option<Self> {
+        let alignment = alignment.max(64);
+        let layout = Layout::from_size_align(size.checked_add(alignment)?, 16).ok()?;
+        // SAFETY: `layout` has a non-zero size.
+        let raw = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
+        let address = (raw.as_ptr() as usize).next_multiple_of(alignment);
+        Some(Self::Heap {
+            raw,
+            layout,
+            address,
+        })
+    }
+
+    /// `size` zeroed bytes aligned to `alignment` in pages of their own (device USM). The host
+    /// commits them only when touched.
+    pub(crate) fn pages(size: usize, alignment: usize) -> Option<Self> {
+        let len = size.max(1).checked_next_multiple_of(PAGE)?;
+        let address = map_aligned(len, alignment.max(PAGE).checked_next_power_of_two()?)?;
+        Some(Self::Pages {
+            address,
+            len,
+            file: None,
+        })
+    }
+
+    pub(crate) fn address(&self) -> usize {
+        match self {
+            Self::Heap { address, .. }
+            | Self::Pages { address, .. }
+            | Self::Opened { address, .. } => *address,
+        }
+    }
+
+    /// The memory file behind device pages, made on the first call: the pages' bytes move into
+    /// it and it is mapped in their place. The caller must make sure nothing reads or writes
+    /// the pages meanwhile (no work pending on them). `None` for heap memory, or if the host
+    /// refuses.
+    pub(crate) fn share(&mut self) -> Option<RawFd> {
+        let Self::Pages { address, len, file } = self else {
+            return None;
+        };
+        if let Some(file) = file {
+            return Some(file.as_raw_fd());
+        }
+        // SAFETY: a name and flags; the result is a new descriptor or -1.
+        let fd = unsafe { libc::memfd_create(c"ze-sim device memory".as_ptr(), libc::MFD_CLOEXEC) };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: a descriptor just made, owned by nothing else.
+        let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+        let mut written = 0;
+        // SAFETY: sizes the file, then writes the pages' own `len` bytes into it.
+        unsafe {
+            if libc::ftruncate(fd, *len as libc::off_t) != 0 {
+                return None;
+            }
+            while written < *len {
+                let count = libc::pwrite(
+                    fd,
+                    (*address + written) as *const c_void,
+                    *len - written,
+                    written as libc::off_t,
+                );
+                if count <= 0 {
+                    return None;
+                }
+                written += count as usize;
+            }
+        }
+        // SAFETY: replaces this backing's own pages with the file holding the same bytes.
+        let mapped = unsafe {
+            libc::mmap(
+                *address as *mut c_void,
+                *len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_FIXED,
+                fd,
+                0,
+            )
+        };
+        if mapped == libc::MAP_FAILED {
+            return None;
+        }
+        *file = Some(owned);
+        Some(fd)
+    }
+
+    /// Maps the memory file `fd` (of `len` bytes) of another backing at a new address.
+    pub(crate) fn open(fd: RawFd, len: usize) -> Option<Self> {
+        // SAFETY: maps a memory file this simulator made, of at least `len` bytes.
+        let mapped = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd,
+                0,
+            )
+        };
+        (mapped != libc::MAP_FAILED).then(|| Self::Opened {
+            address: mapped as usize,
+            len,
+        })
+    }
+
+    /// The length of the pages (for device memory) or `None` (heap).
+    pub(crate) fn pages_len(&self) -> Option<usize> {
+        match self {
+            Self::Pages { len, .. } | Self::Opened { len, .. } => Some(*len),
+            Self::Heap { .. } => None,
+        }
+    }
+}
+
+impl Drop for Backing {
+    fn drop(&mut self) {
+        match self {
+            // SAFETY: allocated in `heap` with this layout, freed once.
+            Self::Heap { raw, layout, .. } => unsafe { std::alloc::dealloc(raw.as_ptr(), *layout) },
+            // SAFETY: pages this backing mapped, unmapped once (a memory file lives on while
+            // an opened handle maps it).
+            Self::Pages { address, len, .. } | Self::Opened { address, len } => unsafe {
+                libc::munmap(*address as *mut c_void, *len);
+            },
+        }
+    }
+}
