@@ -132,3 +132,64 @@ print("RESULT " + json.dumps({"block": block, "during": during, "after": after})
     counters = run.report["counters"]
     live = {name: value for name, value in counters.items() if name.startswith("live_") and value}
     assert live == {}, "what PyTorch never freed goes back at exit"
+
+
+def test_an_in_order_queue_reuses_its_own_freed_block_at_once_without_a_barrier(run_sycl, xpu_library, tmp_path):
+    # Slow, asynchronous engines: each free happens while the queue's copy still runs.
+    config = tmp_path / "slow.toml"
+    config.write_text('name = "b70x2-slow"\nasync_execution = true\n[faults]\ncommand_delay_us = 20000\n')
+    run = run_sycl(
+        XPU
+        + """
+lib.lazy_usm_xpu_counters.argtypes = [ctypes.POINTER(ctypes.c_uint64)] * 2
+def counters():
+    barriers, reuses = ctypes.c_uint64(), ctypes.c_uint64()
+    assert lib.lazy_usm_xpu_counters(ctypes.byref(barriers), ctypes.byref(reuses)) == 0
+    return barriers.value, reuses.value
+
+def rounds(queue, count=8, size=1 << 20):
+    # PyTorch's pattern: a tensor written, freed while that work runs, the next one allocated.
+    same, patterns_ok = 0, True
+    block = malloc(size, 0, queue)
+    for round in range(count):
+        host = dm.MemoryUSMHost(size, queue=queue)
+        host.copy_from_host(bytes([round + 1]) * size)
+        queue.memcpy_async(view(block, size, queue), host, size)
+        free(block, size, 0, queue)
+        again = malloc(size, 0, queue)
+        same += again == block
+        if queue.is_in_order:
+            # Work on the reused block runs after the copy into it: the queue's order.
+            back = dm.MemoryUSMHost(size, queue=queue)
+            queue.memcpy_async(back, view(again, size, queue), size)
+            queue.wait()
+            patterns_ok &= bytes(back.copy_to_host())[:4] == bytes([round + 1]) * 4
+        queue.wait()
+        block = again
+    free(block, size, 0, queue)
+    return same, patterns_ok
+
+in_order = dpctl.SyclQueue(context, devices[0], property="in_order")
+before = counters()
+same_in_order, ok_in_order = rounds(in_order)
+after_in_order = counters()
+same_out_of_order, ok_out_of_order = rounds(queues[0])
+after_out_of_order = counters()
+print("RESULT " + json.dumps({
+    "in_order": [same_in_order, ok_in_order, after_in_order[0] - before[0], after_in_order[1] - before[1]],
+    "out_of_order": [same_out_of_order, ok_out_of_order, after_out_of_order[0] - after_in_order[0],
+                     after_out_of_order[1] - after_in_order[1]],
+}))
+""",
+        preset=str(config),
+        extra_env={"LAZY_USM_XPU_LIBRARY": str(xpu_library)},
+    )
+    same, ok, barriers, reuses = run.result["in_order"]
+    # Every round's allocation took the block its own queue had just freed, with no barrier.
+    assert (same, ok, barriers, reuses) == (8, True, 0, 8), run.result
+    # An out-of-order queue gives no such order: each free needs a barrier, and the busy block
+    # is not handed out again meanwhile.
+    same, ok, barriers, reuses = run.result["out_of_order"]
+    assert (same, ok, barriers, reuses) == (0, True, 8, 0), run.result
+    live = {name: value for name, value in run.report["counters"].items() if name.startswith("live_") and value}
+    assert live == {}, live

@@ -237,6 +237,15 @@ LazyUsmStatus lazy_usm_pool_stats(const LazyUsmManager *manager,
 LazyUsmStatus lazy_usm_trim(const LazyUsmManager *manager, uint64_t *released);
 
 #if defined(LAZY_USM_XPU)
+// `lazy_usm_xpu_counters`: barrier events made for frees (`barriers`), and allocations served
+// by a block their own in-order queue freed (`same_queue_reuses`, each a barrier saved).
+//
+// # Safety
+// Each pointer must be null or valid for a write.
+LazyUsmStatus lazy_usm_xpu_counters(uint64_t *barriers, uint64_t *same_queue_reuses);
+#endif
+
+#if defined(LAZY_USM_XPU)
 // PyTorch's `alloc(size, device, queue)`: `size` bytes on the queue's device from lazy-usm's
 // pool, resident there only. Null on failure (PyTorch reports out of memory);
 // `lazy_usm_last_error()` says why.

@@ -600,7 +600,12 @@ pub(crate) fn submit(
                     event.uses.fetch_add(1, Ordering::AcqRel);
                 }
             }
-            Op::Signal(event) | Op::Reset(event) => {
+            Op::Signal(event) => {
+                // A counter-based event stands for its latest signalling append.
+                event.rearm();
+                event.uses.fetch_add(1, Ordering::AcqRel);
+            }
+            Op::Reset(event) => {
                 event.uses.fetch_add(1, Ordering::AcqRel);
             }
             Op::Launch {

@@ -24,6 +24,9 @@ pub(crate) struct Context {
 pub(crate) struct EventPool {
     pub context: usize,
     pub count: u32,
+    /// Counter-based (`ze_event_pool_counter_based_exp_desc_t`): its events are re-armed by
+    /// each append that signals them, never reset (Intel's v2 adapter uses them).
+    pub counter_based: bool,
 }
 
 /// An event: its pool and index, and its state under a lock of its own, so that host waits and
@@ -36,13 +39,17 @@ pub(crate) struct Event {
     pub changed: parking_lot::Condvar,
     /// Queued commands that wait on it or will signal or reset it (it cannot be destroyed then).
     pub uses: std::sync::atomic::AtomicU32,
+    /// Of a counter-based pool: unsignaled again from the moment work that signals it is
+    /// submitted, until that work completes.
+    pub counter_based: bool,
 }
 
 impl Event {
-    pub(crate) fn new(pool: usize, index: u32) -> Self {
+    pub(crate) fn new(pool: usize, index: u32, counter_based: bool) -> Self {
         Self {
             pool,
             index,
+            counter_based,
             state: Default::default(),
             changed: Default::default(),
             uses: Default::default(),
@@ -62,6 +69,13 @@ impl Event {
             state.timestamp.get_or_insert(interval);
         }
         self.changed.notify_all();
+    }
+
+    /// A counter-based event's re-arming, when work that will signal it is submitted.
+    pub(crate) fn rearm(&self) {
+        if self.counter_based {
+            *self.state.lock() = Default::default();
+        }
     }
 
     /// Resets it; likewise for a queued reset.

@@ -249,3 +249,56 @@ fn device_memory_is_committed_on_its_first_use_by_its_owner() {
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+#[test]
+fn a_counter_based_event_stands_for_its_latest_signalling_append() {
+    // Intel's v2 adapter signals copies with counter-based events and never resets them: a
+    // host wait on one must wait for the append that signals it last, not return at once
+    // because an earlier append signalled it.
+    let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+    config.async_execution = true;
+    config.faults.command_delay_us = Some(20_000);
+    let sim = Sim::in_process(config);
+    let context = sim.context(&[0]);
+    let list = sim.immediate_list(context, 0, 1);
+    let counter_based = ze_event_pool_counter_based_exp_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC,
+        flags:
+            ze_event_pool_counter_based_exp_flag_t::ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_IMMEDIATE.0,
+        ..Default::default()
+    };
+    let desc = ze_event_pool_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+        pNext: &counter_based as *const _ as *const std::ffi::c_void,
+        flags: ze_event_pool_flag_t::ZE_EVENT_POOL_FLAG_HOST_VISIBLE.0,
+        count: 1,
+    };
+    let mut pool = std::ptr::null_mut();
+    // SAFETY: valid descriptor (its chain outlives the call) and output pointer.
+    ok(unsafe { (sim.api.event_pool_create)(context, &desc, 0, std::ptr::null_mut(), &mut pool) });
+    let event = sim.event(pool, 0);
+    let device = sim.alloc_device(context, 0, 4096);
+    for round in 1..=3u8 {
+        let source = vec![round; 4096];
+        let mut back = vec![0u8; 4096];
+        ok(sim.copy(
+            list,
+            device,
+            source.as_ptr() as _,
+            4096,
+            std::ptr::null_mut(),
+            &mut [],
+        ));
+        ok(sim.copy(list, back.as_mut_ptr() as _, device, 4096, event, &mut []));
+        sim.wait(event);
+        assert_eq!(
+            back, source,
+            "round {round}: the wait waited for this round's copy"
+        );
+    }
+    sim.destroy_events(pool, &[event]);
+    sim.free(context, device);
+    sim.destroy_list(list);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}

@@ -5,7 +5,9 @@
 //! the process already loaded); every device of that context gets a pool. A block is resident
 //! on its device only, so a tensor costs no host memory until a peer really uses it. A freed
 //! block is reused only after the work its queue had been given before the free has completed
-//! (a barrier event on that queue), and the free never waits for it.
+//! (a barrier event on that queue), and the free never waits for it; on an in-order queue, the
+//! queue's next allocation of the same size takes it at once (stream order), as PyTorch's own
+//! caching allocator reuses a block on its stream.
 
 use crate::exports::LazyUsmPolicy;
 use crate::manager::LazyUsmManager;
@@ -13,7 +15,7 @@ use crate::status::{Failure, LazyUsmStatus, guard};
 use lazy_usm_core::{Context, ContextHandle, DeviceHandle, ResidencyConfig, Runtime, WorkFence};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 unsafe extern "C" {
@@ -29,6 +31,10 @@ unsafe extern "C" {
     fn lazy_usm_sycl_context_retain(queue: *mut c_void) -> *mut c_void;
     fn lazy_usm_sycl_context_release(context: *mut c_void);
     fn lazy_usm_sycl_queue_idle(queue: *mut c_void) -> c_int;
+    fn lazy_usm_sycl_queue_in_order(queue: *mut c_void) -> c_int;
+    fn lazy_usm_sycl_queue_retain(queue: *mut c_void) -> *mut c_void;
+    fn lazy_usm_sycl_queue_release(queue: *mut c_void);
+    fn lazy_usm_sycl_queue_same(held: *mut c_void, queue: *mut c_void) -> c_int;
     fn lazy_usm_sycl_barrier(
         queue: *mut c_void,
         message: *mut c_char,
@@ -129,6 +135,9 @@ static EXITING: AtomicBool = AtomicBool::new(false);
 extern "C" fn release_at_exit() {
     EXITING.store(true, Ordering::SeqCst);
     let _ = guard(|| {
+        // The queues' kept blocks go with their managers (which free what they handed out).
+        let caches: Vec<_> = lock(stream_caches()).drain().collect();
+        drop(caches);
         let released: Vec<_> = lock(managers()).drain().collect();
         drop(released);
         Ok(())
@@ -226,6 +235,134 @@ impl Drop for QueueBarrier {
     }
 }
 
+/// Barrier events made for frees, and allocations served by a block its in-order queue freed
+/// (each a barrier event saved), for `lazy_usm_xpu_counters`.
+static BARRIERS: AtomicU64 = AtomicU64::new(0);
+static SAME_QUEUE_REUSES: AtomicU64 = AtomicU64::new(0);
+
+/// The most a queue keeps for its own reuse: beyond it, frees take the barrier path.
+const STREAM_CACHE_BLOCKS: usize = 256;
+const STREAM_CACHE_BYTES: usize = 1 << 30;
+
+/// A reference to a SYCL queue, which keeps it alive (a cached block's work ran on it).
+struct HeldQueue(*mut c_void);
+
+// SAFETY: a sycl::queue may be copied, used and destroyed from any thread (SYCL 2020, 4.3.2).
+unsafe impl Send for HeldQueue {}
+
+impl Drop for HeldQueue {
+    fn drop(&mut self) {
+        // SAFETY: made by lazy_usm_sycl_queue_retain, released once.
+        unsafe { lazy_usm_sycl_queue_release(self.0) };
+    }
+}
+
+/// Blocks an in-order queue freed while it had work: work submitted to that queue later runs
+/// after the work that used them, so the queue's next allocation of the same size may take one
+/// at once. They stay handed out by the manager until reused or given back.
+struct StreamCache {
+    queue: HeldQueue,
+    manager: Arc<LazyUsmManager>,
+    by_size: HashMap<usize, Vec<usize>>,
+    blocks: usize,
+    bytes: usize,
+}
+
+impl StreamCache {
+    /// Gives every block back: at once if the queue is idle, else behind one barrier event.
+    fn give_back(mut self) -> Result<(), Failure> {
+        let blocks: Vec<usize> = self
+            .by_size
+            .drain()
+            .flat_map(|(_, blocks)| blocks)
+            .collect();
+        if blocks.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: the queue this cache holds.
+        if unsafe { lazy_usm_sycl_queue_idle(self.queue.0) } == 1 {
+            return blocks
+                .into_iter()
+                .try_for_each(|block| self.manager.free(block));
+        }
+        let fence: Arc<dyn WorkFence> = Arc::new(barrier(self.queue.0)?);
+        blocks
+            .into_iter()
+            .try_for_each(|block| self.manager.free_after(block, Arc::clone(&fence)))
+    }
+}
+
+/// Each in-order queue's cache, by the queue pointer PyTorch passes.
+fn stream_caches() -> &'static Mutex<HashMap<usize, StreamCache>> {
+    static CACHES: OnceLock<Mutex<HashMap<usize, StreamCache>>> = OnceLock::new();
+    CACHES.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// `queue`'s cache entry, if it has one and it is this very queue (a queue made where a
+/// destroyed one lived is another queue: the old entry goes back).
+fn cache_of(
+    caches: &mut HashMap<usize, StreamCache>,
+    queue: *mut c_void,
+) -> Result<Option<&mut StreamCache>, Failure> {
+    let key = queue as usize;
+    // SAFETY: the held queue and the caller's live queue.
+    let stale = caches
+        .get(&key)
+        .is_some_and(|cache| unsafe { lazy_usm_sycl_queue_same(cache.queue.0, queue) } != 1);
+    if stale && let Some(cache) = caches.remove(&key) {
+        cache.give_back()?;
+    }
+    Ok(caches.get_mut(&key))
+}
+
+/// A barrier event on `queue`, as a fence.
+fn barrier(queue: *mut c_void) -> Result<QueueBarrier, Failure> {
+    let mut message = Message::new();
+    // SAFETY: a live queue (the caller's, or one a cache holds).
+    let event = unsafe { lazy_usm_sycl_barrier(queue, message.0.as_mut_ptr(), message.0.len()) };
+    if event.is_null() {
+        return Err(Failure(
+            LazyUsmStatus::LevelZero,
+            format!("a barrier on the queue failed: {}", message.text()),
+        ));
+    }
+    BARRIERS.fetch_add(1, Ordering::Relaxed);
+    Ok(QueueBarrier(event))
+}
+
+/// Gives back the blocks every queue kept (before reporting out of memory).
+fn give_back_every_cache() -> Result<(), Failure> {
+    let caches: Vec<StreamCache> = lock(stream_caches())
+        .drain()
+        .map(|(_, cache)| cache)
+        .collect();
+    caches.into_iter().try_for_each(StreamCache::give_back)
+}
+
+/// `lazy_usm_xpu_counters`: barrier events made for frees (`barriers`), and allocations served
+/// by a block their own in-order queue freed (`same_queue_reuses`, each a barrier saved).
+///
+/// # Safety
+/// Each pointer must be null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_xpu_counters(
+    barriers: *mut u64,
+    same_queue_reuses: *mut u64,
+) -> LazyUsmStatus {
+    guard(|| {
+        // SAFETY: the caller's optional outputs.
+        unsafe {
+            if let Some(barriers) = barriers.as_mut() {
+                *barriers = BARRIERS.load(Ordering::Relaxed);
+            }
+            if let Some(reuses) = same_queue_reuses.as_mut() {
+                *reuses = SAME_QUEUE_REUSES.load(Ordering::Relaxed);
+            }
+        }
+        Ok(())
+    })
+}
+
 /// PyTorch's `alloc(size, device, queue)`: `size` bytes on the queue's device from lazy-usm's
 /// pool, resident there only. Null on failure (PyTorch reports out of memory);
 /// `lazy_usm_last_error()` says why.
@@ -247,7 +384,28 @@ pub unsafe extern "C" fn lazy_usm_xpu_malloc(
         // PyTorch's device index counts the GPUs it sees, which may differ from the context's
         // order; the queue's own device is the one that counts.
         let _ = device;
-        address = manager.pool_alloc(index, size.max(1))?;
+        let size = size.max(1);
+        // A block this in-order queue freed: the work that used it ran before anything this
+        // queue runs from now on.
+        {
+            let mut caches = lock(stream_caches());
+            if let Some(cache) = cache_of(&mut caches, queue)?
+                && let Some(block) = cache.by_size.get_mut(&size).and_then(Vec::pop)
+            {
+                cache.blocks -= 1;
+                cache.bytes -= size;
+                SAME_QUEUE_REUSES.fetch_add(1, Ordering::Relaxed);
+                address = block;
+                return Ok(());
+            }
+        }
+        address = match manager.pool_alloc(index, size) {
+            Err(failure) if failure.0 == LazyUsmStatus::OutOfDeviceMemory => {
+                give_back_every_cache()?;
+                manager.pool_alloc(index, size)?
+            }
+            other => other?,
+        };
         Ok(())
     });
     if status == LazyUsmStatus::Ok {
@@ -281,21 +439,55 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
         // Blocks freed earlier whose work has completed go back now, releasing their events
         // (a held SYCL event keeps its context alive).
         manager.reclaim();
+        let address = pointer as usize;
+        // Its size as handed out: a cached block is reused only for that size.
+        let found = manager.find(address)?;
+        if found.base != address {
+            return Err(Failure::invalid(format!(
+                "{address:#x} is inside the allocation at {:#x}, not its start",
+                found.base
+            )));
+        }
+        let mut caches = lock(stream_caches());
         // SAFETY: the caller's live queue.
         if unsafe { lazy_usm_sycl_queue_idle(queue) } == 1 {
-            // Nothing submitted before this free is still running: no fence needed.
-            return manager.free(pointer as usize);
+            // Nothing submitted before this free is still running: no fence needed, and what
+            // the queue kept can go back too.
+            if let Some(cache) = caches.remove(&(queue as usize)) {
+                cache.give_back()?;
+            }
+            drop(caches);
+            return manager.free(address);
         }
-        let mut message = Message::new();
         // SAFETY: the caller's live queue.
-        let event =
-            unsafe { lazy_usm_sycl_barrier(queue, message.0.as_mut_ptr(), message.0.len()) };
-        if event.is_null() {
-            return Err(Failure(
-                LazyUsmStatus::LevelZero,
-                format!("a barrier on the queue failed: {}", message.text()),
-            ));
+        if unsafe { lazy_usm_sycl_queue_in_order(queue) } == 1 {
+            if cache_of(&mut caches, queue)?.is_none() {
+                // SAFETY: the caller's live queue.
+                let held = unsafe { lazy_usm_sycl_queue_retain(queue) };
+                if !held.is_null() {
+                    caches.insert(
+                        queue as usize,
+                        StreamCache {
+                            queue: HeldQueue(held),
+                            manager: Arc::clone(&manager),
+                            by_size: HashMap::new(),
+                            blocks: 0,
+                            bytes: 0,
+                        },
+                    );
+                }
+            }
+            if let Some(cache) = caches.get_mut(&(queue as usize))
+                && cache.blocks < STREAM_CACHE_BLOCKS
+                && cache.bytes.saturating_add(found.size) <= STREAM_CACHE_BYTES
+            {
+                cache.by_size.entry(found.size).or_default().push(address);
+                cache.blocks += 1;
+                cache.bytes += found.size;
+                return Ok(());
+            }
         }
-        manager.free_after(pointer as usize, Arc::new(QueueBarrier(event)))
+        drop(caches);
+        manager.free_after(address, Arc::new(barrier(queue)?))
     });
 }

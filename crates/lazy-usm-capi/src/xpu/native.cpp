@@ -79,6 +79,38 @@ int lazy_usm_sycl_queue_idle(void *queue) {
     }
 }
 
+// 1 if `queue` runs its work in submission order, 0 if not, negative if SYCL could not tell.
+int lazy_usm_sycl_queue_in_order(void *queue) {
+    try {
+        return static_cast<sycl::queue *>(queue)->is_in_order() ? 1 : 0;
+    } catch (...) {
+        return -1;
+    }
+}
+
+// A reference to `queue` that keeps it alive until lazy_usm_sycl_queue_release. Null on
+// failure.
+void *lazy_usm_sycl_queue_retain(void *queue) {
+    try {
+        return new sycl::queue(*static_cast<sycl::queue *>(queue));
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+void lazy_usm_sycl_queue_release(void *queue) {
+    delete static_cast<sycl::queue *>(queue);
+}
+
+// 1 if `held` (from lazy_usm_sycl_queue_retain) and `queue` are the same SYCL queue.
+int lazy_usm_sycl_queue_same(void *held, void *queue) {
+    try {
+        return *static_cast<sycl::queue *>(held) == *static_cast<sycl::queue *>(queue) ? 1 : 0;
+    } catch (...) {
+        return 0;
+    }
+}
+
 // A barrier on `queue`: an event that completes when everything submitted to the queue before
 // it has. Null on failure. Release it with lazy_usm_sycl_event_release.
 void *lazy_usm_sycl_barrier(void *queue, char *message, std::size_t capacity) {

@@ -1,6 +1,6 @@
 //! Devices: enumeration, properties, queue groups, P2P.
 
-use super::{fill_array, guard, out, write_c_string};
+use super::{chain_link, fill_array, guard, out, write_c_string};
 use crate::config::LinkKind;
 use crate::registry;
 use level_zero_sys::*;
@@ -280,16 +280,6 @@ pub(crate) unsafe extern "C" fn get_compute_properties(
         properties.subGroupSizes = [8, 16, 32, 0, 0, 0, 0, 0];
         Ok(())
     })
-}
-
-/// The `stype` and `pNext` of the extension struct at `link`, read by value.
-///
-/// # Safety
-/// `link` must point to a struct that starts as `ze_base_properties_t` does.
-unsafe fn chain_link(link: *mut std::ffi::c_void) -> (ze_structure_type_t, *mut std::ffi::c_void) {
-    let header = link as *const ze_base_properties_t;
-    // SAFETY: the caller's promise; plain reads of two leading fields.
-    unsafe { ((*header).stype, (*header).pNext) }
 }
 
 /// A stable UUID: vendor and device id, then the PCI address bytes.

@@ -4,6 +4,7 @@ use super::{guard, input, out};
 use crate::platform::Inner;
 use crate::registry::{self, Event, EventPool, Fence, Object};
 use level_zero_sys::*;
+use std::ffi::c_void;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -65,9 +66,19 @@ pub(crate) unsafe extern "C" fn pool_create(
         if desc.count == 0 {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE);
         }
+        let mut counter_based = false;
+        let mut next = desc.pNext as *mut c_void;
+        while !next.is_null() {
+            // SAFETY: every extension struct starts with stype and pNext (spec).
+            let (stype, following) = unsafe { super::chain_link(next) };
+            counter_based |=
+                stype == ze_structure_type_t::ZE_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC;
+            next = following;
+        }
         let object = EventPool {
             context: context as usize,
             count: desc.count,
+            counter_based,
         };
         {
             let mut state = platform.lock();
@@ -121,7 +132,11 @@ pub(crate) unsafe extern "C" fn create(
         }
         let handle = registry::register(
             &platform,
-            Object::Event(Arc::new(Event::new(pool as usize, desc.index))),
+            Object::Event(Arc::new(Event::new(
+                pool as usize,
+                desc.index,
+                object.counter_based,
+            ))),
         );
         platform.lock().counters.live_events += 1;
         *event = handle as ze_event_handle_t;

@@ -30,6 +30,18 @@ pub(crate) fn guard(body: impl FnOnce() -> Result<(), ze_result_t>) -> ze_result
     }
 }
 
+/// The `stype` and `pNext` of the extension struct at `link`, read by value.
+///
+/// # Safety
+/// `link` must point to a struct that starts as `ze_base_properties_t` does.
+pub(crate) unsafe fn chain_link(
+    link: *mut std::ffi::c_void,
+) -> (level_zero_sys::ze_structure_type_t, *mut std::ffi::c_void) {
+    let header = link as *const level_zero_sys::ze_base_properties_t;
+    // SAFETY: the caller's promise; plain reads of two leading fields.
+    unsafe { ((*header).stype, (*header).pNext) }
+}
+
 /// A caller's output pointer, or `ZE_RESULT_ERROR_INVALID_NULL_POINTER`.
 ///
 /// # Safety
