@@ -52,6 +52,8 @@ INTERCEPTED = {
     "zeVirtualMemFree",
     "zeMemOpenIpcHandle",
     "zeMemCloseIpcHandle",
+    # Its results land at dstptr plus each offset: every one is an operand.
+    "zeCommandListAppendQueryKernelTimestamps",
     "zeCommandListAppendLaunchKernel",
     "zeCommandListAppendLaunchCooperativeKernel",
     "zeCommandListAppendLaunchKernelIndirect",

@@ -254,26 +254,6 @@ pub unsafe extern "C" fn zeCommandListAppendEventReset(arg1: ze_command_list_han
     }
 }
 
-/// `zeCommandListAppendQueryKernelTimestamps`, intercepted: a peer's allocation among its pointer operands
-/// becomes resident on the list's device first.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(arg1: ze_command_list_handle_t, arg2: u32, arg3: *mut ze_event_handle_t, arg4: *mut ::std::os::raw::c_void, arg5: *const usize, arg6: ze_event_handle_t, arg7: u32, arg8: *mut ze_event_handle_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeCommandListAppendQueryKernelTimestamps");
-    // SAFETY: the real loader's `zeCommandListAppendQueryKernelTimestamps` has the signature the headers declare.
-    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut ze_event_handle_t, *mut ::std::os::raw::c_void, *const usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
-        return Unsupported::unsupported();
-    };
-    let result = crate::intercept::use_all_on_list(arg1, &[arg4 as *const ::std::ffi::c_void]);
-    if result != ze_result_t::ZE_RESULT_SUCCESS {
-        return result;
-    }
-    // SAFETY: the caller's arguments, passed on unchanged.
-    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) }
-}
-
 /// `zeCommandListAppendImageCopyToMemoryExt`, intercepted: a peer's allocation among its pointer operands
 /// becomes resident on the list's device first.
 ///

@@ -35,12 +35,17 @@ type MakeResident = unsafe extern "C" fn(
 fn make_resident(allocation: &Allocation, device: usize) -> ze_result_t {
     let shim = shim();
     let mut peers = lock(&allocation.peers);
-    if device == allocation.owner || peers.contains(&device) {
+    // Being freed: the program is done with it (a pass over the context's allocations found it
+    // before the free).
+    if device == allocation.owner
+        || peers.contains(&device)
+        || allocation.freeing.load(Ordering::Acquire)
+    {
         return SUCCESS;
     }
     let function = real!(c"zeContextMakeMemoryResident", MakeResident);
-    // SAFETY: a live allocation of that context (the program has not freed it: frees are
-    // seen here first), made resident on one of its devices.
+    // SAFETY: an allocation of that context that is not being freed (a free marks it under
+    // this lock first), made resident on one of its devices.
     let result = unsafe {
         function(
             allocation.context as _,
@@ -167,12 +172,24 @@ fn record_argument(kernel: ze_kernel_handle_t, index: u32, pointers: Vec<usize>)
     }
 }
 
-/// Every peer allocation of `context` made resident on `device`. The pair is marked before the
-/// pass reads the allocations, and `zeMemAllocDevice` records an allocation before it reads the
-/// marks, so an allocation made during the pass is made resident by one of the two (or both:
-/// `make_resident` does it once). The pair is complete, and later launches skip the pass, only
-/// once a pass succeeded with no allocation failing there meanwhile; a failure is tried again
-/// at the next launch.
+/// Every peer allocation of `context` made resident on `device` now, stopping at the first
+/// failure.
+fn all_peers_resident(context: usize, device: usize) -> ze_result_t {
+    for allocation in shim().peers_of(context, device) {
+        let result = make_resident(&allocation, device);
+        if result != SUCCESS {
+            return result;
+        }
+    }
+    SUCCESS
+}
+
+/// `LAZY_USM_INDIRECT=all`: every peer allocation of `context` made resident on `device`, and
+/// every later one too. The pair is marked before the pass reads the allocations, and
+/// `zeMemAllocDevice` records an allocation before it reads the marks, so an allocation made
+/// during the pass is made resident by one of the two (or both: `make_resident` does it once).
+/// The pair is complete, and later launches skip the pass, only once a pass succeeded with no
+/// allocation failing there meanwhile; a failure is tried again at the next launch.
 fn everything_resident(context: usize, device: usize) -> ze_result_t {
     let shim = shim();
     let failures_before = {
@@ -183,11 +200,9 @@ fn everything_resident(context: usize, device: usize) -> ze_result_t {
         }
         mark.failures
     };
-    for allocation in shim.peers_of(context, device) {
-        let result = make_resident(&allocation, device);
-        if result != SUCCESS {
-            return result;
-        }
+    let result = all_peers_resident(context, device);
+    if result != SUCCESS {
+        return result;
     }
     if let Some(mark) = lock(&shim.everything_resident).get_mut(&(context, device))
         && mark.failures == failures_before
@@ -198,8 +213,9 @@ fn everything_resident(context: usize, device: usize) -> ze_result_t {
 }
 
 /// A launch whose arguments the shim cannot read (they travel with the launch): every peer
-/// allocation of the context becomes resident on the list's device, as `LAZY_USM_INDIRECT=all`
-/// does, rather than risk one the kernel reads.
+/// allocation of the context becomes resident on the list's device, rather than risk one the
+/// kernel reads. Only for this launch: its arguments exist before it is appended, so nothing
+/// made later needs marking (and the pair stays lazy for later allocations).
 fn launch_with_unseen_arguments(list: ze_command_list_handle_t) -> ze_result_t {
     let shim = shim();
     if !shim.config.lazy {
@@ -208,7 +224,59 @@ fn launch_with_unseen_arguments(list: ze_command_list_handle_t) -> ze_result_t {
     let Some((context, device)) = shim.list(list as usize) else {
         return SUCCESS;
     };
-    everything_resident(context, device)
+    all_peers_resident(context, device)
+}
+
+/// Runs `free` (the driver's free or unmap of `records`) with each record marked as being
+/// freed under its residency lock, so no residency is asked for them meanwhile; forgets them
+/// if the driver succeeded, and unmarks them if it refused.
+fn while_freeing(
+    records: &[std::sync::Arc<Allocation>],
+    free: impl FnOnce() -> ze_result_t,
+) -> ze_result_t {
+    let guards: Vec<_> = records.iter().map(|record| lock(&record.peers)).collect();
+    for record in records {
+        record.freeing.store(true, Ordering::Release);
+    }
+    let result = free();
+    for record in records {
+        record.freeing.store(result == SUCCESS, Ordering::Release);
+    }
+    drop(guards);
+    if result == SUCCESS {
+        for record in records {
+            shim().forget(record);
+        }
+    }
+    result
+}
+
+/// Makes `allocation`, just recorded, resident on the devices of its context marked to have
+/// everything resident (read after it was recorded: see `everything_resident`).
+fn resident_where_marked(allocation: &Allocation) {
+    let shim = shim();
+    let devices: Vec<usize> = lock(&shim.everything_resident)
+        .keys()
+        .filter(|(list_context, _)| *list_context == allocation.context)
+        .map(|(_, device)| *device)
+        .collect();
+    for peer in devices {
+        let made = make_resident(allocation, peer);
+        if made != SUCCESS {
+            // The allocation itself succeeded; the next launch on that device tries again.
+            if let Some(mark) = lock(&shim.everything_resident).get_mut(&(allocation.context, peer))
+            {
+                mark.complete = false;
+                mark.failures += 1;
+            }
+            shim.log(|| {
+                format!(
+                    "residency of {:#x} on device {peer:#x} failed: {made:?}",
+                    allocation.base
+                )
+            });
+        }
+    }
 }
 
 /// Intercepted: the allocation is recorded with its owner.
@@ -249,27 +317,9 @@ pub unsafe extern "C" fn zeMemAllocDevice(
             peers: Default::default(),
             asked: Default::default(),
             imported: false,
+            freeing: Default::default(),
         });
-        // Devices marked to have everything resident get this one too (read after the
-        // allocation is recorded: see `everything_resident`).
-        let devices: Vec<usize> = lock(&shim.everything_resident)
-            .keys()
-            .filter(|(list_context, _)| *list_context == context as usize)
-            .map(|(_, device)| *device)
-            .collect();
-        for peer in devices {
-            let made = make_resident(&allocation, peer);
-            if made != SUCCESS {
-                // The allocation itself succeeded; the next launch on that device tries again.
-                if let Some(mark) =
-                    lock(&shim.everything_resident).get_mut(&(context as usize, peer))
-                {
-                    mark.complete = false;
-                    mark.failures += 1;
-                }
-                shim.log(|| format!("residency of {base:#x} on device {peer:#x} failed: {made:?}"));
-            }
-        }
+        resident_where_marked(&allocation);
     }
     result
 }
@@ -287,15 +337,9 @@ pub unsafe extern "C" fn zeMemFree(
         c"zeMemFree",
         unsafe extern "C" fn(ze_context_handle_t, *mut c_void) -> ze_result_t
     );
-    let record = shim().starting_at(pointer as usize);
+    let records: Vec<_> = shim().starting_at(pointer as usize).into_iter().collect();
     // SAFETY: the caller's arguments, passed on.
-    let result = unsafe { function(context, pointer) };
-    if result == SUCCESS
-        && let Some(allocation) = record
-    {
-        shim().forget(&allocation);
-    }
-    result
+    while_freeing(&records, || unsafe { function(context, pointer) })
 }
 
 /// Intercepted: the allocation is freed, then forgotten (only if the driver freed it).
@@ -316,15 +360,9 @@ pub unsafe extern "C" fn zeMemFreeExt(
             *mut c_void,
         ) -> ze_result_t
     );
-    let record = shim().starting_at(pointer as usize);
+    let records: Vec<_> = shim().starting_at(pointer as usize).into_iter().collect();
     // SAFETY: the caller's arguments, passed on.
-    let result = unsafe { function(context, desc, pointer) };
-    if result == SUCCESS
-        && let Some(allocation) = record
-    {
-        shim().forget(&allocation);
-    }
-    result
+    while_freeing(&records, || unsafe { function(context, desc, pointer) })
 }
 
 /// The allocation a residency call on (`context`, `device`) for `size` bytes at `pointer` is
@@ -337,7 +375,7 @@ fn deferrable(
     size: usize,
 ) -> Option<std::sync::Arc<Allocation>> {
     let shim = shim();
-    if !shim.config.lazy {
+    if !shim.config.lazy || device.is_null() {
         return None;
     }
     shim.holding(context as usize, pointer as usize, size)
@@ -1242,7 +1280,7 @@ pub unsafe extern "C" fn zeVirtualMemMap(
         && shim.config.lazy
         && let Some(owner) = shim.physical.get(&(physical as usize)).map(|entry| entry.1)
     {
-        shim.add(Allocation {
+        let allocation = shim.add(Allocation {
             base: pointer as usize,
             size,
             context: context as usize,
@@ -1250,18 +1288,11 @@ pub unsafe extern "C" fn zeVirtualMemMap(
             peers: Default::default(),
             asked: Default::default(),
             imported: false,
+            freeing: Default::default(),
         });
+        resident_where_marked(&allocation);
     }
     result
-}
-
-/// Forgets the mappings of `context` wholly inside `[pointer, pointer + size)`, once the
-/// driver unmapped them.
-fn forget_mappings(context: ze_context_handle_t, pointer: *const c_void, size: usize) {
-    let shim = shim();
-    for allocation in shim.inside(context as usize, pointer as usize, size) {
-        shim.forget(&allocation);
-    }
 }
 
 /// Intercepted: the mappings in the range are forgotten once the driver unmapped them.
@@ -1278,12 +1309,9 @@ pub unsafe extern "C" fn zeVirtualMemUnmap(
         c"zeVirtualMemUnmap",
         unsafe extern "C" fn(ze_context_handle_t, *const c_void, usize) -> ze_result_t
     );
+    let records = shim().inside(context as usize, pointer as usize, size);
     // SAFETY: the caller's arguments, passed on.
-    let result = unsafe { function(context, pointer, size) };
-    if result == SUCCESS {
-        forget_mappings(context, pointer, size);
-    }
-    result
+    while_freeing(&records, || unsafe { function(context, pointer, size) })
 }
 
 /// Intercepted: the reservation's mappings are forgotten once the driver freed it.
@@ -1300,12 +1328,9 @@ pub unsafe extern "C" fn zeVirtualMemFree(
         c"zeVirtualMemFree",
         unsafe extern "C" fn(ze_context_handle_t, *const c_void, usize) -> ze_result_t
     );
+    let records = shim().inside(context as usize, pointer as usize, size);
     // SAFETY: the caller's arguments, passed on.
-    let result = unsafe { function(context, pointer, size) };
-    if result == SUCCESS {
-        forget_mappings(context, pointer, size);
-    }
-    result
+    while_freeing(&records, || unsafe { function(context, pointer, size) })
 }
 
 /// Intercepted: memory opened from an IPC handle is recorded as another process's allocation
@@ -1363,6 +1388,7 @@ pub unsafe extern "C" fn zeMemOpenIpcHandle(
                 peers: Default::default(),
                 asked: Default::default(),
                 imported: true,
+                freeing: Default::default(),
             });
         }
     }
@@ -1382,13 +1408,55 @@ pub unsafe extern "C" fn zeMemCloseIpcHandle(
         c"zeMemCloseIpcHandle",
         unsafe extern "C" fn(ze_context_handle_t, *const c_void) -> ze_result_t
     );
-    let record = shim().starting_at(pointer as usize);
+    let records: Vec<_> = shim().starting_at(pointer as usize).into_iter().collect();
     // SAFETY: the caller's arguments, passed on.
-    let result = unsafe { function(context, pointer) };
-    if result == SUCCESS
-        && let Some(allocation) = record
-    {
-        shim().forget(&allocation);
+    while_freeing(&records, || unsafe { function(context, pointer) })
+}
+
+/// Intercepted: its results land at `dst` plus each offset (`offsets`, when given), which may
+/// lie in other allocations than `dst`'s; each becomes resident on the list's device first.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListAppendQueryKernelTimestamps`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(
+    list: ze_command_list_handle_t,
+    count: u32,
+    events: *mut ze_event_handle_t,
+    dst: *mut c_void,
+    offsets: *const usize,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListAppendQueryKernelTimestamps",
+        unsafe extern "C" fn(
+            ze_command_list_handle_t,
+            u32,
+            *mut ze_event_handle_t,
+            *mut c_void,
+            *const usize,
+            ze_event_handle_t,
+            u32,
+            *mut ze_event_handle_t,
+        ) -> ze_result_t
+    );
+    let mut operands = vec![dst as *const c_void];
+    if !dst.is_null() && !offsets.is_null() {
+        for index in 0..count as usize {
+            // SAFETY: the caller's array of `count` offsets (the spec's range).
+            let offset = unsafe { *offsets.add(index) };
+            // An offset that overflows lands nowhere the shim knows; the driver answers it.
+            if let Some(address) = (dst as usize).checked_add(offset) {
+                operands.push(address as *const c_void);
+            }
+        }
     }
-    result
+    let result = use_all_on_list(list, &operands);
+    if result != SUCCESS {
+        return result;
+    }
+    // SAFETY: the caller's arguments, passed on.
+    unsafe { function(list, count, events, dst, offsets, signal, wait_count, waits) }
 }

@@ -69,6 +69,9 @@ pub struct Allocation {
     /// Another process's allocation, opened from an IPC handle: the driver's to make resident
     /// (never deferred, never made resident by the shim).
     pub imported: bool,
+    /// Set, under `peers`' lock, while the program frees or unmaps it: residency is not asked
+    /// for a range the driver may be taking back.
+    pub freeing: std::sync::atomic::AtomicBool,
 }
 
 /// A (context, device) pair that has every peer allocation resident: marked before its first
@@ -150,31 +153,36 @@ impl Shim {
     pub fn add(&self, allocation: Allocation) -> Arc<Allocation> {
         let allocation = Arc::new(allocation);
         let (base, size) = (allocation.base, allocation.size.max(1));
+        let end = base.saturating_add(size);
         // The allocations lock orders every change of the registry, so a record is never
         // half made or half forgotten.
         let mut allocations = lock(&self.allocations);
-        if self
-            .registry
-            .insert(base, size, Arc::clone(&allocation))
-            .is_err()
-        {
-            // A stale record overlaps (a range freed behind the shim's back): the driver's new
-            // allocation is the truth.
-            for address in [base, base + (size - 1)] {
-                if let Some(stale) = self.registry.find(address) {
-                    allocations.remove(&stale.base);
-                    self.registry.remove(stale.base);
-                }
-            }
-            if self
-                .registry
-                .insert(base, size, Arc::clone(&allocation))
-                .is_err()
-            {
-                say(format!("cannot record the allocation at {base:#x}"));
-            }
+        // Stale records the new range overlaps (ranges freed behind the shim's back, or whose
+        // free it has not forgotten yet): the driver's new allocation is the truth. Records do
+        // not overlap each other, so those are the ones starting inside the range and the one
+        // before it, if it reaches in.
+        let before = allocations
+            .range(..base)
+            .next_back()
+            .filter(|(start, stale)| **start + stale.size.max(1) > base)
+            .map(|(start, _)| *start);
+        let stale: Vec<usize> = allocations
+            .range(base..end)
+            .map(|(start, _)| *start)
+            .chain(before)
+            .collect();
+        for start in stale {
+            allocations.remove(&start);
+            self.registry.remove(start);
         }
-        allocations.insert(base, Arc::clone(&allocation));
+        match self.registry.insert(base, size, Arc::clone(&allocation)) {
+            Ok(()) => {
+                allocations.insert(base, Arc::clone(&allocation));
+            }
+            Err(error) => say(format!(
+                "cannot record the allocation at {base:#x}: {error:?}"
+            )),
+        }
         allocation
     }
 
@@ -294,5 +302,67 @@ impl Shim {
             gib(made),
             gib(asked.saturating_sub(made)),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shim() -> Shim {
+        Shim {
+            config: Config {
+                lazy: true,
+                indirect_all: false,
+                log: false,
+            },
+            registry: PointerRegistry::new(),
+            allocations: Mutex::new(BTreeMap::new()),
+            lists: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
+            kernels: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
+            modules: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
+            parameters: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
+            physical: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
+            everything_resident: Mutex::new(HashMap::new()),
+            stats: Stats::default(),
+        }
+    }
+
+    fn allocation(base: usize, size: usize) -> Allocation {
+        Allocation {
+            base,
+            size,
+            context: 1,
+            owner: 2,
+            peers: Default::default(),
+            asked: Default::default(),
+            imported: false,
+            freeing: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_new_allocation_replaces_every_stale_record_it_overlaps_and_a_late_forget_keeps_it() {
+        let shim = shim();
+        // Stale records inside the new range (neither at its ends) and one reaching into it.
+        let inner = shim.add(allocation(0x2000, 0x100));
+        let before = shim.add(allocation(0x0f00, 0x200));
+        let new = shim.add(allocation(0x1000, 0x4000));
+        for address in [0x1000, 0x2000, 0x2050, 0x4fff] {
+            let found = shim.containing(address).expect("recorded");
+            assert!(Arc::ptr_eq(&found, &new), "{address:#x}");
+        }
+        assert!(
+            shim.containing(0x0f00).is_none(),
+            "the overlapping record went"
+        );
+        assert_eq!(lock(&shim.allocations).len(), 1);
+        // Their frees, forgotten late (after the driver succeeded), leave the new one alone.
+        shim.forget(&inner);
+        shim.forget(&before);
+        assert!(Arc::ptr_eq(&shim.containing(0x2000).unwrap(), &new));
+        shim.forget(&new);
+        assert!(shim.containing(0x2000).is_none());
+        assert!(shim.registry.is_empty());
     }
 }

@@ -59,8 +59,8 @@ fn appends_that_take_usm_pointers_make_a_peers_memory_resident_first() {
     assert_eq!(step("timestamp"), (calls + 2, size + 64, 0));
     assert_eq!(
         step("kernel-timestamps"),
-        (calls + 3, 2 * size + 64, 0),
-        "through the getters' table too"
+        (calls + 4, 3 * size + 64, 0),
+        "through the getters' table too, its results' base and the allocation an offset reaches"
     );
     assert_eq!(step("end").1, 0);
     assert_eq!(figures["hazards"], 0);
@@ -260,4 +260,19 @@ fn an_exported_allocation_stays_lazy_and_an_opened_one_is_left_to_the_driver() {
     assert_eq!(step("exported-use"), (calls + 2, buffer, 1));
     assert_eq!(figures["exported-use.bytes-match"], 1);
     assert_eq!(step("end").1, 0);
+}
+
+#[test]
+fn a_mapping_made_after_a_devices_first_launch_under_indirect_all_is_resident_there() {
+    let Some((figures, _)) = scenario("mapped-after-mark", &[("LAZY_USM_INDIRECT", "all")]) else {
+        return;
+    };
+    let calls = figures["marked.calls"];
+    assert_eq!(
+        (figures["mapped.calls"], figures["mapped.pinned"]),
+        (calls + 1, 1 << 20),
+        "resident on device 1 at once"
+    );
+    assert_eq!(figures["end.pinned"], 0);
+    assert_eq!(figures["end.violations"], 0);
 }

@@ -106,7 +106,8 @@ enum Op {
         nanos: u64,
         touched: Vec<usize>,
     },
-    Signal(Arc<Event>),
+    /// The event, and for a counter-based one the arming it completes.
+    Signal(Arc<Event>, u64),
     Wait(Vec<Arc<Event>>),
     Reset(Arc<Event>),
     Launch {
@@ -371,7 +372,7 @@ fn prepare(
             }
             Command::Launch(launch) => prepare_launch(platform, state, context, engine, launch)?,
             Command::Barrier => continue,
-            Command::Signal(event) => Op::Signal(Arc::clone(event)),
+            Command::Signal(event) => Op::Signal(Arc::clone(event), 0),
             Command::Wait(events) => Op::Wait(events.clone()),
             Command::Reset(event) => Op::Reset(Arc::clone(event)),
         });
@@ -585,10 +586,11 @@ pub(crate) fn submit(
     // What the job uses, counted before it is sent (the worker needs the lock this holds, so
     // it cannot start earlier) and released as each part completes.
     let device = queue.engine.device;
-    for op in &ops {
+    let mut ops = ops;
+    for op in &mut ops {
         match op {
             Op::Copy { touched, .. } | Op::Fill { touched, .. } => {
-                for &base in touched {
+                for &base in touched.iter() {
                     if let Some(allocation) = state.allocations.get_mut(&base) {
                         allocation.pending += 1;
                     }
@@ -596,13 +598,13 @@ pub(crate) fn submit(
                 }
             }
             Op::Wait(events) => {
-                for event in events {
+                for event in events.iter() {
                     event.uses.fetch_add(1, Ordering::AcqRel);
                 }
             }
-            Op::Signal(event) => {
+            Op::Signal(event, arming) => {
                 // A counter-based event stands for its latest signalling append.
-                event.rearm();
+                *arming = event.rearm();
                 event.uses.fetch_add(1, Ordering::AcqRel);
             }
             Op::Reset(event) => {
@@ -612,7 +614,7 @@ pub(crate) fn submit(
                 kernel, touched, ..
             } => {
                 count_use(&mut state.kernel_uses, *kernel, 1);
-                for &base in touched {
+                for &base in touched.iter() {
                     if let Some(allocation) = state.allocations.get_mut(&base) {
                         allocation.pending += 1;
                     }
@@ -698,9 +700,9 @@ fn run(platform: &Inner, job: Job) {
                 let state = held.get_or_insert_with(|| platform.lock());
                 count_use(&mut state.worker_ops, job.worker, -1);
             }
-            Op::Signal(event) => {
+            Op::Signal(event, arming) => {
                 let state = held.get_or_insert_with(|| platform.lock());
-                event.signal(last_interval.unwrap_or((ready_at, ready_at)), true);
+                event.signal_arming(last_interval.unwrap_or((ready_at, ready_at)), arming);
                 count_use(&mut state.worker_ops, job.worker, -1);
                 platform.changed.notify_all();
             }

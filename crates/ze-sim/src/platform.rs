@@ -183,6 +183,11 @@ impl Allocation {
         matches!(self._backing, Some(Backing::Opened { .. }))
     }
 
+    /// Its own backing.
+    pub(crate) fn backing(&self) -> Option<&Backing> {
+        self._backing.as_ref()
+    }
+
     /// Its own backing, for device pages to be shared.
     pub(crate) fn backing_mut(&mut self) -> Option<&mut Backing> {
         self._backing.as_mut()

@@ -42,6 +42,9 @@ pub(crate) struct Event {
     /// Of a counter-based pool: unsignaled again from the moment work that signals it is
     /// submitted, until that work completes.
     pub counter_based: bool,
+    /// How many times a counter-based event was armed: only the latest arming's work signals
+    /// it (an earlier append that completes later does not).
+    pub armings: std::sync::atomic::AtomicU64,
 }
 
 impl Event {
@@ -50,6 +53,7 @@ impl Event {
             pool,
             index,
             counter_based,
+            armings: Default::default(),
             state: Default::default(),
             changed: Default::default(),
             uses: Default::default(),
@@ -71,11 +75,28 @@ impl Event {
         self.changed.notify_all();
     }
 
-    /// A counter-based event's re-arming, when work that will signal it is submitted.
-    pub(crate) fn rearm(&self) {
-        if self.counter_based {
-            *self.state.lock() = Default::default();
+    /// A counter-based event's re-arming, when work that will signal it is submitted; the
+    /// arming that work completes (0 for a regular event).
+    pub(crate) fn rearm(&self) -> u64 {
+        if !self.counter_based {
+            return 0;
         }
+        let mut state = self.state.lock();
+        *state = Default::default();
+        self.armings
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel)
+            .wrapping_add(1)
+    }
+
+    /// Queued work's signal: a counter-based event is signalled only by the work of its latest
+    /// arming; the work's use of the event ends either way.
+    pub(crate) fn signal_arming(&self, interval: (u64, u64), arming: u64) {
+        let latest = self.armings.load(std::sync::atomic::Ordering::Acquire);
+        if self.counter_based && arming != latest {
+            self.uses.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+            return;
+        }
+        self.signal(interval, true);
     }
 
     /// Resets it; likewise for a queued reset.

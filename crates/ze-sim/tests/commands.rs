@@ -302,3 +302,66 @@ fn a_counter_based_event_stands_for_its_latest_signalling_append() {
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+#[test]
+fn an_earlier_append_completing_late_does_not_signal_a_re_armed_counter_based_event() {
+    let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+    config.async_execution = true;
+    let sim = Sim::in_process(config);
+    let context = sim.context(&[0]);
+    let (first, second) = (
+        sim.immediate_list(context, 0, 1),
+        sim.immediate_list(context, 0, 0),
+    );
+    let counter_based = ze_event_pool_counter_based_exp_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC,
+        flags:
+            ze_event_pool_counter_based_exp_flag_t::ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_IMMEDIATE.0,
+        ..Default::default()
+    };
+    let desc = ze_event_pool_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+        pNext: &counter_based as *const _ as *const c_void,
+        flags: ze_event_pool_flag_t::ZE_EVENT_POOL_FLAG_HOST_VISIBLE.0,
+        count: 1,
+    };
+    let mut pool = null_mut();
+    // SAFETY: valid descriptor (its chain outlives the call) and output pointer.
+    ok(unsafe { (sim.api.event_pool_create)(context, &desc, 0, null_mut(), &mut pool) });
+    let event = sim.event(pool, 0);
+    let gates = sim.event_pool(context, 2);
+    let (gate_a, gate_b) = (sim.event(gates, 0), sim.event(gates, 1));
+    let device = sim.alloc_device(context, 0, 4096);
+    let (a, b) = (vec![1u8; 4096], vec![2u8; 4096]);
+    // A, armed first, and B, armed last: each waits on its own gate.
+    ok(sim.copy(first, device, a.as_ptr() as _, 4096, event, &mut [gate_a]));
+    ok(sim.copy(second, device, b.as_ptr() as _, 4096, event, &mut [gate_b]));
+    // SAFETY: events this test made.
+    let (query, signal) = (sim.api.event_query_status, sim.api.event_host_signal);
+    // SAFETY: as above.
+    ok(unsafe { signal(gate_a) });
+    // SAFETY: the name with its headers' type.
+    let host_synchronize = unsafe {
+        sim.function::<ze_pfnCommandListHostSynchronize_t>("zeCommandListHostSynchronize")
+    };
+    // SAFETY: lists this test made.
+    let synchronize = |list| ok(unsafe { host_synchronize.unwrap()(list, u64::MAX) });
+    synchronize(first);
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { query(event) },
+        ze_result_t::ZE_RESULT_NOT_READY,
+        "A completed, but the event stands for B"
+    );
+    // SAFETY: as above.
+    ok(unsafe { signal(gate_b) });
+    sim.wait(event);
+    synchronize(second);
+    sim.destroy_events(pool, &[event]);
+    sim.destroy_events(gates, &[gate_a, gate_b]);
+    sim.free(context, device);
+    sim.destroy_list(first);
+    sim.destroy_list(second);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Accounting, Sim, ok};
+use common::{Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::ptr::null_mut;
@@ -26,36 +26,23 @@ struct Vm {
 }
 
 fn vm(sim: &Sim) -> Vm {
-    let Accounting::InProcess(platform) = &sim.accounting else {
-        panic!("in-process only");
-    };
-    macro_rules! function {
-        ($name:literal, $type:ty) => {{
-            let address = platform.resolve($name).expect($name);
-            // SAFETY: the simulator's function of that name, of the headers' signature.
-            unsafe { std::mem::transmute::<*const c_void, $type>(address) }
-        }};
-    }
-    Vm {
-        reserve: function!("zeVirtualMemReserve", ze_pfnVirtualMemReserve_t),
-        free: function!("zeVirtualMemFree", ze_pfnVirtualMemFree_t),
-        page_size: function!("zeVirtualMemQueryPageSize", ze_pfnVirtualMemQueryPageSize_t),
-        map: function!("zeVirtualMemMap", ze_pfnVirtualMemMap_t),
-        unmap: function!("zeVirtualMemUnmap", ze_pfnVirtualMemUnmap_t),
-        set_access: function!(
-            "zeVirtualMemSetAccessAttribute",
-            ze_pfnVirtualMemSetAccessAttribute_t
-        ),
-        get_access: function!(
-            "zeVirtualMemGetAccessAttribute",
-            ze_pfnVirtualMemGetAccessAttribute_t
-        ),
-        create: function!("zePhysicalMemCreate", ze_pfnPhysicalMemCreate_t),
-        destroy: function!("zePhysicalMemDestroy", ze_pfnPhysicalMemDestroy_t),
-        synchronize: function!(
-            "zeCommandListHostSynchronize",
-            ze_pfnCommandListHostSynchronize_t
-        ),
+    // SAFETY: each name with its headers' type.
+    unsafe {
+        Vm {
+            set_access: sim
+                .function::<ze_pfnVirtualMemSetAccessAttribute_t>("zeVirtualMemSetAccessAttribute"),
+            get_access: sim
+                .function::<ze_pfnVirtualMemGetAccessAttribute_t>("zeVirtualMemGetAccessAttribute"),
+            synchronize: sim
+                .function::<ze_pfnCommandListHostSynchronize_t>("zeCommandListHostSynchronize"),
+            reserve: sim.function::<ze_pfnVirtualMemReserve_t>("zeVirtualMemReserve"),
+            free: sim.function::<ze_pfnVirtualMemFree_t>("zeVirtualMemFree"),
+            page_size: sim.function::<ze_pfnVirtualMemQueryPageSize_t>("zeVirtualMemQueryPageSize"),
+            map: sim.function::<ze_pfnVirtualMemMap_t>("zeVirtualMemMap"),
+            unmap: sim.function::<ze_pfnVirtualMemUnmap_t>("zeVirtualMemUnmap"),
+            create: sim.function::<ze_pfnPhysicalMemCreate_t>("zePhysicalMemCreate"),
+            destroy: sim.function::<ze_pfnPhysicalMemDestroy_t>("zePhysicalMemDestroy"),
+        }
     }
 }
 

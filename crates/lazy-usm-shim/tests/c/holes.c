@@ -222,11 +222,20 @@ static int other_appends(void) {
     ze_event_handle_t event;
     CALL(zeEventCreate, pool, &event_desc, &event);
     CALL(zeCommandListAppendSignalEvent, list[1], event);
-    void *results = device_memory(context, device[0], 4096);
+    char *results = device_memory(context, device[0], 4096);
+    /* Its result goes to an offset from `results`: into another allocation of device 0 (the
+     * higher of the two, as offsets are unsigned). */
+    char *elsewhere_results = device_memory(context, device[0], 4096);
+    if (elsewhere_results < results) {
+        char *lower = elsewhere_results;
+        elsewhere_results = results;
+        results = lower;
+    }
+    size_t offsets[1] = {(size_t)(elsewhere_results - (char *)results)};
     ze_command_list_dditable_t table = {0};
     CALL(zeGetCommandListProcAddrTable, ZE_API_VERSION_CURRENT, &table);
     if (!table.pfnAppendQueryKernelTimestamps ||
-        table.pfnAppendQueryKernelTimestamps(list[1], 1, &event, results, NULL, NULL, 0, NULL) != ZE_RESULT_SUCCESS) {
+        table.pfnAppendQueryKernelTimestamps(list[1], 1, &event, results, offsets, NULL, 0, NULL) != ZE_RESULT_SUCCESS) {
         printf("error the table's zeCommandListAppendQueryKernelTimestamps failed\n");
         return 1;
     }
@@ -235,6 +244,7 @@ static int other_appends(void) {
     CALL(zeEventDestroy, event);
     CALL(zeEventPoolDestroy, pool);
     CALL(zeMemFree, context, results);
+    CALL(zeMemFree, context, elsewhere_results);
     CALL(zeMemFree, context, stamp);
     CALL(zeMemFree, context, target);
     CALL(zeCommandListDestroy, other_list);
@@ -447,6 +457,35 @@ static int virtual_memory(void) {
     return 0;
 }
 
+/* 1 and 14. Under LAZY_USM_INDIRECT=all, a mapping made after device 1's first launch is
+ * resident there at once, as an allocation is. */
+static int mapped_after_mark(void) {
+    ze_kernel_handle_t fill = kernel("lazy_usm_sim_fill_u32");
+    uint32_t *mine = device_memory(context, device[1], N * 4);
+    uint32_t seven = 7;
+    CALL(zeKernelSetArgumentValue, fill, 0, sizeof mine, &mine);
+    CALL(zeKernelSetArgumentValue, fill, 1, sizeof seven, &seven);
+    ze_group_count_t groups = {N, 1, 1};
+    CALL(zeCommandListAppendLaunchKernel, list[1], fill, &groups, NULL, 0, NULL);
+    wait_idle(list[1]);
+    figures("marked");
+    size_t size = 1 << 20;
+    void *range = NULL;
+    CALL(zeVirtualMemReserve, context, NULL, size, &range);
+    ze_physical_mem_desc_t desc = {ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC, NULL, ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_DEVICE, size};
+    ze_physical_mem_handle_t physical;
+    CALL(zePhysicalMemCreate, context, device[0], &desc, &physical);
+    CALL(zeVirtualMemMap, context, range, size, physical, 0, ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE);
+    figures("mapped");
+    CALL(zeVirtualMemUnmap, context, range, size);
+    CALL(zeVirtualMemFree, context, range, size);
+    CALL(zePhysicalMemDestroy, context, physical);
+    CALL(zeKernelDestroy, fill);
+    CALL(zeMemFree, context, mine);
+    figures("end");
+    return 0;
+}
+
 /* 8. IPC: an exported allocation stays the shim's (lazy); memory opened from a handle, in
  * another context as another process would, is the driver's: its residency requests are
  * forwarded and the shim never makes it resident. */
@@ -549,6 +588,8 @@ int main(int argc, char **argv) {
         failed = launch_with_arguments();
     else if (!strcmp(scenario, "virtual-memory"))
         failed = virtual_memory();
+    else if (!strcmp(scenario, "mapped-after-mark"))
+        failed = mapped_after_mark();
     else if (!strcmp(scenario, "ipc"))
         failed = ipc();
     else if (!strcmp(scenario, "fork-child"))

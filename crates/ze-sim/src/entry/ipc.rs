@@ -99,17 +99,20 @@ pub(crate) unsafe extern "C" fn open_handle(
         let len = usize::try_from(u64::from_ne_bytes(read(&handle, LEN)))
             .map_err(|_| ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
         let mut state = platform.lock();
-        // The exporter, live in this platform, with the memory file the handle names.
+        // The exporter, live in this platform, exported already (its pages are a memory file),
+        // with the descriptor and length the handle names: nothing in a made-up handle is
+        // trusted further than that.
         let (size, owner) = state
             .allocations
-            .values_mut()
+            .values()
             .find(|allocation| allocation.id == id)
             .and_then(|allocation| {
-                let shared = allocation.backing_mut()?.share()?;
+                let backing = allocation.backing()?;
                 let MemKind::Device { owner } = allocation.kind else {
                     return None;
                 };
-                (shared == fd).then_some((allocation.size, owner))
+                (backing.shared_file() == Some(fd) && backing.pages_len() == Some(len))
+                    .then_some((allocation.size, owner))
             })
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
         let backing =

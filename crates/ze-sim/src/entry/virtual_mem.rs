@@ -332,16 +332,21 @@ pub(crate) unsafe extern "C" fn map(
         if !aligned(address) || !aligned(offset) {
             return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT);
         }
-        // compute-runtime maps a device's physical memory once at a time.
-        let mapped_already =
-            object.kind != MemKind::Host && object.mappings.load(Ordering::Acquire) > 0;
         if object.context != context as usize
-            || mapped_already
             || offset.checked_add(size).is_none_or(|end| end > object.size)
         {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
+        // Under the platform lock, which destroying physical memory takes too: the object is
+        // still live, and (compute-runtime maps a device's physical memory once at a time) not
+        // mapped already.
         let mut state = platform.lock();
+        let live = registry::physical_memory(physical as usize).is_ok();
+        let mapped_already =
+            object.kind != MemKind::Host && object.mappings.load(Ordering::Acquire) > 0;
+        if !live || mapped_already {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
         reservation_holding(&state, context as usize, address, size)?;
         // No mapping may overlap the range (nor any other allocation, which cannot lie in a
         // reservation anyway).
@@ -408,14 +413,16 @@ fn unmap_range(
         return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
     }
     for base in inside {
+        let size = state.allocations[&base].size;
+        // The pages first: if the host refuses, every record stays as it was.
+        // SAFETY: the mapping's pages, inside a reservation of this context.
+        if !unsafe { make_inaccessible(base, size) } {
+            return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
+        }
         let Some(mapping) = state.allocations.remove(&base) else {
             continue;
         };
         platform.release_all_residency(state, &mapping);
-        // SAFETY: the mapping's pages, inside a reservation of this context.
-        if !unsafe { make_inaccessible(base, mapping.size) } {
-            return Err(ze_result_t::ZE_RESULT_ERROR_UNKNOWN);
-        }
         if let Some((object, _)) = state.mapped_from.remove(&base) {
             object.mappings.fetch_sub(1, Ordering::AcqRel);
         }

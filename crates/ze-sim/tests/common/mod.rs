@@ -51,6 +51,22 @@ impl Sim {
         Self::start(api, Accounting::InProcess(platform))
     }
 
+    /// The in-process simulator's function `name`, as `F` (its `ze_pfn*_t`), for calls
+    /// `ZeApi` does not carry.
+    ///
+    /// # Safety
+    /// `F` must be the headers' function-pointer type for `name`.
+    #[allow(dead_code)]
+    pub unsafe fn function<F: Copy>(&self, name: &str) -> F {
+        let Accounting::InProcess(platform) = &self.accounting else {
+            panic!("in-process only");
+        };
+        let address = platform.resolve(name).unwrap_or_else(|| panic!("{name}"));
+        assert_eq!(size_of::<F>(), size_of::<*const c_void>());
+        // SAFETY: the caller names the type of the simulator's function `name`.
+        unsafe { std::mem::transmute_copy::<*const c_void, F>(&address) }
+    }
+
     pub fn preset(name: &str) -> Self {
         Self::in_process(SimConfig::preset(name).expect("preset"))
     }
