@@ -252,3 +252,35 @@ fn residency_by_pointer_refuses_pool_memory_whose_segment_other_blocks_share() {
     drop((pool, manager));
     harness.assert_clean();
 }
+
+#[test]
+fn out_of_memory_takes_a_block_that_comes_back_into_a_segment_still_in_use() {
+    run_with_timeout(Duration::from_secs(60), || {
+        let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+        config.faults.device_memory_limit_bytes = Some(256 * MIB as u64);
+        let harness = Harness::with_config(config);
+        let (manager, devices) = setup(&harness);
+        let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+        // Sixteen 16 MiB blocks fill the device, two to a 32 MiB segment.
+        let mut blocks: Vec<_> = (0..16).map(|_| pool.allocate(16 * MIB).unwrap()).collect();
+        let freed = blocks.pop().unwrap();
+        let address = freed.address();
+        let fence = Arc::new(Flag(AtomicBool::new(false)));
+        freed.free_after(fence.clone());
+        let completes = {
+            let fence = Arc::clone(&fence);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(20));
+                fence.0.store(true, Ordering::Release);
+            })
+        };
+        // Its segment stays (its other block lives): the request is served from the block
+        // once it comes back, not from a new segment.
+        let again = pool.allocate(16 * MIB).unwrap();
+        assert_eq!(again.address(), address);
+        completes.join().unwrap();
+        drop((again, blocks));
+        drop((pool, manager));
+        harness.assert_clean();
+    });
+}

@@ -877,7 +877,32 @@ impl DevicePool {
         self.allocated[shard].0.fetch_add(bytes, Ordering::Relaxed);
     }
 
+    /// [`DevicePool::try_allocate_in`], and while the device stays out of memory and blocks
+    /// wait on work ([`Block::free_after`]), again as that work completes and they come back
+    /// (free lists first), for up to [`PoolConfig::out_of_memory_wait`] (as PyTorch's allocator
+    /// syncs its streams' events before it reports out of memory).
     fn allocate_in(&self, size: usize, arena: u8) -> Result<Block<'_>> {
+        let mut deadline = None;
+        let mut pause = std::time::Duration::from_micros(10);
+        loop {
+            let error = match self.try_allocate_in(size, arena) {
+                Err(error @ Error::OutOfDeviceMemory { .. }) => error,
+                other => return other,
+            };
+            let now = std::time::Instant::now();
+            let deadline = *deadline.get_or_insert(now + self.config.out_of_memory_wait);
+            if lock(&self.deferred).is_empty() || now >= deadline {
+                return Err(error);
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(1));
+            if self.reclaim_deferred() > 0 {
+                self.release_idle_segments();
+            }
+        }
+    }
+
+    fn try_allocate_in(&self, size: usize, arena: u8) -> Result<Block<'_>> {
         if size == 0 {
             return Err(Error::invalid("allocation size is 0"));
         }
@@ -1020,7 +1045,7 @@ impl DevicePool {
                 );
                 self.reclaim_deferred();
                 self.release_idle_segments();
-                self.allocate_waiting_for_deferred(allocate)?
+                allocate()?
             }
             other => other?,
         };
@@ -1062,32 +1087,6 @@ impl DevicePool {
             },
             index,
         ))
-    }
-
-    /// `allocate` again, and while the device stays out of memory and blocks wait on work
-    /// ([`Block::free_after`]), again as that work completes and they come back, for up to
-    /// [`PoolConfig::out_of_memory_wait`] (as PyTorch's allocator syncs its streams' events
-    /// before it reports out of memory).
-    fn allocate_waiting_for_deferred(
-        &self,
-        allocate: impl Fn() -> Result<DeviceAllocation>,
-    ) -> Result<DeviceAllocation> {
-        let deadline = std::time::Instant::now() + self.config.out_of_memory_wait;
-        let mut pause = std::time::Duration::from_micros(10);
-        loop {
-            let error = match allocate() {
-                Err(error @ Error::OutOfDeviceMemory { .. }) => error,
-                other => return other,
-            };
-            if lock(&self.deferred).is_empty() || std::time::Instant::now() >= deadline {
-                return Err(error);
-            }
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(std::time::Duration::from_millis(1));
-            if self.reclaim_deferred() > 0 {
-                self.release_idle_segments();
-            }
-        }
     }
 
     /// Forgets segment `index` (freed once no block holds it); returns its size.

@@ -147,27 +147,38 @@ def counters():
     assert lib.lazy_usm_xpu_counters(ctypes.byref(barriers), ctypes.byref(reuses)) == 0
     return barriers.value, reuses.value
 
+def filled(value, size, queue):
+    host = dm.MemoryUSMHost(size, queue=queue)
+    host.copy_from_host(bytes([value]) * size)
+    return host
+
 def rounds(queue, count=8, size=1 << 20):
-    # PyTorch's pattern: a tensor written, freed while that work runs, the next one allocated.
-    same, patterns_ok = 0, True
+    # PyTorch's pattern: a tensor written and read, freed while that work still runs, the next
+    # one allocated and written.
+    same, order_ok = 0, True
     block = malloc(size, 0, queue)
     for round in range(count):
-        host = dm.MemoryUSMHost(size, queue=queue)
-        host.copy_from_host(bytes([round + 1]) * size)
-        queue.memcpy_async(view(block, size, queue), host, size)
-        free(block, size, 0, queue)
+        first, second = filled(round + 1, size, queue), filled(100 + round, size, queue)
+        read = dm.MemoryUSMHost(size, queue=queue)
+        written = queue.memcpy_async(view(block, size, queue), first, size)
+        reading = queue.memcpy_async(read, view(block, size, queue), size, [written])
+        free(block, size, 0, queue)        # the read may still be running
         again = malloc(size, 0, queue)
         same += again == block
         if queue.is_in_order:
-            # Work on the reused block runs after the copy into it: the queue's order.
+            # The write into the reused block runs after the read of the old bytes: the
+            # queue's order is all that protects it, and it must.
+            queue.memcpy_async(view(again, size, queue), second, size)
+            queue.wait()
+            order_ok &= bytes(read.copy_to_host())[:4] == bytes([round + 1]) * 4
             back = dm.MemoryUSMHost(size, queue=queue)
             queue.memcpy_async(back, view(again, size, queue), size)
             queue.wait()
-            patterns_ok &= bytes(back.copy_to_host())[:4] == bytes([round + 1]) * 4
+            order_ok &= bytes(back.copy_to_host())[:4] == bytes([100 + round]) * 4
         queue.wait()
         block = again
     free(block, size, 0, queue)
-    return same, patterns_ok
+    return same, order_ok
 
 in_order = dpctl.SyclQueue(context, devices[0], property="in_order")
 before = counters()
@@ -184,12 +195,13 @@ print("RESULT " + json.dumps({
         preset=str(config),
         extra_env={"LAZY_USM_XPU_LIBRARY": str(xpu_library)},
     )
-    same, ok, barriers, reuses = run.result["in_order"]
-    # Every round's allocation took the block its own queue had just freed, with no barrier.
-    assert (same, ok, barriers, reuses) == (8, True, 0, 8), run.result
+    same, order_ok, barriers, reuses = run.result["in_order"]
+    # Every round's allocation took the block its own queue had just freed, with no barrier,
+    # and the read of its old bytes ran before the write of the new ones.
+    assert (same, order_ok, barriers, reuses) == (8, True, 0, 8), run.result
     # An out-of-order queue gives no such order: each free needs a barrier, and the busy block
     # is not handed out again meanwhile.
-    same, ok, barriers, reuses = run.result["out_of_order"]
-    assert (same, ok, barriers, reuses) == (0, True, 8, 0), run.result
+    same, _, barriers, reuses = run.result["out_of_order"]
+    assert (same, barriers, reuses) == (0, 8, 0), run.result
     live = {name: value for name, value in run.report["counters"].items() if name.startswith("live_") and value}
     assert live == {}, live

@@ -106,11 +106,23 @@ struct Module {
     packed: std::collections::HashSet<u32>,
     by_value: std::collections::HashSet<u32>,
     pointer_size: usize,
+    /// Layouts worked out so far: nested wide structs cost each type once, not once per path.
+    layouts: std::cell::RefCell<HashMap<u32, Option<(usize, usize)>>>,
 }
 
 impl Module {
-    /// Size and alignment of type `id`, through at most `depth` levels of nesting.
+    /// Size and alignment of type `id`, through at most `depth` levels of nesting (a type
+    /// nested deeper, or containing itself, has none).
     fn layout(&self, id: u32, depth: u32) -> Option<(usize, usize)> {
+        if let Some(known) = self.layouts.borrow().get(&id) {
+            return *known;
+        }
+        let found = self.layout_uncached(id, depth);
+        self.layouts.borrow_mut().insert(id, found);
+        found
+    }
+
+    fn layout_uncached(&self, id: u32, depth: u32) -> Option<(usize, usize)> {
         let depth = depth.checked_sub(1)?;
         match self.types.get(&id)? {
             Type::Sized { size, align } => Some((*size, *align)),
@@ -510,6 +522,27 @@ mod tests {
             "a type that contains itself has no size"
         );
         assert_eq!(module.parameter(99, 1234), Parameter::Unknown);
+    }
+
+    #[test]
+    fn wide_structs_nested_deep_are_laid_out_once_per_type() {
+        // Fifteen levels of a struct of 8 members of the level below: 8^15 paths, 16 types.
+        let mut module = Module {
+            pointer_size: 8,
+            ..Module::default()
+        };
+        module.types.insert(0, Type::Sized { size: 4, align: 4 });
+        for level in 1..=15 {
+            module.types.insert(
+                level,
+                Type::Struct {
+                    members: vec![level - 1; 8],
+                },
+            );
+        }
+        let (size, align) = module.layout(15, 16).expect("sized");
+        assert_eq!((size, align), (4 * 8usize.pow(15), 4));
+        assert_eq!(module.layouts.borrow().len(), 16);
     }
 
     #[test]

@@ -279,16 +279,34 @@ impl StreamCache {
         if blocks.is_empty() {
             return Ok(());
         }
+        // Every block is given back even if one fails (the first failure is reported).
+        let first_failure =
+            |results: Vec<Result<(), Failure>>| results.into_iter().find(Result::is_err);
         // SAFETY: the queue this cache holds.
-        if unsafe { lazy_usm_sycl_queue_idle(self.queue.0) } == 1 {
-            return blocks
-                .into_iter()
-                .try_for_each(|block| self.manager.free(block));
-        }
-        let fence: Arc<dyn WorkFence> = Arc::new(barrier(self.queue.0)?);
-        blocks
-            .into_iter()
-            .try_for_each(|block| self.manager.free_after(block, Arc::clone(&fence)))
+        let failure = if unsafe { lazy_usm_sycl_queue_idle(self.queue.0) } == 1 {
+            first_failure(
+                blocks
+                    .into_iter()
+                    .map(|block| self.manager.free(block))
+                    .collect(),
+            )
+        } else {
+            let fence: Arc<dyn WorkFence> = Arc::new(barrier(self.queue.0)?);
+            first_failure(
+                blocks
+                    .into_iter()
+                    .map(|block| self.manager.free_after(block, Arc::clone(&fence)))
+                    .collect(),
+            )
+        };
+        failure.unwrap_or(Ok(()))
+    }
+
+    /// Whether `address` waits here already (a second free of it is refused).
+    fn holds(&self, address: usize) -> bool {
+        self.by_size
+            .values()
+            .any(|blocks| blocks.contains(&address))
     }
 }
 
@@ -336,7 +354,8 @@ fn give_back_every_cache() -> Result<(), Failure> {
         .drain()
         .map(|(_, cache)| cache)
         .collect();
-    caches.into_iter().try_for_each(StreamCache::give_back)
+    let results: Vec<_> = caches.into_iter().map(StreamCache::give_back).collect();
+    results.into_iter().find(Result::is_err).unwrap_or(Ok(()))
 }
 
 /// `lazy_usm_xpu_counters`: barrier events made for frees (`barriers`), and allocations served
@@ -449,6 +468,13 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
             )));
         }
         let mut caches = lock(stream_caches());
+        // A block a queue keeps is still handed out: freeing it again is the caller's error
+        // (before, the manager refused it; two later allocations would share it otherwise).
+        if caches.values().any(|cache| cache.holds(address)) {
+            return Err(Failure::invalid(format!(
+                "{address:#x} was freed already (it waits for its queue's next allocation)"
+            )));
+        }
         // SAFETY: the caller's live queue.
         if unsafe { lazy_usm_sycl_queue_idle(queue) } == 1 {
             // Nothing submitted before this free is still running: no fence needed, and what
