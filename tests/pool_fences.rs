@@ -13,6 +13,22 @@ use std::time::Duration;
 
 const MIB: usize = 1 << 20;
 
+/// A platform whose devices have 256 MiB.
+fn small_devices() -> Harness {
+    let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+    config.faults.device_memory_limit_bytes = Some(256 * MIB as u64);
+    Harness::with_config(config)
+}
+
+/// Completes `fence` from another thread after `delay`.
+fn complete_after(fence: &Arc<Flag>, delay: Duration) -> std::thread::JoinHandle<()> {
+    let fence = Arc::clone(fence);
+    std::thread::spawn(move || {
+        std::thread::sleep(delay);
+        fence.0.store(true, Ordering::Release);
+    })
+}
+
 fn setup(harness: &Harness) -> (ResidencyManager, Vec<Device>) {
     let devices = harness.runtime.devices().unwrap();
     let manager = ResidencyManager::new(
@@ -152,21 +168,13 @@ fn trim_keeps_a_blocks_peer_residency_while_fenced_work_still_reads_it_there() {
 #[test]
 fn out_of_memory_waits_for_blocks_freed_behind_running_work_before_failing() {
     run_with_timeout(Duration::from_secs(60), || {
-        let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
-        config.faults.device_memory_limit_bytes = Some(256 * MIB as u64);
-        let harness = Harness::with_config(config);
+        let harness = small_devices();
         let (manager, devices) = setup(&harness);
         let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
         let block = pool.allocate(200 * MIB).unwrap();
         let fence = Arc::new(Flag(AtomicBool::new(false)));
         block.free_after(fence.clone());
-        let completes = {
-            let fence = Arc::clone(&fence);
-            std::thread::spawn(move || {
-                std::thread::sleep(Duration::from_millis(50));
-                fence.0.store(true, Ordering::Release);
-            })
-        };
+        let completes = complete_after(&fence, Duration::from_millis(50));
         // Fits only once the freed block's work completed: the pool waits for it.
         let again = pool.allocate(200 * MIB).unwrap();
         assert!(fence.is_complete());
@@ -256,9 +264,7 @@ fn residency_by_pointer_refuses_pool_memory_whose_segment_other_blocks_share() {
 #[test]
 fn out_of_memory_takes_a_block_that_comes_back_into_a_segment_still_in_use() {
     run_with_timeout(Duration::from_secs(60), || {
-        let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
-        config.faults.device_memory_limit_bytes = Some(256 * MIB as u64);
-        let harness = Harness::with_config(config);
+        let harness = small_devices();
         let (manager, devices) = setup(&harness);
         let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
         // Sixteen 16 MiB blocks fill the device, two to a 32 MiB segment.
@@ -267,13 +273,7 @@ fn out_of_memory_takes_a_block_that_comes_back_into_a_segment_still_in_use() {
         let address = freed.address();
         let fence = Arc::new(Flag(AtomicBool::new(false)));
         freed.free_after(fence.clone());
-        let completes = {
-            let fence = Arc::clone(&fence);
-            std::thread::spawn(move || {
-                std::thread::sleep(Duration::from_millis(20));
-                fence.0.store(true, Ordering::Release);
-            })
-        };
+        let completes = complete_after(&fence, Duration::from_millis(20));
         // Its segment stays (its other block lives): the request is served from the block
         // once it comes back, not from a new segment.
         let again = pool.allocate(16 * MIB).unwrap();

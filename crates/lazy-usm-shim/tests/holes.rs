@@ -8,6 +8,15 @@ use std::collections::HashMap;
 
 const SUCCESS: u64 = 0;
 
+/// A printed step's (resident calls, pinned bytes, violations).
+fn step(figures: &HashMap<String, u64>, name: &str) -> (u64, u64, u64) {
+    (
+        figures[&format!("{name}.calls")],
+        figures[&format!("{name}.pinned")],
+        figures[&format!("{name}.violations")],
+    )
+}
+
 fn scenario(name: &str, env: &[(&str, &str)]) -> Option<(HashMap<String, u64>, String)> {
     let program = common::build("holes")?;
     let output = program.run(&[name.as_ref(), program.module.as_os_str()], env);
@@ -40,13 +49,7 @@ fn appends_that_take_usm_pointers_make_a_peers_memory_resident_first() {
     let Some((figures, _)) = scenario("other-appends", &[]) else {
         return;
     };
-    let step = |name: &str| {
-        (
-            figures[&format!("{name}.calls")],
-            figures[&format!("{name}.pinned")],
-            figures[&format!("{name}.violations")],
-        )
-    };
+    let step = |name: &str| step(&figures, name);
     let (calls, pinned, violations) = step("start");
     assert_eq!((pinned, violations), (0, 0));
     let size = 4096u64;
@@ -161,13 +164,7 @@ fn launches_whose_arguments_travel_with_them_are_as_precise_as_argument_by_argum
         return;
     };
     let buffer = 4096u64;
-    let step = |name: &str| {
-        (
-            figures[&format!("{name}.calls")],
-            figures[&format!("{name}.pinned")],
-            figures[&format!("{name}.violations")],
-        )
-    };
+    let step = |name: &str| step(&figures, name);
     let (calls, pinned, violations) = step("start");
     assert_eq!((pinned, violations), (0, 0));
     assert_eq!(
@@ -234,13 +231,7 @@ fn an_exported_allocation_stays_lazy_and_an_opened_one_is_left_to_the_driver() {
         return;
     };
     let buffer = 4096u64;
-    let step = |name: &str| {
-        (
-            figures[&format!("{name}.calls")],
-            figures[&format!("{name}.pinned")],
-            figures[&format!("{name}.violations")],
-        )
-    };
+    let step = |name: &str| step(&figures, name);
     // Exporting changes nothing: the peer request is deferred.
     assert_eq!(figures["exported-asked.result"], SUCCESS);
     let (calls, pinned, violations) = step("exported-asked");
