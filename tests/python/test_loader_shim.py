@@ -1,9 +1,14 @@
 """lazy-usm's loader shim under Intel's SYCL runtime (both adapters), forwarding to the
 simulator: seed 000's reproduction without and with the shim, first use of a peer's memory, and
-the eager policy reproducing the runtime's own figures."""
+the eager policy reproducing the runtime's own figures, SYCL's virtual memory."""
+import os
+import pathlib
+import subprocess
+import sys
+
 import pytest
 
-from conftest import ADAPTERS
+from conftest import ADAPTERS, ROOT
 
 GIB = 1 << 30
 
@@ -51,3 +56,42 @@ def test_the_eager_policy_reproduces_the_runtimes_own_figures(run_sycl, adapter)
     peaks = lambda report: (report["host_pinned_bytes"], [d["gtt_bytes"] for d in report["devices"]])
     assert peaks(eager.report) == peaks(plain.report)
     assert eager.report["counters"]["make_resident_calls"] == plain.report["counters"]["make_resident_calls"]
+
+
+@pytest.fixture(scope="module")
+def virtual_mem_program(runtime_available, tmp_path_factory):
+    """tests/python/programs/virtual_mem.cpp built against this interpreter's SYCL runtime."""
+    prefix = pathlib.Path(sys.prefix)
+    headers = subprocess.run(
+        [str(ROOT / "crates/level-zero-sys/scripts/fetch-headers.sh")], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    binary = tmp_path_factory.mktemp("programs") / "virtual_mem"
+    build = subprocess.run(
+        [os.environ.get("CXX", "g++"), "-std=c++17", "-DSYCL_DISABLE_FSYCL_SYCLHPP_WARNING",
+         "-I", str(prefix / "include"), "-I", str(pathlib.Path(headers).parent),
+         str(ROOT / "tests/python/programs/virtual_mem.cpp"), "-o", str(binary),
+         "-L", str(prefix / "lib"), f"-Wl,-rpath,{prefix / 'lib'}", "-lsycl", "-ldl"],
+        capture_output=True, text=True,
+    )
+    assert build.returncode == 0, f"virtual_mem.cpp does not build:\n{build.stderr[-4000:]}"
+    return binary
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_sycl_virtual_memory_mapped_on_one_gpu_is_made_resident_on_the_peer_that_reads_it(
+    run_sycl, virtual_mem_program, adapter
+):
+    code = f"""
+import subprocess
+completed = subprocess.run([{str(virtual_mem_program)!r}], capture_output=True, text=True)
+assert completed.returncode == 0, completed.stdout + completed.stderr
+print(completed.stdout)
+"""
+    # Intel's runtime makes no residency call for mapped memory; with strict residency the peer's
+    # read is refused without the shim...
+    plain = run_sycl(code, adapter=adapter).result
+    assert plain["refused"] and not plain["bytes_match"], plain
+    # ...and through it, the mapping is device 0's memory, made resident on device 1 at its use.
+    shimmed = run_sycl(code, adapter=adapter, shim=True).result
+    assert shimmed["refused"] is False and shimmed["bytes_match"], shimmed
+    assert (shimmed["before"], shimmed["after"], shimmed["unmapped"]) == (0, shimmed["size"], 0), shimmed
