@@ -110,13 +110,20 @@ static void wait_idle(ze_command_list_handle_t on) { CALL(zeCommandListHostSynch
  * device 1: "expected" pinned bytes against "pinned". */
 #define RACE_ALLOCATIONS 3000
 #define RACE_SIZE 4096
+#define RACE_BEFORE 2000
 static atomic_int allocated;
 static int launched_at, launched_until;
 static void *race_pointers[RACE_ALLOCATIONS];
 
+static atomic_int launching;
+
 static void *allocate_many(void *unused) {
     (void)unused;
     for (int i = 0; i < RACE_ALLOCATIONS; i++) {
+        /* Past the first RACE_BEFORE, wait for the launch to start: its pass over those is long
+         * enough that the rest run beside it on any machine. */
+        while (i == RACE_BEFORE && !atomic_load(&launching))
+            sched_yield();
         race_pointers[i] = device_memory(context, device[0], RACE_SIZE);
         atomic_store(&allocated, i + 1);
     }
@@ -131,9 +138,10 @@ static void *first_launch(void *unused) {
     CALL(zeKernelSetArgumentValue, fill, 0, sizeof mine, &mine);
     CALL(zeKernelSetArgumentValue, fill, 1, sizeof seven, &seven);
     ze_group_count_t groups = {N, 1, 1};
-    while (atomic_load(&allocated) < 50)
+    while (atomic_load(&allocated) < RACE_BEFORE)
         sched_yield();
     launched_at = atomic_load(&allocated);
+    atomic_store(&launching, 1);
     CALL(zeCommandListAppendLaunchKernel, list[1], fill, &groups, NULL, 0, NULL);
     launched_until = atomic_load(&allocated);
     wait_idle(list[1]);
@@ -156,6 +164,7 @@ static int allocation_race(void) {
         list[1] = immediate(context, device[1]);
         load_module(module_path);
         atomic_store(&allocated, 0);
+        atomic_store(&launching, 0);
         uint64_t before = pinned();
         pthread_t threads[2];
         if (pthread_create(&threads[0], NULL, allocate_many, NULL) ||
