@@ -168,6 +168,12 @@ pub struct SimConfig {
     pub async_execution: bool,
     /// Whether `zeDriverGetExtensionFunctionAddress` offers Intel's `zex` host-pointer import.
     pub zex_extension: bool,
+    /// Whether `zeDeviceCanAccessPeer` and the P2P properties report peer access where the link
+    /// has it. Off models compute-runtime's debug key `ForceZeDeviceCanAccessPerReturnValue=0`
+    /// (see [`SimConfig::with_driver_debug_keys`]): a copy that reads or writes a peer's memory
+    /// not resident on its device then goes through host memory at the staged rate, and a kernel
+    /// that reads it is a residency violation.
+    pub peer_access_reported: bool,
     /// The devices, in enumeration order.
     pub devices: Vec<DeviceConfig>,
     /// Link of every pair not listed in `links`.
@@ -258,6 +264,7 @@ impl SimConfig {
             implicit_import_pins_host: true,
             async_execution: true,
             zex_extension: true,
+            peer_access_reported: true,
             devices: vec![b70("0000:0e:00.0"), b70("0000:12:00.0")],
             default_link: LinkKind::Atomics,
             links: Vec::new(),
@@ -365,6 +372,50 @@ impl SimConfig {
     /// ```
     pub fn to_toml(&self) -> String {
         toml::to_string(self).unwrap_or_default()
+    }
+
+    /// This configuration under compute-runtime's debug keys, as the driver reads them: only
+    /// with `NEOReadDebugKeys=1`, then each key by name (`lookup` gives a variable's value; the
+    /// loader path passes the process environment).
+    ///
+    /// - `EnableDeferBacking=0`: peer residency is registered, never backed by pinned host
+    ///   memory (as on 26.05). Rests on compute-runtime #953: the pinned mirror came with "defer
+    ///   backing" enabled for Battlemage in 26.09, and the key removes it. Assumed: the driver's
+    ///   own import on use pins nothing then either.
+    /// - `ForceZeDeviceCanAccessPerReturnValue=0`: `zeDeviceCanAccessPeer` answers false, so
+    ///   Intel's runtime makes nothing resident on a peer. Rests on compute-runtime #980 (the key
+    ///   removes the host cost) and users' reports that peer copies then go through host memory;
+    ///   assumed: the driver stages such copies itself, needing no residency.
+    ///
+    /// ```
+    /// use ze_sim::{MirrorMode, SimConfig};
+    /// let keys = |name: &str| match name {
+    ///     "NEOReadDebugKeys" => Some("1".to_string()),
+    ///     "EnableDeferBacking" => Some("0".to_string()),
+    ///     _ => None,
+    /// };
+    /// let config = SimConfig::preset("b70x2").unwrap().with_driver_debug_keys(keys);
+    /// assert_eq!(config.mirror, MirrorMode::Registered);
+    /// // Without NEOReadDebugKeys=1 the driver reads no key.
+    /// let ignored = SimConfig::preset("b70x2").unwrap()
+    ///     .with_driver_debug_keys(|name| (name == "EnableDeferBacking").then(|| "0".to_string()));
+    /// assert_eq!(ignored.mirror, MirrorMode::Pinned);
+    /// ```
+    pub fn with_driver_debug_keys(mut self, lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let key = |name: &str| lookup(name).map(|value| value.trim().to_string());
+        if key("NEOReadDebugKeys").as_deref() != Some("1") {
+            return self;
+        }
+        if key("EnableDeferBacking").as_deref() == Some("0") {
+            if self.mirror == MirrorMode::Pinned {
+                self.mirror = MirrorMode::Registered;
+            }
+            self.implicit_import_pins_host = false;
+        }
+        if key("ForceZeDeviceCanAccessPerReturnValue").as_deref() == Some("0") {
+            self.peer_access_reported = false;
+        }
+        self
     }
 
     /// A preset name, or else a path to a TOML file (the form `ZE_SIM_CONFIG` takes).

@@ -240,6 +240,8 @@ fn check_range(
     engine: Engine,
     address: usize,
     size: usize,
+    // A copy or fill (a copy engine can stage what a kernel cannot reach).
+    copy: bool,
     touched: &mut Vec<usize>,
 ) -> Result<(Place, Option<Access>), ze_result_t> {
     let Some(base) = Inner::find_allocation(state, address, size)? else {
@@ -269,8 +271,22 @@ fn check_range(
             platform.make_resident(state, base, owner)?;
             Ok((Place::DeviceLocal, Some(Access::Local)))
         }
+        MemKind::Device { .. }
+            if !platform.config.peer_access_reported
+                && copy
+                && allocation.resident & (1 << engine.device) == 0 =>
+        {
+            // Peer access reported absent: the driver stages the copy through host memory.
+            Ok((Place::HostPageable, None))
+        }
         MemKind::Device { owner } => {
             if allocation.resident & (1 << engine.device) == 0 {
+                if !platform.config.peer_access_reported {
+                    // No peer access reported: a kernel cannot reach it, nor will the driver
+                    // import it for one (assumed).
+                    state.counters.residency_violations += 1;
+                    return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+                }
                 if platform.config.implicit_peer_import {
                     platform.import_on_use(state, base, engine.device)?;
                 } else {
@@ -322,8 +338,16 @@ fn prepare(
                 src_context,
             } => {
                 let mut touched = Vec::new();
-                let (to, to_access) =
-                    check_range(platform, state, context, engine, *dst, *size, &mut touched)?;
+                let (to, to_access) = check_range(
+                    platform,
+                    state,
+                    context,
+                    engine,
+                    *dst,
+                    *size,
+                    true,
+                    &mut touched,
+                )?;
                 let source_context = src_context.unwrap_or(context);
                 let (from, from_access) = check_range(
                     platform,
@@ -332,6 +356,7 @@ fn prepare(
                     engine,
                     *src,
                     *size,
+                    true,
                     &mut touched,
                 )?;
                 let corrupt = [&to_access, &from_access]
@@ -359,8 +384,16 @@ fn prepare(
             }
             Command::Fill { dst, pattern, size } => {
                 let mut touched = Vec::new();
-                let (to, _) =
-                    check_range(platform, state, context, engine, *dst, *size, &mut touched)?;
+                let (to, _) = check_range(
+                    platform,
+                    state,
+                    context,
+                    engine,
+                    *dst,
+                    *size,
+                    true,
+                    &mut touched,
+                )?;
                 state.counters.fills += 1;
                 Op::Fill {
                     dst: *dst,
@@ -441,6 +474,7 @@ fn prepare_launch(
                                 engine,
                                 address,
                                 span,
+                                false,
                                 &mut touched,
                             )?;
                             if place == Place::HostPageable {
@@ -462,7 +496,16 @@ fn prepare_launch(
                 if bytes.len() == 8 {
                     let address = pointer_of(bytes);
                     if Inner::find_allocation(state, address, 1)?.is_some() {
-                        check_range(platform, state, context, engine, address, 1, &mut touched)?;
+                        check_range(
+                            platform,
+                            state,
+                            context,
+                            engine,
+                            address,
+                            1,
+                            false,
+                            &mut touched,
+                        )?;
                     }
                 }
             }
@@ -721,7 +764,7 @@ fn run(platform: &Inner, job: Job) {
             } => {
                 drop(held.take());
                 delay(platform);
-                last_interval = Some(start(platform, job.engine, nanos, ready_at, &touched));
+                last_interval = Some(start(platform, job.engine, nanos, ready_at, &touched, true));
                 // SAFETY: both ranges were checked at submission to lie inside live simulator
                 // allocations (kept alive while pending) or caller-owned host memory that the
                 // Level Zero contract keeps valid until the command completes; overlapping
@@ -746,7 +789,9 @@ fn run(platform: &Inner, job: Job) {
             } => {
                 drop(held.take());
                 delay(platform);
-                last_interval = Some(start(platform, job.engine, nanos, ready_at, &touched));
+                last_interval = Some(start(
+                    platform, job.engine, nanos, ready_at, &touched, false,
+                ));
                 if let Some(builtin) = builtin {
                     run_builtin(platform, job.engine, builtin, items, &pointers, value);
                 }
@@ -763,7 +808,7 @@ fn run(platform: &Inner, job: Job) {
             } => {
                 drop(held.take());
                 delay(platform);
-                last_interval = Some(start(platform, job.engine, nanos, ready_at, &touched));
+                last_interval = Some(start(platform, job.engine, nanos, ready_at, &touched, true));
                 // SAFETY: `dst..dst + size` was checked at submission as for copies.
                 let target = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, size) };
                 for (byte, value) in target.iter_mut().zip(pattern.iter().cycle()) {
@@ -802,10 +847,14 @@ fn start(
     nanos: u64,
     ready_at: u64,
     touched: &[usize],
+    copy: bool,
 ) -> (u64, u64) {
     let mut state = platform.lock();
+    // Without peer access reported, a copy engine stages a peer's memory through the host.
+    let staged = copy && !platform.config.peer_access_reported;
     let lost = touched
         .iter()
+        .filter(|_| !staged)
         .filter(|base| {
             state.allocations.get(base).is_some_and(|allocation| {
                 matches!(allocation.kind, MemKind::Device { owner } if owner != engine.device)

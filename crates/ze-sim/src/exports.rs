@@ -61,7 +61,9 @@ pub fn global_platform() -> Result<Platform, SimError> {
             let config = match std::env::var(CONFIG_ENV) {
                 Ok(value) => SimConfig::from_name_or_path(&value),
                 Err(_) => Ok(SimConfig::default()),
-            };
+            }
+            // The driver's debug keys, read from the environment as compute-runtime reads them.
+            .map(|config| config.with_driver_debug_keys(|name| std::env::var(name).ok()));
             let platform = config
                 .map_err(SimError::from)
                 .and_then(|config| Platform::build(config, false))

@@ -432,3 +432,81 @@ fn pending_launches_keep_their_kernel_and_bad_pointers_are_refused() {
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+#[test]
+fn without_peer_access_reported_copies_are_staged_through_the_host_and_kernels_refused() {
+    // compute-runtime's ForceZeDeviceCanAccessPerReturnValue=0, read as the driver reads it.
+    let keys = |name: &str| match name {
+        "NEOReadDebugKeys" => Some("1".to_string()),
+        "ForceZeDeviceCanAccessPerReturnValue" => Some("0".to_string()),
+        _ => None,
+    };
+    let config = ze_sim::SimConfig::preset("b70x2-faithful")
+        .unwrap()
+        .with_driver_debug_keys(keys);
+    let sim = Sim::in_process(config);
+    let mut allowed = 1u8;
+    // SAFETY: the two devices and an output.
+    ok(unsafe { (sim.api.device_can_access_peer)(sim.devices[1], sim.devices[0], &mut allowed) });
+    assert_eq!(allowed, 0, "no peer access reported");
+    let context = sim.context(&[0, 1]);
+    let (list0, list1) = (
+        sim.immediate_list(context, 0, 0),
+        sim.immediate_list(context, 1, 0),
+    );
+    let source = sim.alloc_device(context, 0, 4096);
+    let target = sim.alloc_device(context, 1, 4096);
+    let data: Vec<u8> = (0..4096u32).map(|i| (i * 3) as u8).collect();
+    ok(sim.copy(list0, source, data.as_ptr() as _, 4096, null_mut(), &mut []));
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    // Device 1 copies device 0's memory without any residency: staged through the host, so no
+    // mirror, no import, no violation.
+    let staged = sim.counter("host_staged_copies");
+    ok(sim.copy(list1, target, source, 4096, done, &mut []));
+    sim.wait(done);
+    assert_eq!(
+        sim.counter("host_staged_copies"),
+        staged + 1,
+        "the peer copy was staged"
+    );
+    // SAFETY: an event this test made.
+    ok(unsafe { (sim.api.event_host_reset)(done) });
+    let mut back = vec![0u8; 4096];
+    ok(sim.copy(list1, back.as_mut_ptr() as _, target, 4096, done, &mut []));
+    sim.wait(done);
+    assert_eq!(back, data);
+    assert_eq!(sim.host_pinned(), 0);
+    assert_eq!(sim.counter("implicit_imports"), 0);
+    assert_eq!(sim.counter("residency_violations"), 0);
+    // A kernel on device 1 reading device 0's memory cannot.
+    let (module, _) = build(
+        &sim,
+        context,
+        1,
+        ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV,
+        &ze_sim::spirv::module_with_kernels(BUILTINS),
+    );
+    let module = module.unwrap();
+    let copy = kernel(&sim, module, "lazy_usm_sim_copy_u32").unwrap();
+    ok(set_argument(&sim, copy, 0, &target));
+    ok(set_argument(&sim, copy, 1, &source));
+    // SAFETY: an event this test made.
+    ok(unsafe { (sim.api.event_host_reset)(done) });
+    assert_ne!(
+        launch(&sim, list1, copy, done, 1024),
+        ze_result_t::ZE_RESULT_SUCCESS
+    );
+    assert_eq!(sim.counter("residency_violations"), 1);
+    // SAFETY: objects this test made.
+    unsafe {
+        ok((sim.api.kernel_destroy)(copy));
+        ok((sim.api.module_destroy)(module));
+    }
+    sim.destroy_events(pool, &[done]);
+    sim.free(context, source);
+    sim.free(context, target);
+    sim.destroy_list(list0);
+    sim.destroy_list(list1);
+    sim.destroy_context(context);
+}

@@ -372,6 +372,7 @@ pub(crate) unsafe extern "C" fn get_p2p_properties(
         let access = ze_device_p2p_property_flag_t::ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS.0;
         let atomics = ze_device_p2p_property_flag_t::ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS.0;
         properties.flags = match link {
+            _ if index != peer_index && !platform.config.peer_access_reported => 0,
             LinkKind::Atomics => access | atomics,
             LinkKind::Access | LinkKind::Corrupt => access,
             LinkKind::Refused => 0,
@@ -416,8 +417,9 @@ pub(crate) unsafe extern "C" fn can_access_peer(
         if !std::sync::Arc::ptr_eq(&platform, &peer_platform) {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
-        let allowed =
-            index == peer_index || platform.config.link(index, peer_index) != LinkKind::Refused;
+        let allowed = index == peer_index
+            || (platform.config.peer_access_reported
+                && platform.config.link(index, peer_index) != LinkKind::Refused);
         // SAFETY: the caller's output pointer.
         *unsafe { out(value) }? = u8::from(allowed);
         Ok(())
