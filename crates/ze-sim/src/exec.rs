@@ -238,8 +238,7 @@ fn check_range(
     state: &mut State,
     context: usize,
     engine: Engine,
-    address: usize,
-    size: usize,
+    (address, size): (usize, usize),
     // A copy or fill (a copy engine can stage what a kernel cannot reach).
     copy: bool,
     touched: &mut Vec<usize>,
@@ -343,8 +342,7 @@ fn prepare(
                     state,
                     context,
                     engine,
-                    *dst,
-                    *size,
+                    (*dst, *size),
                     true,
                     &mut touched,
                 )?;
@@ -354,8 +352,7 @@ fn prepare(
                     state,
                     source_context,
                     engine,
-                    *src,
-                    *size,
+                    (*src, *size),
                     true,
                     &mut touched,
                 )?;
@@ -389,8 +386,7 @@ fn prepare(
                     state,
                     context,
                     engine,
-                    *dst,
-                    *size,
+                    (*dst, *size),
                     true,
                     &mut touched,
                 )?;
@@ -472,8 +468,7 @@ fn prepare_launch(
                                 state,
                                 context,
                                 engine,
-                                address,
-                                span,
+                                (address, span),
                                 false,
                                 &mut touched,
                             )?;
@@ -501,8 +496,7 @@ fn prepare_launch(
                             state,
                             context,
                             engine,
-                            address,
-                            1,
+                            (address, 1),
                             false,
                             &mut touched,
                         )?;
