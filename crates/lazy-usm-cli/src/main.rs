@@ -2,6 +2,7 @@
 //! process really holds. Runs on the system's Level Zero GPUs, or on the simulated platform, and
 //! always says which.
 
+mod compare;
 mod plot;
 mod sim_env;
 mod table;
@@ -66,6 +67,15 @@ enum Command {
         /// stand-in, or to the system's loader when no preset is given.
         #[arg(long)]
         shim: bool,
+    },
+    /// Run a program once per alternative to lazy-usm (the runtime's default on each adapter,
+    /// its restrict variable, the driver's debug keys, the shim) on the simulated platform, and
+    /// print one table: exit status, peak host pinned memory and GTT, residency calls, refused
+    /// uses, wall time, and whether its output matched the default run's.
+    Compare {
+        /// The program and its arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        program: Vec<String>,
     },
     /// Run a program on the simulated platform and print to stderr, when it exits, its peak
     /// host pinned memory, peak VRAM and GTT per device and residency calls:
@@ -657,6 +667,13 @@ fn main() -> ExitCode {
                 }
             };
         }
+        Command::Compare { program } => {
+            // On the simulated platform for now; `b70x2` unless a preset or file is given.
+            let platform = target(&cli, false)
+                .platform
+                .unwrap_or_else(|| "b70x2".into());
+            compare::compare(&platform, program, cli.json)
+        }
         command => runtime(&cli).and_then(|(runtime, note)| match command {
             Command::Report => report(&cli, &runtime, &note),
             Command::HostCost {
@@ -665,7 +682,10 @@ fn main() -> ExitCode {
                 policies,
             } => host_cost(&cli, &runtime, &note, workload, plot.as_deref(), policies),
             Command::PeerBench(args) => peer_bench(&cli, &runtime, &note, args),
-            Command::Probe { .. } | Command::SimEnv { .. } | Command::Run { .. } => {
+            Command::Probe { .. }
+            | Command::SimEnv { .. }
+            | Command::Run { .. }
+            | Command::Compare { .. } => {
                 unreachable!("handled above")
             }
         }),
