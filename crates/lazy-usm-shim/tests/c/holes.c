@@ -103,6 +103,12 @@ static void load_module(const char *path) {
     CALL(zeModuleCreate, context, device[1], &desc, &module, NULL);
 }
 
+/* host[i] = i * factor, for bytes a scenario can recognise. */
+static void pattern(uint32_t *host, uint32_t factor) {
+    for (int i = 0; i < N; i++)
+        host[i] = (uint32_t)i * factor;
+}
+
 static void wait_idle(ze_command_list_handle_t on) { CALL(zeCommandListHostSynchronize, on, UINT64_MAX); }
 
 /* 1. LAZY_USM_INDIRECT=all: one thread allocates on device 0 while another launches device 1's
@@ -200,8 +206,7 @@ static int allocation_race(void) {
  * reads) device 0's memory from a list on device 1. */
 static int other_appends(void) {
     static uint32_t host[N];
-    for (int i = 0; i < N; i++)
-        host[i] = (uint32_t)i;
+    pattern(host, 1u);
     figures("start");
     /* A copy from another context (the source's), into device 0's memory. */
     ze_context_handle_t other = new_context();
@@ -302,8 +307,7 @@ static int refused_calls(void) {
     ze_kernel_handle_t copy = kernel("lazy_usm_sim_copy_u32");
     ze_group_count_t groups = {N, 1, 1};
     static uint32_t host[N], back[N];
-    for (int i = 0; i < N; i++)
-        host[i] = (uint32_t)i * 5u;
+    pattern(host, 5u);
     figures("start");
 
     /* A free naming the wrong context is refused; the memory stays the program's. */
@@ -377,8 +381,7 @@ static int refused_calls(void) {
  * whose parameters the shim cannot know, falls back to making everything resident. */
 static int launch_with_arguments(void) {
     static uint32_t host[N], back[N];
-    for (int i = 0; i < N; i++)
-        host[i] = (uint32_t)i * 11u;
+    pattern(host, 11u);
     uint32_t *source = device_memory(context, device[0], N * 4);
     uint32_t *bystander = device_memory(context, device[0], N * 4);
     uint32_t *target = device_memory(context, device[1], N * 4);
@@ -438,8 +441,7 @@ static int virtual_memory(void) {
     CALL(zePhysicalMemCreate, context, device[0], &desc, &physical);
     CALL(zeVirtualMemMap, context, range, size, physical, 0, ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE);
     static uint32_t host[N], back[N];
-    for (int i = 0; i < N; i++)
-        host[i] = (uint32_t)i * 13u;
+    pattern(host, 13u);
     CALL(zeCommandListAppendMemoryCopy, list[0], range, host, sizeof host, NULL, 0, NULL);
     wait_idle(list[0]);
     figures("mapped");
@@ -500,8 +502,7 @@ static int mapped_after_mark(void) {
  * forwarded and the shim never makes it resident. */
 static int ipc(void) {
     static uint32_t host[N], back[N];
-    for (int i = 0; i < N; i++)
-        host[i] = (uint32_t)i * 17u;
+    pattern(host, 17u);
     uint32_t *exported = device_memory(context, device[0], N * 4);
     CALL(zeCommandListAppendMemoryCopy, list[0], exported, host, sizeof host, NULL, 0, NULL);
     wait_idle(list[0]);
