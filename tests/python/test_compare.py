@@ -34,6 +34,49 @@ print("copied", bytes(target.copy_to_host())[:8] == bytes(range(8)))
 """
 
 
+GATHER = """
+import struct, dpctl, dpctl.memory as dm, dpctl.program as dp
+
+def module(kernels):
+    # A SPIR-V module declaring `kernels` (name, number of global pointer parameters): the
+    # header, the memory model, each entry point, the types and each function's parameters
+    # (opcodes and operands from the SPIR-V specification 1.6).
+    words = [0x07230203, 0x00010000, 0, 1000, 0]
+    def op(code, *operands):
+        words.append(((len(operands) + 1) << 16) | code)
+        words.extend(operands)
+    op(14, 2, 2)                                    # OpMemoryModel Physical64 OpenCL
+    for index, (name, _) in enumerate(kernels):
+        raw = name.encode() + b"\\0"
+        raw += b"\\0" * (-len(raw) % 4)
+        op(15, 6, 100 + index, *struct.unpack(f"<{len(raw) // 4}I", raw))  # OpEntryPoint Kernel
+    op(21, 10, 32, 0)                               # OpTypeInt 32
+    op(32, 11, 5, 10)                               # OpTypePointer CrossWorkgroup
+    parameter = 500
+    for index, (_, count) in enumerate(kernels):
+        op(54, 1, 100 + index, 0, 2)                # OpFunction
+        for _ in range(count):
+            op(55, 11, parameter)                   # OpFunctionParameter
+            parameter += 1
+    return struct.pack(f"<{len(words)}I", *words)
+
+N = 1024
+devices = dpctl.get_devices()
+context = dpctl.SyclContext(devices)
+queues = [dpctl.SyclQueue(context, device) for device in devices]
+program = dp.create_program_from_spirv(queues[1], module([("lazy_usm_sim_gather_u32", 2)]))
+gather = program.get_sycl_kernel("lazy_usm_sim_gather_u32")
+# Device 0's data, read by a kernel on device 1 through a table of pointers on device 1.
+data = dm.MemoryUSMDevice(N * 4, queue=queues[0])
+data.copy_from_host(struct.pack(f"<{N}I", *range(N)))
+table = dm.MemoryUSMDevice(N * 8, queue=queues[1])
+table.copy_from_host(struct.pack(f"<{N}Q", *(data._pointer + 4 * i for i in range(N))))
+out = dm.MemoryUSMDevice(N * 4, queue=queues[1])
+queues[1].submit(gather, [out, table], [N])
+print("gathered", struct.unpack(f"<{N}I", bytes(out.copy_to_host())) == tuple(range(N)))
+"""
+
+
 def compare(runtime_available, tmp_path, code):
     script = tmp_path / "program.py"
     script.write_text(code)
@@ -64,6 +107,7 @@ def test_seed000_under_each_alternative(runtime_available, tmp_path):
         "NEOReadDebugKeys=1 EnableDeferBacking=0": 0.0,
         "NEOReadDebugKeys=1 ForceZeDeviceCanAccessPerReturnValue=0": 0.0,
         "lazy-usm run --shim": 0.0,
+        "lazy-usm run --shim, LAZY_USM_INDIRECT=all": 0.0,
     }, pinned
     # Registered residency still takes GTT on each peer; the others take none.
     assert [gib(b) for b in runs["NEOReadDebugKeys=1 EnableDeferBacking=0"]["peak_gtt_bytes"]] == [4.0, 4.0]
@@ -86,3 +130,23 @@ def test_enabling_peer_access_makes_the_restrict_variable_eager_and_not_the_shim
     # (what stays pinned is the runtime's own few bytes of host memory).
     assert pinned["NEOReadDebugKeys=1 ForceZeDeviceCanAccessPerReturnValue=0"] < MIB
     assert runs["NEOReadDebugKeys=1 ForceZeDeviceCanAccessPerReturnValue=0"]["peak_gtt_bytes"] == [0, 0]
+
+
+def test_a_kernel_reading_a_peers_memory_through_pointers(runtime_available, tmp_path):
+    runs = compare(runtime_available, tmp_path, GATHER)
+    refused = {name: run["refused_uses"] for name, run in runs.items()}
+    # What leaves the peer's data not resident on the reading device: every read through the
+    # table (1,024) is a use the hardware would fault on. The eager ones and the shim's `all`
+    # mode make it resident first; the shim's default (arguments only) cannot see the table.
+    assert refused == {
+        "runtime default, v2 adapter": 0,
+        "runtime default, v1 adapter": 0,
+        "SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P=1, v2": 1024,
+        "SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P=1, v1": 0,
+        "NEOReadDebugKeys=1 EnableDeferBacking=0": 0,
+        "NEOReadDebugKeys=1 ForceZeDeviceCanAccessPerReturnValue=0": 1024,
+        "lazy-usm run --shim": 1024,
+        "lazy-usm run --shim, LAZY_USM_INDIRECT=all": 0,
+    }, refused
+    for run in runs.values():
+        assert (run["exit_code"], run["same_output"]) == (0, True), run

@@ -64,7 +64,12 @@ const ALTERNATIVES: &[Alternative] = &[
     Alternative {
         name: "lazy-usm run --shim",
         shim: true,
-        env: &[V2],
+        env: &[V2, ("LAZY_USM_INDIRECT", "args")],
+    },
+    Alternative {
+        name: "lazy-usm run --shim, LAZY_USM_INDIRECT=all",
+        shim: true,
+        env: &[V2, ("LAZY_USM_INDIRECT", "all")],
     },
 ];
 

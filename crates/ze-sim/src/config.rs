@@ -154,9 +154,10 @@ pub struct SimConfig {
     /// A copy that touches device memory not resident on the executing device is refused
     /// (and always counted as a violation).
     pub strict_residency: bool,
-    /// Instead, the driver imports a peer's allocation by itself when a copy operand, a
-    /// kernel's pointer argument or a kernel's read through a pointer needs it, as
-    /// compute-runtime does (its `getPeerAllocation`); the import is counted
+    /// Instead, the driver imports a peer's allocation by itself when a copy operand or a
+    /// kernel's pointer argument needs it, as compute-runtime does (its `getPeerAllocation`);
+    /// a kernel's read through a pointer is not imported (the driver's indirect-access
+    /// residency covers only the device's own allocations) and stays a violation. The import is counted
     /// (`implicit_imports`), costs what the import's mirror costs, and lasts until the memory is
     /// evicted or freed. Takes precedence over `strict_residency`.
     pub implicit_peer_import: bool,

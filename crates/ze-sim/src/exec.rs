@@ -561,14 +561,10 @@ fn run_builtin(
                 let allocation = &state.allocations[&base];
                 let foreign = matches!(allocation.kind, MemKind::Device { owner } if owner != engine.device)
                     && allocation.resident & (1 << engine.device) == 0;
+                // Not even the faithful driver imports what a kernel reaches through a pointer:
+                // its indirect-access residency covers only the device's own allocations.
                 if foreign {
-                    let imported = platform.config.implicit_peer_import
-                        && platform
-                            .import_on_use(&mut state, base, engine.device)
-                            .is_ok();
-                    if !imported {
-                        state.counters.residency_violations += 1;
-                    }
+                    state.counters.residency_violations += 1;
                 }
                 // SAFETY: four bytes inside a live allocation, which the lock keeps alive.
                 values.push(unsafe { (address as *const u32).read_unaligned() });
