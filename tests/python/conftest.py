@@ -129,12 +129,20 @@ def xpu_library(runtime_available, tmp_path_factory):
     headers = subprocess.run(
         [str(ROOT / "crates/level-zero-sys/scripts/fetch-headers.sh")], check=True, capture_output=True, text=True
     ).stdout.strip()
-    env = dict(os.environ, LAZY_USM_SYCL_ROOT=sys.prefix, LEVEL_ZERO_INCLUDE_DIR=str(pathlib.Path(headers).parent))
+    # A target folder of its own: the workspace's liblazy_usm.so and .a stay the plain build
+    # (the C ABI tests link them), whatever ran last.
+    xpu_target = TARGET / "xpu"
+    env = dict(
+        os.environ,
+        LAZY_USM_SYCL_ROOT=sys.prefix,
+        LEVEL_ZERO_INCLUDE_DIR=str(pathlib.Path(headers).parent),
+        CARGO_TARGET_DIR=str(xpu_target),
+    )
     build = subprocess.run(
         ["cargo", "build", "-p", "lazy-usm-capi", "--features", "xpu"],
         cwd=ROOT, env=env, capture_output=True, text=True,
     )
     assert build.returncode == 0, f"the xpu build failed:\n{build.stderr[-4000:]}"
     library = tmp_path_factory.mktemp("xpu") / "liblazy_usm.so"
-    library.write_bytes((TARGET / "debug" / "liblazy_usm.so").read_bytes())
+    library.write_bytes((xpu_target / "debug" / "liblazy_usm.so").read_bytes())
     return library
