@@ -82,8 +82,17 @@ pub struct WorkloadReport {
     pub steps: Vec<u64>,
 }
 
-/// Host pinned bytes and GTT per device now, from the simulator or the live probe.
-fn observe(runtime: &Runtime, devices: &[Device]) -> Result<(Option<u64>, Vec<u64>)> {
+/// Host pinned bytes (`None` where the kernel does not say) and GTT per device now, from the
+/// simulator or, on real hardware, this process's DRM fdinfo and `nr_gpu_active`.
+///
+/// ```
+/// # use lazy_usm::*;
+/// let runtime = Runtime::simulated("b70x2")?;
+/// let devices = runtime.devices()?;
+/// assert_eq!(workload::observe(&runtime, &devices)?, (Some(0), vec![0, 0]));
+/// # Ok::<(), Error>(())
+/// ```
+pub fn observe(runtime: &Runtime, devices: &[Device]) -> Result<(Option<u64>, Vec<u64>)> {
     #[cfg(feature = "simulator")]
     if let Some(platform) = runtime.simulator() {
         let gtt = devices

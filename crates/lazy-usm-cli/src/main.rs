@@ -3,6 +3,7 @@
 //! always says which.
 
 mod compare;
+mod doctor;
 mod plot;
 mod sim_env;
 mod table;
@@ -68,6 +69,11 @@ enum Command {
         #[arg(long)]
         shim: bool,
     },
+    /// Check, on this platform, what the README lists as not verified on Intel hardware:
+    /// versions, the P2P matrix with its self-test, what peer residency costs (measured), per
+    /// allocation, whether eviction releases it, whether the driver imports a peer's memory used
+    /// without a residency call, and what the live probe reads; a report to paste into an issue.
+    Doctor,
     /// Run a program once per alternative to lazy-usm (the runtime's default on each adapter,
     /// its restrict variable, the driver's debug keys, the shim) on the simulated platform, and
     /// print one table: exit status, peak host pinned memory and GTT, residency calls, refused
@@ -143,15 +149,23 @@ fn fail(message: impl std::fmt::Display) -> String {
 
 /// The runtime the options ask for, and a line saying which it is.
 fn runtime(cli: &Cli) -> Result<(Runtime, String), String> {
+    // The simulated driver reads compute-runtime's debug keys from the environment, as the
+    // real one does.
+    let keys = |name: &str| std::env::var(name).ok();
     if let Some(preset) = &cli.preset {
-        let runtime = Runtime::simulated(preset).map_err(fail)?;
+        let config = lazy_usm::ze_sim::SimConfig::preset(preset)
+            .ok_or_else(|| format!("no simulator preset `{preset}`"))?
+            .with_driver_debug_keys(keys);
+        let runtime = Runtime::simulated_with(config).map_err(fail)?;
         return Ok((
             runtime,
             format!("platform: simulated preset `{preset}` (figures are modelled)"),
         ));
     }
     if let Some(path) = &cli.sim_config {
-        let config = lazy_usm::ze_sim::SimConfig::from_name_or_path(path).map_err(fail)?;
+        let config = lazy_usm::ze_sim::SimConfig::from_name_or_path(path)
+            .map_err(fail)?
+            .with_driver_debug_keys(keys);
         let runtime = Runtime::simulated_with(config).map_err(fail)?;
         return Ok((
             runtime,
@@ -397,7 +411,7 @@ fn report(cli: &Cli, runtime: &Runtime, note: &str) -> Result<(), String> {
 
 /// What device `target` reading `source`'s memory gives: `self`, `atomics`, `access`,
 /// `refused` or `corrupt` (after the self-test).
-fn link_state(
+pub(crate) fn link_state(
     manager: &ResidencyManager,
     target: &Device,
     source: &Device,
@@ -676,6 +690,7 @@ fn main() -> ExitCode {
         }
         command => runtime(&cli).and_then(|(runtime, note)| match command {
             Command::Report => report(&cli, &runtime, &note),
+            Command::Doctor => doctor::doctor(&runtime, &note, cli.json),
             Command::HostCost {
                 workload,
                 plot,

@@ -448,3 +448,68 @@ fn run_passes_the_exit_code_on_and_says_when_nothing_loaded_the_simulator() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("neither a preset"));
 }
+
+/// `doctor --json` on a preset (with the driver's debug keys in `env`): each check's verdict.
+fn doctor(preset: &str, env: &[(&str, &str)]) -> std::collections::HashMap<String, String> {
+    let output = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
+        .args(["doctor", "--preset", preset, "--json"])
+        .env_remove("ZE_ENABLE_ALT_DRIVERS")
+        .env_remove("NEOReadDebugKeys")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run lazy-usm");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
+    assert!(report["platform"].as_str().unwrap().contains(preset));
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|check| {
+            (
+                check["check"].as_str().unwrap().to_string(),
+                check["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn doctor_tells_the_presets_apart_by_what_it_measures() {
+    let cost = "peer residency costs";
+    let import = "a peer's memory used without a residency call";
+    let pinned = doctor("b70x2", &[]);
+    assert_eq!(pinned[cost], "pinned host memory of the allocation's size");
+    assert!(pinned["peer residency is per allocation"].starts_with("yes"));
+    assert_eq!(pinned["eviction releases it at once"], "yes");
+    assert!(pinned[import].starts_with("refused"), "{}", pinned[import]);
+    assert!(pinned["P2P, after the self-test (row: the reading device)"].contains("atomics"));
+    // 26.05, and 26.09+ with EnableDeferBacking=0: registered only.
+    assert_eq!(
+        doctor("b70x2-26.05", &[])[cost],
+        "registered only (GTT, no pinned host memory)"
+    );
+    let keys = [("NEOReadDebugKeys", "1"), ("EnableDeferBacking", "0")];
+    assert_eq!(
+        doctor("b70x2", &keys)[cost],
+        "registered only (GTT, no pinned host memory)"
+    );
+    // The driver's own import, and what it costs.
+    let faithful = doctor("b70x2-faithful", &[]);
+    assert!(
+        faithful[import].starts_with("imported by the driver"),
+        "{}",
+        faithful[import]
+    );
+    assert!(faithful[import].ends_with("pinned host memory of the allocation's size"));
+    // A true P2P fabric: no host cost at all; refused pairs show as such.
+    assert_eq!(doctor("xelink", &[])[cost], "none");
+    assert!(
+        doctor("b60x4", &[])["P2P, after the self-test (row: the reading device)"]
+            .contains("refused")
+    );
+}

@@ -1,0 +1,204 @@
+//! `lazy-usm doctor`: what the README lists as not verified on Intel hardware, checked on the
+//! platform at hand (a real one, or the simulator, which it names), as a report to paste into
+//! an issue: versions, the P2P matrix with its self-test, and, measured, whether peer
+//! residency costs pinned host memory, per allocation, whether eviction gives it back at once,
+//! whether the driver imports a peer's memory used without a residency call and what that
+//! costs, and what the live probe reads of this process.
+
+use lazy_usm::{Context, Device, Policy, ResidencyConfig, ResidencyManager, Runtime, workload};
+use serde_json::{Value, json};
+
+/// What one check found: its name, the verdict, and the figures behind it.
+struct Check {
+    name: &'static str,
+    verdict: String,
+    figures: Value,
+}
+
+const SIZE: usize = 64 << 20;
+
+/// Host pinned bytes (0 where the kernel does not say) and device 1's GTT now.
+fn observe(runtime: &Runtime, devices: &[Device]) -> Result<(u64, u64), String> {
+    let (pinned, gtt) = workload::observe(runtime, devices).map_err(|error| error.to_string())?;
+    Ok((pinned.unwrap_or(0), gtt.get(1).copied().unwrap_or(0)))
+}
+
+/// The verdict for a host cost of `pinned` bytes and a GTT growth of `gtt` bytes for `size`.
+fn cost(pinned: u64, gtt: u64, size: u64) -> &'static str {
+    if pinned >= size {
+        "pinned host memory of the allocation's size"
+    } else if gtt >= size {
+        "registered only (GTT, no pinned host memory)"
+    } else {
+        "none"
+    }
+}
+
+/// Peer residency measured: its cost, per allocation, and whether eviction releases it.
+fn residency_checks(runtime: &Runtime, devices: &[Device]) -> Result<Vec<Check>, String> {
+    let error = |error: lazy_usm::Error| error.to_string();
+    let context = Context::new(devices).map_err(error)?;
+    let manager = ResidencyManager::new(context.clone(), ResidencyConfig::new(Policy::Manual))
+        .map_err(error)?;
+    let first = manager.allocate(&devices[0], SIZE).map_err(error)?;
+    let second = manager.allocate(&devices[0], SIZE).map_err(error)?;
+    let (pinned0, gtt0) = observe(runtime, devices)?;
+    manager
+        .ensure_resident_on(&first, &devices[1])
+        .map_err(error)?;
+    let (pinned1, gtt1) = observe(runtime, devices)?;
+    manager
+        .ensure_resident_on(&second, &devices[1])
+        .map_err(error)?;
+    let (pinned2, gtt2) = observe(runtime, devices)?;
+    manager.evict_from(&first, &devices[1]).map_err(error)?;
+    let (pinned3, gtt3) = observe(runtime, devices)?;
+    let size = SIZE as u64;
+    let first_cost = (pinned1.saturating_sub(pinned0), gtt1.saturating_sub(gtt0));
+    let second_cost = (pinned2.saturating_sub(pinned1), gtt2.saturating_sub(gtt1));
+    let released = (pinned2.saturating_sub(pinned3), gtt2.saturating_sub(gtt3));
+    Ok(vec![
+        Check {
+            name: "peer residency costs",
+            verdict: cost(first_cost.0, first_cost.1, size).into(),
+            figures: json!({"bytes": size, "pinned": first_cost.0, "gtt": first_cost.1}),
+        },
+        Check {
+            name: "peer residency is per allocation",
+            verdict: if second_cost == first_cost && first_cost != (0, 0) {
+                "yes: a second allocation costs the same again".into()
+            } else if first_cost == (0, 0) {
+                "nothing to tell (no cost)".into()
+            } else {
+                format!("no: a second allocation cost {:?}", second_cost)
+            },
+            figures: json!({"pinned": second_cost.0, "gtt": second_cost.1}),
+        },
+        Check {
+            name: "eviction releases it at once",
+            verdict: if released == first_cost {
+                "yes".into()
+            } else {
+                format!(
+                    "no: {} pinned and {} GTT bytes came back",
+                    released.0, released.1
+                )
+            },
+            figures: json!({"pinned": released.0, "gtt": released.1}),
+        },
+    ])
+}
+
+/// A copy on device 1 of device 0's memory with no residency call: refused, or imported by the
+/// driver, and what the import costs.
+fn import_check(runtime: &Runtime, devices: &[Device]) -> Result<Check, String> {
+    let error = |error: lazy_usm::Error| error.to_string();
+    let context = Context::new(devices).map_err(error)?;
+    let source = context.alloc_device(&devices[0], SIZE, 0).map_err(error)?;
+    let mut target = context.alloc_device(&devices[1], SIZE, 0).map_err(error)?;
+    let list = context
+        .immediate_list(&devices[1].preferred_copy_engine().map_err(error)?)
+        .map_err(error)?;
+    let (pinned0, gtt0) = observe(runtime, devices)?;
+    let copied = list.copy(&mut target, 0, &source, 0, SIZE);
+    let (pinned1, gtt1) = observe(runtime, devices)?;
+    let (pinned, gtt) = (pinned1.saturating_sub(pinned0), gtt1.saturating_sub(gtt0));
+    let verdict = match &copied {
+        Err(why) => format!("refused ({why}): hardware without the import would fault"),
+        Ok(()) => format!(
+            "imported by the driver; the import costs {}",
+            cost(pinned, gtt, SIZE as u64)
+        ),
+    };
+    Ok(Check {
+        name: "a peer's memory used without a residency call",
+        verdict,
+        figures: json!({"copied": copied.is_ok(), "pinned": pinned, "gtt": gtt}),
+    })
+}
+
+/// Runs every check on `runtime` (`note` says which platform it is) and prints the report.
+pub fn doctor(runtime: &Runtime, note: &str, json_output: bool) -> Result<(), String> {
+    let error = |error: lazy_usm::Error| error.to_string();
+    let mut checks = Vec::new();
+    let drivers = runtime.drivers().map_err(error)?;
+    let driver = drivers.first().ok_or("no Level Zero driver")?;
+    let (major, minor) = driver.api_version().map_err(error)?;
+    let properties = driver.properties().map_err(error)?;
+    checks.push(Check {
+        name: "driver",
+        verdict: format!(
+            "version {:#x}, Level Zero API {major}.{minor}",
+            properties.driver_version
+        ),
+        figures: json!({"driver_version": properties.driver_version, "api": [major, minor]}),
+    });
+    let devices = runtime.devices().map_err(error)?;
+    let names: Vec<String> = devices
+        .iter()
+        .map(|device| device.properties().map(|p| p.name).unwrap_or_default())
+        .collect();
+    checks.push(Check {
+        name: "devices",
+        verdict: format!("{}: {}", devices.len(), names.join(", ")),
+        figures: json!(names),
+    });
+    if devices.len() >= 2 {
+        let context = Context::new(&devices).map_err(error)?;
+        let manager =
+            ResidencyManager::new(context, ResidencyConfig::new(Policy::Lazy)).map_err(error)?;
+        let mut matrix = Vec::new();
+        for target in &devices {
+            let mut row = Vec::new();
+            for source in &devices {
+                row.push(crate::link_state(&manager, target, source).map_err(error)?);
+            }
+            matrix.push(row);
+        }
+        checks.push(Check {
+            name: "P2P, after the self-test (row: the reading device)",
+            verdict: matrix
+                .iter()
+                .map(|row| row.join(" "))
+                .collect::<Vec<_>>()
+                .join(" / "),
+            figures: json!(matrix),
+        });
+        checks.extend(residency_checks(runtime, &devices)?);
+        checks.push(import_check(runtime, &devices)?);
+    } else {
+        checks.push(Check {
+            name: "peer residency",
+            verdict: "not checked: fewer than two devices".into(),
+            figures: Value::Null,
+        });
+    }
+    let probe = lazy_usm::probe_process(None);
+    checks.push(Check {
+        name: "the live probe of this process",
+        verdict: match &probe {
+            Ok(memory) => format!(
+                "{} DRM device(s) in fdinfo, nr_gpu_active {}",
+                memory.devices.len(),
+                memory
+                    .gpu_active_bytes
+                    .map_or("not reported".into(), |bytes| format!("{bytes} bytes"))
+            ),
+            Err(why) => format!("unreadable: {why}"),
+        },
+        figures: json!({"readable": probe.is_ok()}),
+    });
+    if json_output {
+        let rows: Vec<Value> = checks
+            .iter()
+            .map(|check| json!({"check": check.name, "verdict": check.verdict, "figures": check.figures}))
+            .collect();
+        println!("{}", json!({"platform": note, "checks": rows}));
+        return Ok(());
+    }
+    println!("lazy-usm doctor on {note}");
+    for check in &checks {
+        println!("- {}: {}", check.name, check.verdict);
+    }
+    Ok(())
+}
