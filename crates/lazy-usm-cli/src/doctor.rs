@@ -117,6 +117,106 @@ fn import_check(runtime: &Runtime, devices: &[Device]) -> Result<Check, String> 
     })
 }
 
+/// The variable Intel's runtime 2026.2 added to restrict peer residency to pairs with peer
+/// access enabled; an adapter that reads it names it in its binary.
+const RESTRICT_VARIABLE: &[u8] = b"SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P";
+
+/// Folders a SYCL runtime's libraries may be in: `LAZY_USM_SYCL_ROOT`'s `lib`, then
+/// `LD_LIBRARY_PATH`'s entries, then where oneAPI installs them.
+fn sycl_folders() -> Vec<std::path::PathBuf> {
+    let mut folders = Vec::new();
+    if let Some(root) = std::env::var_os("LAZY_USM_SYCL_ROOT") {
+        folders.push(std::path::PathBuf::from(root).join("lib"));
+    }
+    if let Some(paths) = std::env::var_os("LD_LIBRARY_PATH") {
+        folders.extend(std::env::split_paths(&paths));
+    }
+    folders.extend(
+        [
+            "/opt/intel/oneapi/redist/lib",
+            "/opt/intel/oneapi/compiler/latest/lib",
+        ]
+        .iter()
+        .map(std::path::PathBuf::from),
+    );
+    folders
+}
+
+/// The first real file (not a link) called `stem.so.VERSION` in `folders`: its path and version.
+fn versioned(folders: &[std::path::PathBuf], stem: &str) -> Option<(std::path::PathBuf, String)> {
+    let prefix = format!("{stem}.so.");
+    folders.iter().find_map(|folder| {
+        let mut found: Vec<_> = std::fs::read_dir(folder)
+            .ok()?
+            .flatten()
+            .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_file()))
+            .filter_map(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let version = name.strip_prefix(&prefix)?.to_string();
+                (!version.is_empty() && version.chars().all(|c| c.is_ascii_digit() || c == '.'))
+                    .then(|| (entry.path(), version))
+            })
+            .collect();
+        found.sort();
+        found.pop()
+    })
+}
+
+/// Intel's SYCL runtime as installed where this process would find it: libsycl's version, each
+/// Level Zero adapter's, and whether each knows the restrict variable.
+fn sycl_runtime_check() -> Check {
+    let folders = sycl_folders();
+    let Some((sycl, version)) = versioned(&folders, "libsycl") else {
+        return Check {
+            name: "SYCL runtime",
+            verdict: "not found (set LAZY_USM_SYCL_ROOT to its folder, or LD_LIBRARY_PATH)".into(),
+            figures: Value::Null,
+        };
+    };
+    let mut adapters = Vec::new();
+    let mut figures = serde_json::Map::new();
+    figures.insert(
+        "libsycl".into(),
+        json!({"path": sycl.display().to_string(), "version": version}),
+    );
+    for (adapter, stem) in [
+        ("v1", "libur_adapter_level_zero"),
+        ("v2", "libur_adapter_level_zero_v2"),
+    ] {
+        let Some((path, version)) = versioned(&folders, stem) else {
+            continue;
+        };
+        let knows = std::fs::read(&path).is_ok_and(|bytes| {
+            bytes
+                .windows(RESTRICT_VARIABLE.len())
+                .any(|window| window == RESTRICT_VARIABLE)
+        });
+        adapters.push(format!(
+            "{adapter} adapter {version} ({} {})",
+            if knows { "reads" } else { "does not read" },
+            String::from_utf8_lossy(RESTRICT_VARIABLE)
+        ));
+        figures.insert(
+            adapter.into(),
+            json!({"version": version, "restrict_variable": knows}),
+        );
+    }
+    Check {
+        name: "SYCL runtime",
+        verdict: format!(
+            "libsycl {version} in {}; {}",
+            sycl.parent()
+                .map_or(String::new(), |folder| folder.display().to_string()),
+            if adapters.is_empty() {
+                "no Level Zero adapter beside it".to_string()
+            } else {
+                adapters.join(", ")
+            }
+        ),
+        figures: Value::Object(figures),
+    }
+}
+
 /// Runs every check on `runtime` (`note` says which platform it is) and prints the report.
 pub fn doctor(runtime: &Runtime, note: &str, json_output: bool) -> Result<(), String> {
     let error = |error: lazy_usm::Error| error.to_string();
@@ -133,6 +233,7 @@ pub fn doctor(runtime: &Runtime, note: &str, json_output: bool) -> Result<(), St
         ),
         figures: json!({"driver_version": properties.driver_version, "api": [major, minor]}),
     });
+    checks.push(sycl_runtime_check());
     let devices = runtime.devices().map_err(error)?;
     let names: Vec<String> = devices
         .iter()

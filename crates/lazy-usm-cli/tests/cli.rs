@@ -513,3 +513,59 @@ fn doctor_tells_the_presets_apart_by_what_it_measures() {
             .contains("refused")
     );
 }
+
+#[test]
+fn doctor_finds_the_sycl_runtime_and_whether_each_adapter_reads_the_restrict_variable() {
+    let root = tempfile::tempdir().unwrap();
+    let lib = root.path().join("lib");
+    std::fs::create_dir(&lib).unwrap();
+    std::fs::write(lib.join("libsycl.so.9.0.0"), b"\x7fELF").unwrap();
+    std::os::unix::fs::symlink("libsycl.so.9.0.0", lib.join("libsycl.so.9")).unwrap();
+    // An adapter from before 2026.2, and one that reads the variable.
+    std::fs::write(
+        lib.join("libur_adapter_level_zero.so.0.11.0"),
+        b"\x7fELF UR_L0_USM_RESIDENT",
+    )
+    .unwrap();
+    std::fs::write(
+        lib.join("libur_adapter_level_zero_v2.so.0.12.0"),
+        b"\x7fELF ... SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P ...",
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
+        .args(["doctor", "--preset", "b70x2", "--json"])
+        .env("LAZY_USM_SYCL_ROOT", root.path())
+        .env_remove("LD_LIBRARY_PATH")
+        .env_remove("ZE_ENABLE_ALT_DRIVERS")
+        .output()
+        .expect("run lazy-usm");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let sycl = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|check| check["check"] == "SYCL runtime")
+        .expect("the SYCL runtime check");
+    assert_eq!(sycl["figures"]["libsycl"]["version"], "9.0.0");
+    assert_eq!(sycl["figures"]["v1"]["version"], "0.11.0");
+    assert_eq!(sycl["figures"]["v1"]["restrict_variable"], false);
+    assert_eq!(sycl["figures"]["v2"]["version"], "0.12.0");
+    assert_eq!(sycl["figures"]["v2"]["restrict_variable"], true);
+    // Without any runtime where it looks, it says so (where oneAPI is not installed either).
+    if std::path::Path::new("/opt/intel/oneapi").exists() {
+        return;
+    }
+    let empty = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
+        .args(["doctor", "--preset", "b70x2"])
+        .env("LAZY_USM_SYCL_ROOT", empty.path())
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .expect("run lazy-usm");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("SYCL runtime: not found"));
+}
