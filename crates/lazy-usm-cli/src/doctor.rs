@@ -274,6 +274,21 @@ pub fn doctor(runtime: &Runtime, note: &str, json_output: bool) -> Result<(), St
             figures: Value::Null,
         });
     }
+    // Registered host memory: a page-aligned 1 MiB buffer through Intel's host-pointer import.
+    let mut pages = lazy_usm::PageAlignedBytes::new(1 << 20);
+    let registration = lazy_usm::HostMemory::register(driver, pages.as_mut_slice());
+    checks.push(Check {
+        name: "registered host memory (page-aligned, 1 MiB)",
+        verdict: match &registration {
+            Ok(host) => match host.registration() {
+                lazy_usm::Registration::Registered => "imported: copies to and from it are direct".into(),
+                lazy_usm::Registration::Unregistered(why) => format!("not imported: {why}"),
+            },
+            Err(why) => format!("refused: {why}"),
+        },
+        figures: json!({"registered": registration.as_ref().is_ok_and(|host| host.is_registered())}),
+    });
+    drop(registration);
     let probe = lazy_usm::probe_process(None);
     checks.push(Check {
         name: "the live probe of this process",

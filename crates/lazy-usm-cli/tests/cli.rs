@@ -488,6 +488,7 @@ fn doctor_tells_the_presets_apart_by_what_it_measures() {
     assert_eq!(pinned["eviction releases it at once"], "yes");
     assert!(pinned[import].starts_with("refused"), "{}", pinned[import]);
     assert!(pinned["P2P, after the self-test (row: the reading device)"].contains("atomics"));
+    assert!(pinned["registered host memory (page-aligned, 1 MiB)"].starts_with("imported"));
     // 26.05, and 26.09+ with EnableDeferBacking=0: registered only.
     assert_eq!(
         doctor("b70x2-26.05", &[])[cost],
