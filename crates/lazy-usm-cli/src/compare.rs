@@ -4,7 +4,7 @@
 //! peak GTT per device, residency calls, refused uses, wall time, and whether the program
 //! printed what it printed under the runtime's default.
 
-use crate::sim_env::{self, Target};
+use crate::sim_env::{self, ReportFile, Target};
 use crate::table::{Table, bytes_gib};
 use lazy_usm::ze_sim::{REPORT_ENV, Report};
 use serde_json::{Value, json};
@@ -94,16 +94,12 @@ fn run_once(
         platform: Some(preset.to_string()),
         shim: alternative.shim,
     };
-    let folder = tempfile::Builder::new()
-        .prefix("lazy-usm-compare-")
-        .tempdir()
-        .map_err(|error| format!("cannot make a temporary folder: {error}"))?;
-    let report_path = folder.path().join("report.json");
+    let report_file = ReportFile::new("lazy-usm-compare-")?;
     let mut command = Command::new(name);
     command
         .args(args)
         .envs(sim_env::environment(&target)?)
-        .env(REPORT_ENV, &report_path)
+        .env(REPORT_ENV, report_file.path())
         // The shim's own exit line would differ from the other runs' output.
         .env_remove("LAZY_USM_REPORT");
     // Each alternative starts from none of the others' settings.
@@ -116,13 +112,8 @@ fn run_once(
         .output()
         .map_err(|error| format!("cannot start {name}: {error}"))?;
     let seconds = started.elapsed().as_secs_f64();
-    let code = output.status.code().unwrap_or_else(|| {
-        use std::os::unix::process::ExitStatusExt;
-        output.status.signal().map_or(128, |signal| 128 + signal)
-    });
-    let report = std::fs::read_to_string(&report_path)
-        .ok()
-        .and_then(|text| Report::from_json(&text).ok());
+    let code = sim_env::exit_code(&output.status);
+    let report = report_file.read().ok();
     Ok(Outcome {
         name: alternative.name,
         code,

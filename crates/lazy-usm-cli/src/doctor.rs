@@ -248,14 +248,7 @@ pub fn doctor(runtime: &Runtime, note: &str, json_output: bool) -> Result<(), St
         let context = Context::new(&devices).map_err(error)?;
         let manager =
             ResidencyManager::new(context, ResidencyConfig::new(Policy::Lazy)).map_err(error)?;
-        let mut matrix = Vec::new();
-        for target in &devices {
-            let mut row = Vec::new();
-            for source in &devices {
-                row.push(crate::link_state(&manager, target, source).map_err(error)?);
-            }
-            matrix.push(row);
-        }
+        let matrix = crate::p2p_matrix(&manager, &devices).map_err(error)?;
         checks.push(Check {
             name: "P2P, after the self-test (row: the reading device)",
             verdict: matrix

@@ -298,14 +298,7 @@ fn report(cli: &Cli, runtime: &Runtime, note: &str) -> Result<(), String> {
             compute_engines,
         ));
     }
-    let mut matrix = Vec::new();
-    for target in &devices {
-        let mut row = Vec::new();
-        for source in &devices {
-            row.push(link_state(&manager, target, source).map_err(fail)?);
-        }
-        matrix.push(row);
-    }
+    let matrix = p2p_matrix(&manager, &devices).map_err(fail)?;
     let policies: Vec<WorkloadReport> = if devices.len() >= 2 {
         run_policies(runtime, Workload::Seed000, &Policy::ALL, true)?
     } else {
@@ -409,9 +402,25 @@ fn report(cli: &Cli, runtime: &Runtime, note: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// [`link_state`] for every pair: a row per reading device.
+pub(crate) fn p2p_matrix(
+    manager: &ResidencyManager,
+    devices: &[Device],
+) -> lazy_usm::Result<Vec<Vec<String>>> {
+    devices
+        .iter()
+        .map(|target| {
+            devices
+                .iter()
+                .map(|source| link_state(manager, target, source))
+                .collect()
+        })
+        .collect()
+}
+
 /// What device `target` reading `source`'s memory gives: `self`, `atomics`, `access`,
 /// `refused` or `corrupt` (after the self-test).
-pub(crate) fn link_state(
+fn link_state(
     manager: &ResidencyManager,
     target: &Device,
     source: &Device,

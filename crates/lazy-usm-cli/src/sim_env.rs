@@ -143,6 +143,48 @@ pub fn print_environment(target: &Target) -> Result<(), String> {
     Ok(())
 }
 
+/// Where a run's simulator writes its report: a file in a private folder (mode 0700, so no
+/// other user can plant or read it), gone with this value.
+pub struct ReportFile {
+    folder: tempfile::TempDir,
+}
+
+impl ReportFile {
+    pub fn new(prefix: &str) -> Result<Self, String> {
+        let folder = tempfile::Builder::new()
+            .prefix(prefix)
+            .tempdir()
+            .map_err(|error| format!("cannot make a temporary folder: {error}"))?;
+        Ok(Self { folder })
+    }
+
+    /// The file, for `ZE_SIM_REPORT`.
+    pub fn path(&self) -> PathBuf {
+        self.folder.path().join("report.json")
+    }
+
+    /// The report the run wrote.
+    pub fn read(&self) -> Result<Report, String> {
+        match std::fs::read_to_string(self.path()) {
+            Ok(text) => Report::from_json(&text).map_err(|error| error.to_string()),
+            Err(_) => Err(
+                "it made no Level Zero call, or exited without running its exit \
+                           handlers (a signal, or _exit)"
+                    .to_string(),
+            ),
+        }
+    }
+}
+
+/// A finished program's exit code: its own, or 128 plus the signal's number.
+pub fn exit_code(status: &std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .or_else(|| status.signal().map(|signal| 128 + signal))
+        .unwrap_or(128)
+}
+
 /// `lazy-usm run`: runs `program` on the simulated platform and prints its accounting to
 /// stderr when it exits (the program's own output stays as it was), as a table or, with `json`,
 /// as JSON; `save` also writes the JSON to a file. Returns the program's exit code (128 plus the
@@ -157,33 +199,15 @@ pub fn run(
         .split_first()
         .ok_or("no program given (lazy-usm run --preset NAME -- PROGRAM [ARGS])")?;
     let environment = environment(target)?;
-    // A private folder (mode 0700), so no other user can plant or read the report.
-    let folder = tempfile::Builder::new()
-        .prefix("lazy-usm-run-")
-        .tempdir()
-        .map_err(|error| format!("cannot make a temporary folder: {error}"))?;
-    let report_path = folder.path().join("report.json");
+    let report_file = ReportFile::new("lazy-usm-run-")?;
     let status = Command::new(name)
         .args(args)
         .envs(environment)
-        .env(REPORT_ENV, &report_path)
+        .env(REPORT_ENV, report_file.path())
         .status()
         .map_err(|error| format!("cannot start {name}: {error}"))?;
-    let code = status
-        .code()
-        .or_else(|| {
-            use std::os::unix::process::ExitStatusExt;
-            status.signal().map(|signal| 128 + signal)
-        })
-        .unwrap_or(128);
-    let report = match std::fs::read_to_string(&report_path) {
-        Ok(text) => Report::from_json(&text).map_err(|error| error.to_string()),
-        Err(_) => Err(
-            "it made no Level Zero call, or exited without running its exit handlers \
-                       (a signal, or _exit)"
-                .to_string(),
-        ),
-    };
+    let code = exit_code(&status);
+    let report = report_file.read();
     let report = match report {
         Ok(report) => report,
         Err(_) if target.platform.is_none() => {

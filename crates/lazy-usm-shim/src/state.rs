@@ -129,21 +129,26 @@ pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The process's shim state.
 pub fn shim() -> &'static Shim {
     static SHIM: OnceLock<Shim> = OnceLock::new();
-    SHIM.get_or_init(|| Shim {
-        config: Config::from_env(),
-        registry: PointerRegistry::new(),
-        allocations: Mutex::new(BTreeMap::new()),
-        lists: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
-        kernels: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
-        modules: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
-        parameters: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
-        physical: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
-        everything_resident: Mutex::new(HashMap::new()),
-        stats: Stats::default(),
-    })
+    SHIM.get_or_init(|| Shim::new(Config::from_env()))
 }
 
 impl Shim {
+    /// A shim state with nothing recorded yet.
+    pub fn new(config: Config) -> Self {
+        Shim {
+            config,
+            registry: PointerRegistry::new(),
+            allocations: Mutex::new(BTreeMap::new()),
+            lists: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
+            kernels: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
+            modules: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
+            parameters: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
+            physical: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
+            everything_resident: Mutex::new(HashMap::new()),
+            stats: Stats::default(),
+        }
+    }
+
     pub fn log(&self, message: impl FnOnce() -> String) {
         if self.config.log {
             say(message());
@@ -310,22 +315,11 @@ mod tests {
     use super::*;
 
     fn shim() -> Shim {
-        Shim {
-            config: Config {
-                lazy: true,
-                indirect_all: false,
-                log: false,
-            },
-            registry: PointerRegistry::new(),
-            allocations: Mutex::new(BTreeMap::new()),
-            lists: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
-            kernels: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
-            modules: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
-            parameters: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
-            physical: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
-            everything_resident: Mutex::new(HashMap::new()),
-            stats: Stats::default(),
-        }
+        Shim::new(Config {
+            lazy: true,
+            indirect_all: false,
+            log: false,
+        })
     }
 
     fn allocation(base: usize, size: usize) -> Allocation {
