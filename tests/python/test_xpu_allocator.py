@@ -205,3 +205,64 @@ print("RESULT " + json.dumps({
     assert (same, barriers, reuses) == (0, 8, 0), run.result
     live = {name: value for name, value in run.report["counters"].items() if name.startswith("live_") and value}
     assert live == {}, live
+
+
+def test_threads_on_their_own_queues_reuse_and_free_without_mixing_blocks(run_sycl, xpu_library, tmp_path):
+    # Four threads, each with an in-order queue of its own, and one on an out-of-order queue,
+    # allocate, write, free while the write still runs and allocate again, at once (ctypes
+    # drops the GIL for each call). No block may be handed to two threads, every byte must be
+    # its thread's, and nothing may be left at exit.
+    config = tmp_path / "slow.toml"
+    config.write_text('name = "b70x2-slow"\nasync_execution = true\n[faults]\ncommand_delay_us = 2000\n')
+    run = run_sycl(
+        XPU
+        + """
+import threading
+lib.lazy_usm_xpu_counters.argtypes = [ctypes.POINTER(ctypes.c_uint64)] * 2
+size, rounds = 1 << 16, 20
+held, failures, lock = {}, [], threading.Lock()
+
+def worker(index, queue):
+    try:
+        for round in range(rounds):
+            block = malloc(size, 0, queue)
+            with lock:
+                if block in held:
+                    failures.append(f"{block:#x} handed to threads {held[block]} and {index}")
+                held[block] = index
+            host = dm.MemoryUSMHost(size, queue=queue)
+            host.copy_from_host(bytes([index * 16 + round % 16]) * size)
+            written = queue.memcpy_async(view(block, size, queue), host, size)
+            back = dm.MemoryUSMHost(size, queue=queue)
+            queue.memcpy_async(back, view(block, size, queue), size, [written])
+            with lock:
+                del held[block]
+            free(block, size, 0, queue)     # while the copies may still run
+            queue.wait()
+            if bytes(back.copy_to_host())[:4] != bytes([index * 16 + round % 16]) * 4:
+                failures.append(f"thread {index} round {round}: foreign bytes")
+    except Exception as error:
+        failures.append(f"thread {index}: {error!r}")
+
+queues_used = [dpctl.SyclQueue(context, devices[0], property="in_order") for _ in range(4)]
+queues_used.append(dpctl.SyclQueue(context, devices[0]))
+threads = [threading.Thread(target=worker, args=(i, q)) for i, q in enumerate(queues_used)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join(timeout=240)
+alive = [thread.is_alive() for thread in threads]
+barriers, reuses = ctypes.c_uint64(), ctypes.c_uint64()
+lib.lazy_usm_xpu_counters(ctypes.byref(barriers), ctypes.byref(reuses))
+print("RESULT " + json.dumps({"failures": failures, "alive": alive, "reuses": reuses.value}))
+""",
+        preset=str(config),
+        extra_env={"LAZY_USM_XPU_LIBRARY": str(xpu_library)},
+    )
+    assert run.result["failures"] == [], run.result
+    assert not any(run.result["alive"]), "a thread hung"
+    assert run.result["reuses"] > 0, "the in-order queues took their own blocks back"
+    counters = run.report["counters"]
+    live = {name: value for name, value in counters.items() if name.startswith("live_") and value}
+    assert live == {}, live
+    assert counters["free_hazards"] == 0 and counters["residency_violations"] == 0, counters
