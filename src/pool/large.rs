@@ -1,6 +1,8 @@
 //! The large-block path: best fit over free ranges of large segments, splitting on allocation
 //! and coalescing neighbours on free.
 
+use super::{DevicePool, SEGMENT_ROUNDING, Slot, lock};
+use crate::error::{Error, Result};
 use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Debug, Clone, Copy)]
@@ -118,6 +120,57 @@ impl LargeHeap {
         if let Some((base, size)) = self.segments.remove(&segment) {
             self.ranges.remove(&base);
             self.free_by_size.remove(&(size, base));
+        }
+    }
+}
+
+
+impl DevicePool {
+    pub(super) fn large_allocate(&self, arena: u8, capacity: usize) -> Result<Slot> {
+        self.reclaim_deferred();
+        let heap = &self.arena_ref(arena).large;
+        if let Some((address, segment)) = lock(heap).allocate(capacity) {
+            return Ok(Slot { address, segment });
+        }
+        // Segments others will read are smaller: their free space is peer residency nobody
+        // uses (collateral), so it is kept small, and they are released as soon as they empty.
+        let hinted = !self.arena_ref(arena).peers.is_empty();
+        let target = if hinted {
+            (self.config.large_segment / 8).max(SEGMENT_ROUNDING)
+        } else {
+            self.config.large_segment
+        };
+        // A request of more than half a segment gets a segment of its own size (rounded to
+        // 2 MiB): a shared one would leave a hole only smaller requests could use.
+        let segment_size = if capacity > target / 2 {
+            capacity
+                .checked_next_multiple_of(SEGMENT_ROUNDING)
+                .ok_or(Error::SizeOverflow {
+                    what: "a pool segment",
+                    size: capacity,
+                })?
+        } else {
+            target
+        };
+        let (slot, _) = self.new_segment(arena, segment_size)?;
+        let mut heap = lock(heap);
+        heap.add_segment(slot.segment, slot.address, segment_size);
+        let (address, segment) = heap.allocate(capacity).ok_or_else(|| {
+            Error::Internal("a fresh large segment cannot hold its request".into())
+        })?;
+        Ok(Slot { address, segment })
+    }
+
+    /// Returns a large block; a segment of a hinted arena goes back to the driver as soon as it
+    /// is idle (its free space is peer residency nobody uses).
+    pub(super) fn large_release(&self, slot: Slot, arena: u8) {
+        let arena = self.arena_ref(arena);
+        let mut heap = lock(&arena.large);
+        heap.free(slot.address);
+        if !arena.peers.is_empty() && heap.segment_idle(slot.segment) {
+            heap.remove_segment(slot.segment);
+            drop(heap);
+            self.drop_segment(slot.segment);
         }
     }
 }

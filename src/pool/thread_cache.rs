@@ -1,0 +1,316 @@
+//! Each thread's cache of free small blocks, one per pool it uses: the hit path pops and pushes
+//! here, with no lock and no write to memory another thread writes.
+//!
+//! A cache holds at most [`PoolConfig::thread_cache_bytes`](super::PoolConfig) and, per class, a
+//! bounded count; it refills from and spills to the class's shared free list in batches. It
+//! goes back to the shared lists when its thread exits, and when the pool asks (trim, or out of
+//! memory, bump the pool's flush epoch; each cache compares it at its next call). Blocks in
+//! another thread's cache count as cached, not allocated, in the statistics, and keep their
+//! segment from being released until they are back.
+
+use super::{Shared, Slot};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+/// Counters one thread writes and any thread reads (`stats` sums them). Only the owning thread
+/// writes them, so a plain load and store is an exact increment, and no thread takes the cache
+/// line from another.
+#[derive(Debug, Default)]
+pub(super) struct ThreadCounters {
+    hits: AtomicU64,
+    misses: AtomicU64,
+    allocated: AtomicI64,
+}
+
+/// A thread's counters as read, or the sum of several.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Totals {
+    pub hits: u64,
+    pub misses: u64,
+    pub allocated: i64,
+}
+
+impl ThreadCounters {
+    fn add(counter: &AtomicU64, count: u64) {
+        counter.store(
+            counter.load(Ordering::Relaxed).wrapping_add(count),
+            Ordering::Relaxed,
+        );
+    }
+
+    fn read(&self) -> Totals {
+        Totals {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            allocated: self.allocated.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Counts one allocation of `bytes`, served from a cached block (`hit`) or a new one.
+    pub fn allocated(&self, bytes: usize, hit: bool) {
+        Self::add(if hit { &self.hits } else { &self.misses }, 1);
+        self.live_bytes(bytes as i64);
+    }
+
+    /// Counts `bytes` more (or, negative, fewer) bytes of live blocks.
+    pub fn live_bytes(&self, bytes: i64) {
+        self.allocated.store(
+            self.allocated.load(Ordering::Relaxed).wrapping_add(bytes),
+            Ordering::Relaxed,
+        );
+    }
+}
+
+/// Every thread's counters of one pool: the live threads', and what exited threads left.
+#[derive(Debug, Default)]
+pub(super) struct CounterTable {
+    live: Vec<Arc<ThreadCounters>>,
+    exited: Totals,
+}
+
+impl CounterTable {
+    /// The sum over every thread, live or exited.
+    pub fn sum(&self) -> Totals {
+        self.live
+            .iter()
+            .map(|counters| counters.read())
+            .fold(self.exited, |sum, one| sum.plus(one))
+    }
+}
+
+impl Totals {
+    pub fn plus(self, other: Totals) -> Totals {
+        Totals {
+            hits: self.hits.wrapping_add(other.hits),
+            misses: self.misses.wrapping_add(other.misses),
+            allocated: self.allocated.wrapping_add(other.allocated),
+        }
+    }
+}
+
+/// Limits of a thread's cache for one pool.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    /// Most bytes in the whole cache.
+    pub bytes: usize,
+}
+
+impl Limits {
+    /// Most blocks of `block_size` one list keeps: a quarter of the budget, at most 64; 0 when
+    /// one block would exceed the budget.
+    pub fn blocks(&self, block_size: usize) -> usize {
+        if block_size == 0 || block_size > self.bytes {
+            return 0;
+        }
+        (self.bytes / 4 / block_size).clamp(1, 64)
+    }
+
+    /// How many blocks a refill takes from the shared level at once.
+    pub fn batch(&self, block_size: usize) -> usize {
+        self.blocks(block_size).div_ceil(2).max(1)
+    }
+}
+
+/// One thread's cache for one pool.
+pub(super) struct PoolCache {
+    pool: u64,
+    owner: Weak<Shared>,
+    counters: Arc<ThreadCounters>,
+    /// Free blocks by list index (arena and class).
+    lists: Vec<Vec<Slot>>,
+    bytes: usize,
+    epoch: u64,
+}
+
+impl PoolCache {
+    pub fn counters(&self) -> &ThreadCounters {
+        &self.counters
+    }
+
+    /// A cached block of list `index` (of `block_size`), if there is one.
+    pub fn pop(&mut self, index: usize, block_size: usize) -> Option<Slot> {
+        let slot = self.lists.get_mut(index)?.pop()?;
+        self.bytes -= block_size;
+        Some(slot)
+    }
+
+    /// Keeps `slot` (of `block_size`, list `index`) for this thread; what does not fit is
+    /// returned (with, when the list is full, the older half of the list), for the shared level.
+    pub fn push(
+        &mut self,
+        index: usize,
+        slot: Slot,
+        block_size: usize,
+        limits: Limits,
+    ) -> Option<Vec<Slot>> {
+        let most = limits.blocks(block_size);
+        if most == 0 {
+            return Some(vec![slot]);
+        }
+        if self.lists.len() <= index {
+            self.lists.resize_with(index + 1, Vec::new);
+        }
+        let list = &mut self.lists[index];
+        if list.len() >= most || self.bytes + block_size > limits.bytes {
+            // The older half goes: the newest blocks are the ones likely still in caches.
+            let keep = list.len() / 2;
+            let mut spilled: Vec<Slot> = list.drain(..list.len() - keep).collect();
+            self.bytes -= spilled.len() * block_size;
+            if self.bytes + block_size > limits.bytes {
+                spilled.push(slot);
+                return Some(spilled);
+            }
+            list.push(slot);
+            self.bytes += block_size;
+            return Some(spilled);
+        }
+        list.push(slot);
+        self.bytes += block_size;
+        None
+    }
+
+    /// Adds blocks a refill brought (all of `block_size`, list `index`), as many as fit; the
+    /// rest are returned.
+    pub fn refill(
+        &mut self,
+        index: usize,
+        slots: Vec<Slot>,
+        block_size: usize,
+        limits: Limits,
+    ) -> Vec<Slot> {
+        let mut rest = Vec::new();
+        // Pushed in reverse so the lowest address is handed out first.
+        for slot in slots.into_iter().rev() {
+            if let Some(spilled) = self.push(index, slot, block_size, limits) {
+                rest.extend(spilled);
+            }
+        }
+        rest
+    }
+
+    /// Every cached block, by list index; the cache is left empty.
+    fn drain(&mut self) -> Vec<(usize, Vec<Slot>)> {
+        self.bytes = 0;
+        self.lists
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, list)| !list.is_empty())
+            .map(|(index, list)| (index, std::mem::take(list)))
+            .collect()
+    }
+
+    fn give_back(&mut self, owner: &Shared) {
+        for (index, slots) in self.drain() {
+            owner.take_back(index, slots);
+        }
+    }
+}
+
+/// The caches of one thread, one per pool it used.
+#[derive(Default)]
+struct ThreadCaches {
+    pools: Vec<PoolCache>,
+}
+
+impl Drop for ThreadCaches {
+    fn drop(&mut self) {
+        for mut cache in self.pools.drain(..) {
+            if let Some(owner) = cache.owner.upgrade() {
+                cache.give_back(&owner);
+                let totals = cache.counters.read();
+                let mut table = owner
+                    .counters
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                table.exited = table.exited.plus(totals);
+                table
+                    .live
+                    .retain(|counters| !Arc::ptr_eq(counters, &cache.counters));
+            }
+        }
+    }
+}
+
+thread_local! {
+    static CACHES: RefCell<ThreadCaches> = RefCell::default();
+}
+
+/// Runs `work` on this thread's cache for pool `pool` (made on first use), after flushing it if
+/// the pool asked since; `None` when the thread cannot offer one (it is exiting, or is already
+/// inside this function), and the caller then uses the shared level.
+pub(super) fn with_cache<R>(
+    pool: u64,
+    owner: &Arc<Shared>,
+    work: impl FnOnce(&mut PoolCache) -> R,
+) -> Option<R> {
+    CACHES
+        .try_with(|caches| {
+            let mut caches = caches.try_borrow_mut().ok()?;
+            let position = match caches.pools.iter().position(|cache| cache.pool == pool) {
+                Some(position) => position,
+                None => {
+                    // Caches of pools dropped since go first.
+                    caches
+                        .pools
+                        .retain(|cache| cache.owner.strong_count() > 0);
+                    let counters = Arc::new(ThreadCounters::default());
+                    owner
+                        .counters
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                        .live
+                        .push(Arc::clone(&counters));
+                    caches.pools.push(PoolCache {
+                        pool,
+                        owner: Arc::downgrade(owner),
+                        counters,
+                        lists: Vec::new(),
+                        bytes: 0,
+                        epoch: owner.flush_epoch.load(Ordering::Relaxed),
+                    });
+                    caches.pools.len() - 1
+                }
+            };
+            let cache = &mut caches.pools[position];
+            let epoch = owner.flush_epoch.load(Ordering::Relaxed);
+            if cache.epoch != epoch {
+                cache.epoch = epoch;
+                cache.give_back(owner);
+            }
+            Some(work(cache))
+        })
+        .ok()
+        .flatten()
+}
+
+/// Counters of calls that found no thread cache (a thread exiting, or one re-entering the pool
+/// from inside its cache): shared, so updated with read-modify-writes.
+#[derive(Debug, Default)]
+pub(super) struct UncachedCounters {
+    hits: AtomicU64,
+    misses: AtomicU64,
+    allocated: AtomicI64,
+}
+
+impl UncachedCounters {
+    /// Counts one allocation of `bytes`, served from a cached block (`hit`) or a new one.
+    pub fn allocated(&self, bytes: usize, hit: bool) {
+        let counter = if hit { &self.hits } else { &self.misses };
+        counter.fetch_add(1, Ordering::Relaxed);
+        self.live_bytes(bytes as i64);
+    }
+
+    /// Counts `bytes` more (or, negative, fewer) bytes of live blocks.
+    pub fn live_bytes(&self, bytes: i64) {
+        self.allocated.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    pub fn read(&self) -> Totals {
+        Totals {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            allocated: self.allocated.load(Ordering::Relaxed),
+        }
+    }
+}
