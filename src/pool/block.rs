@@ -1,6 +1,7 @@
 //! Blocks handed out by a pool: owned ([`Block`], returned when dropped, or once work completes)
 //! and detached ([`DetachedBlock`], for callers that keep blocks by address).
 
+use super::classes::GRANULE;
 use super::fence::{Deferred, WorkFence};
 use super::{DevicePool, Segment, Slot, lock};
 use crate::error::{Error, Result};
@@ -9,7 +10,6 @@ use crate::ze::command::Completion;
 use crate::ze::context::Context;
 use crate::ze::device::Device;
 use crate::ze::memory::{AllocationView, Memory, MemoryKind, sealed};
-use super::classes::GRANULE;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -168,6 +168,7 @@ impl Block<'_> {
 
     /// Forgets the block's name; its memory is then the caller's to return (its sharing is
     /// forgotten by whoever returns it).
+    #[inline]
     fn retire(&mut self) -> Slot {
         if self.named {
             lock(&self.pool.named).remove(&self.address);
@@ -180,6 +181,7 @@ impl Block<'_> {
 }
 
 impl Drop for Block<'_> {
+    #[inline]
     fn drop(&mut self) {
         if self.deferred {
             return;
@@ -296,7 +298,15 @@ impl DevicePool {
         })
     }
 
-    pub(super) fn block(&self, slot: Slot, size: usize, capacity: usize, arena: u8, class: u16) -> Block<'_> {
+    #[inline]
+    pub(super) fn block(
+        &self,
+        slot: Slot,
+        size: usize,
+        capacity: usize,
+        arena: u8,
+        class: u16,
+    ) -> Block<'_> {
         Block {
             pool: self,
             address: slot.address,
@@ -311,5 +321,4 @@ impl DevicePool {
             segment_ref: OnceLock::new(),
         }
     }
-
 }

@@ -52,4 +52,3 @@ impl WorkFence for Completion {
         Completion::settle(self)
     }
 }
-

@@ -124,7 +124,6 @@ impl LargeHeap {
     }
 }
 
-
 impl DevicePool {
     pub(super) fn large_allocate(&self, arena: u8, capacity: usize) -> Result<Slot> {
         self.reclaim_deferred();

@@ -43,9 +43,9 @@ pub use fence::WorkFence;
 pub use stats::{PeerResidency, PoolStats};
 
 use crate::error::{Error, Result};
-use crate::ze::memory::Memory;
 use crate::residency::{DeviceSet, ResidencyManager};
 use crate::ze::device::Device;
+use crate::ze::memory::Memory;
 use classes::{GRANULE, class_count, class_index, class_size};
 use fence::Deferred;
 use large::LargeHeap;
@@ -54,7 +54,7 @@ use small::Class;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
-use thread_cache::{CounterTable, Limits, UncachedCounters, with_cache};
+use thread_cache::{CounterTable, Limits, UncachedCounters, try_pop, with_cache};
 
 const MAX_ARENAS: usize = 16;
 const LARGE: u16 = u16::MAX;
@@ -155,11 +155,16 @@ impl std::fmt::Debug for DevicePool {
 impl DevicePool {
     /// Forgets a returned block's sharing with `peers` (its size `size`): the segment no longer
     /// counts it, so trim may evict the segment from them.
+    #[inline]
     fn forget_sharing(&self, segment: u32, peers: u64, size: usize) {
-        let peers = DeviceSet::from_bits(peers);
-        if peers.is_empty() {
-            return;
+        if peers != 0 {
+            self.forget_peers(segment, peers, size);
         }
+    }
+
+    #[cold]
+    fn forget_peers(&self, segment: u32, peers: u64, size: usize) {
+        let peers = DeviceSet::from_bits(peers);
         for device in peers.iter() {
             self.shared_bytes[device as usize].fetch_sub(size as u64, Ordering::AcqRel);
         }
@@ -200,9 +205,7 @@ impl DevicePool {
                 uncached: UncachedCounters::default(),
                 flush_epoch: AtomicU64::new(0),
             }),
-            limits: Limits {
-                bytes: config.thread_cache_bytes,
-            },
+            limits: Limits::new(config.thread_cache_bytes, class_count(config.small_max)),
             arena_index: Mutex::new(HashMap::new()),
             segments: RwLock::new(SegmentTable::default()),
             deferred: Mutex::new(Vec::new()),
@@ -348,7 +351,11 @@ impl DevicePool {
 
     /// Counts `bytes` more (or fewer) bytes of live large or dedicated blocks.
     fn count_allocated(&self, bytes: i64) {
-        if with_cache(self.id, &self.shared, |cache| cache.counters().live_bytes(bytes)).is_none() {
+        if with_cache(self.id, &self.shared, |cache| {
+            cache.counters().live_bytes(bytes)
+        })
+        .is_none()
+        {
             self.shared.uncached.live_bytes(bytes);
         }
     }
@@ -360,11 +367,28 @@ impl DevicePool {
         let _ = with_cache(self.id, &self.shared, |_| ());
     }
 
+    /// A block of at least `size` bytes in arena `arena`: the hit path (a block of this
+    /// thread's cache) inline, everything else in [`DevicePool::allocate_slow`].
+    #[inline]
+    fn allocate_in(&self, size: usize, arena: u8) -> Result<Block<'_>> {
+        if size != 0 && size <= self.config.small_max {
+            let class = class_index(size);
+            let capacity = class_size(class);
+            let index = self.list_index(arena, class);
+            if let Some(slot) = try_pop(self.id, &self.shared, index, capacity) {
+                return Ok(self.block(slot, size, capacity, arena, class as u16));
+            }
+        }
+        self.allocate_slow(size, arena)
+    }
+
     /// [`DevicePool::try_allocate_in`], and while the device stays out of memory and blocks
     /// wait on work ([`Block::free_after`]), again as that work completes and they come back
     /// (free lists first), for up to [`PoolConfig::out_of_memory_wait`] (as PyTorch's allocator
     /// syncs its streams' events before it reports out of memory).
-    fn allocate_in(&self, size: usize, arena: u8) -> Result<Block<'_>> {
+    #[cold]
+    #[inline(never)]
+    fn allocate_slow(&self, size: usize, arena: u8) -> Result<Block<'_>> {
         let mut deadline = None;
         let mut pause = std::time::Duration::from_micros(10);
         loop {
@@ -411,6 +435,7 @@ impl DevicePool {
         Ok(self.block(slot, size, capacity, arena, class))
     }
 
+    #[inline]
     fn release(&self, slot: Slot, arena: u8, class: u16, capacity: usize) {
         match class {
             DEDICATED => {

@@ -3,8 +3,8 @@
 
 use super::{DevicePool, SEGMENT_ALIGNMENT, Slot, lock};
 use crate::error::{Error, Result};
-use crate::ze::memory::Memory;
 use crate::residency::DeviceAllocation;
+use crate::ze::memory::Memory;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 

@@ -2,7 +2,7 @@
 //! behind the threads' caches, and the batches that move blocks between the two.
 
 use super::classes::{GRANULE, class_size};
-use super::thread_cache::with_cache;
+use super::thread_cache::{try_pop, try_push, with_cache};
 use super::{DevicePool, Segment, Slot, lock};
 use crate::error::{Error, Result};
 use crate::ze::memory::Memory;
@@ -78,9 +78,21 @@ impl DevicePool {
     /// A block of class `class` in arena `arena`: from this thread's cache (the hit path: no
     /// lock), else a batch from the class's free list or newly carved, the rest of which the
     /// cache keeps.
+    #[inline]
     pub(super) fn small_allocate(&self, arena: u8, class: usize) -> Result<Slot> {
         let size = class_size(class);
         let index = self.list_index(arena, class);
+        if let Some(slot) = try_pop(self.id, &self.shared, index, size) {
+            return Ok(slot);
+        }
+        self.small_miss(arena, class, index, size)
+    }
+
+    /// [`DevicePool::small_allocate`] past this thread's cache: a flush asked for is done, a
+    /// block left in the cache taken, else a batch brought.
+    #[cold]
+    #[inline(never)]
+    fn small_miss(&self, arena: u8, class: usize, index: usize, size: usize) -> Result<Slot> {
         let hit = with_cache(self.id, &self.shared, |cache| {
             let slot = cache.pop(index, size)?;
             cache.counters().allocated(size, true);
@@ -90,12 +102,16 @@ impl DevicePool {
             return Ok(slot);
         }
         let (mut slots, from_free_list) =
-            self.small_batch(arena, class, self.limits.batch(size))?;
+            self.small_batch(arena, class, self.limits.batch(class))?;
         let first = slots.remove(0);
-        let limits = self.limits;
         let rest = with_cache(self.id, &self.shared, |cache| {
             cache.counters().allocated(size, from_free_list);
-            cache.refill(index, std::mem::take(&mut slots), size, limits)
+            cache.refill(
+                (index, class),
+                std::mem::take(&mut slots),
+                size,
+                &self.limits,
+            )
         })
         .unwrap_or_else(|| {
             self.shared.uncached.allocated(size, from_free_list);
@@ -112,13 +128,29 @@ impl DevicePool {
 
     /// Returns a block of class `class` to this thread's cache, or (what the cache does not
     /// keep) to the class's free list.
+    #[inline]
     pub(super) fn small_release(&self, slot: Slot, arena: u8, class: usize) {
         let size = class_size(class);
         let index = self.list_index(arena, class);
-        let limits = self.limits;
+        if let Err(slot) = try_push(
+            self.id,
+            &self.shared,
+            (index, class),
+            slot,
+            size,
+            &self.limits,
+        ) {
+            self.small_release_slow(slot, index, class, size);
+        }
+    }
+
+    /// [`DevicePool::small_release`] past the hit path: the cache made, flushed or spilled.
+    #[cold]
+    #[inline(never)]
+    fn small_release_slow(&self, slot: Slot, index: usize, class: usize, size: usize) {
         let spilled = with_cache(self.id, &self.shared, |cache| {
             cache.counters().live_bytes(-(size as i64));
-            cache.push(index, slot, size, limits)
+            cache.push((index, class), slot, size, &self.limits)
         })
         .unwrap_or_else(|| {
             self.shared.uncached.live_bytes(-(size as i64));
@@ -130,7 +162,8 @@ impl DevicePool {
     }
 
     /// The list index of a class of an arena, in thread caches.
-    fn list_index(&self, arena: u8, class: usize) -> usize {
+    #[inline]
+    pub(super) fn list_index(&self, arena: u8, class: usize) -> usize {
         arena as usize * self.shared.classes + class
     }
 
@@ -167,7 +200,9 @@ impl DevicePool {
             // Another thread grew it while this one waited.
             let carved = carve_batch(&mut lock(&class.carve), size, count);
             if carved.is_empty() {
-                return Err(Error::Internal("a grown class has no block to carve".into()));
+                return Err(Error::Internal(
+                    "a grown class has no block to carve".into(),
+                ));
             }
             return Ok((carved, false));
         };

@@ -8,6 +8,7 @@
 //! another thread's cache count as cached, not allocated, in the statistics, and keep their
 //! segment from being released until they are back.
 
+use super::classes::class_size;
 use super::{Shared, Slot};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -32,6 +33,7 @@ pub(super) struct Totals {
 }
 
 impl ThreadCounters {
+    #[inline]
     fn add(counter: &AtomicU64, count: u64) {
         counter.store(
             counter.load(Ordering::Relaxed).wrapping_add(count),
@@ -48,12 +50,14 @@ impl ThreadCounters {
     }
 
     /// Counts one allocation of `bytes`, served from a cached block (`hit`) or a new one.
+    #[inline]
     pub fn allocated(&self, bytes: usize, hit: bool) {
         Self::add(if hit { &self.hits } else { &self.misses }, 1);
         self.live_bytes(bytes as i64);
     }
 
     /// Counts `bytes` more (or, negative, fewer) bytes of live blocks.
+    #[inline]
     pub fn live_bytes(&self, bytes: i64) {
         self.allocated.store(
             self.allocated.load(Ordering::Relaxed).wrapping_add(bytes),
@@ -89,26 +93,41 @@ impl Totals {
     }
 }
 
-/// Limits of a thread's cache for one pool.
-#[derive(Debug, Clone, Copy)]
+/// Limits of a thread's cache for one pool, worked out once per class (a division per call
+/// would cost more than the rest of a hit).
+#[derive(Debug, Clone)]
 pub(super) struct Limits {
     /// Most bytes in the whole cache.
     pub bytes: usize,
+    /// Most blocks one list of each class keeps.
+    blocks: Box<[usize]>,
 }
 
 impl Limits {
-    /// Most blocks of `block_size` one list keeps: a quarter of the budget, at most 64; 0 when
-    /// one block would exceed the budget.
-    pub fn blocks(&self, block_size: usize) -> usize {
-        if block_size == 0 || block_size > self.bytes {
-            return 0;
-        }
-        (self.bytes / 4 / block_size).clamp(1, 64)
+    /// Limits for a cache of at most `bytes`: per class, a quarter of the budget, at most 64
+    /// blocks; none where one block would exceed the budget.
+    pub fn new(bytes: usize, classes: usize) -> Self {
+        let blocks = (0..classes)
+            .map(|class| {
+                let size = class_size(class);
+                if size > bytes {
+                    0
+                } else {
+                    (bytes / 4 / size).clamp(1, 64)
+                }
+            })
+            .collect();
+        Limits { bytes, blocks }
     }
 
-    /// How many blocks a refill takes from the shared level at once.
-    pub fn batch(&self, block_size: usize) -> usize {
-        self.blocks(block_size).div_ceil(2).max(1)
+    /// Most blocks of class `class` one list keeps.
+    pub fn blocks(&self, class: usize) -> usize {
+        self.blocks.get(class).copied().unwrap_or(0)
+    }
+
+    /// How many blocks of class `class` a refill takes from the shared level at once.
+    pub fn batch(&self, class: usize) -> usize {
+        self.blocks(class).div_ceil(2).max(1)
     }
 }
 
@@ -135,16 +154,16 @@ impl PoolCache {
         Some(slot)
     }
 
-    /// Keeps `slot` (of `block_size`, list `index`) for this thread; what does not fit is
+    /// Keeps `slot` (of `block_size`, list `index` of class `class`) for this thread; what does not fit is
     /// returned (with, when the list is full, the older half of the list), for the shared level.
     pub fn push(
         &mut self,
-        index: usize,
+        (index, class): (usize, usize),
         slot: Slot,
         block_size: usize,
-        limits: Limits,
+        limits: &Limits,
     ) -> Option<Vec<Slot>> {
-        let most = limits.blocks(block_size);
+        let most = limits.blocks(class);
         if most == 0 {
             return Some(vec![slot]);
         }
@@ -170,19 +189,19 @@ impl PoolCache {
         None
     }
 
-    /// Adds blocks a refill brought (all of `block_size`, list `index`), as many as fit; the
+    /// Adds blocks a refill brought (all of `block_size`, for `list` as in `push`), as many as fit; the
     /// rest are returned.
     pub fn refill(
         &mut self,
-        index: usize,
+        list: (usize, usize),
         slots: Vec<Slot>,
         block_size: usize,
-        limits: Limits,
+        limits: &Limits,
     ) -> Vec<Slot> {
         let mut rest = Vec::new();
         // Pushed in reverse so the lowest address is handed out first.
         for slot in slots.into_iter().rev() {
-            if let Some(spilled) = self.push(index, slot, block_size, limits) {
+            if let Some(spilled) = self.push(list, slot, block_size, limits) {
                 rest.extend(spilled);
             }
         }
@@ -208,7 +227,6 @@ impl PoolCache {
 }
 
 /// The caches of one thread, one per pool it used.
-#[derive(Default)]
 struct ThreadCaches {
     pools: Vec<PoolCache>,
 }
@@ -233,7 +251,64 @@ impl Drop for ThreadCaches {
 }
 
 thread_local! {
-    static CACHES: RefCell<ThreadCaches> = RefCell::default();
+    static CACHES: RefCell<ThreadCaches> = const { RefCell::new(ThreadCaches { pools: Vec::new() }) };
+}
+
+/// The hit path of an allocation: a cached block of list `index` (of `block_size`) from this
+/// thread's cache for pool `pool`, counted as a hit; `None` sends the caller to the slow path
+/// (no cache yet, a flush asked for, an empty list, or no cache to offer).
+#[inline]
+pub(super) fn try_pop(pool: u64, owner: &Shared, index: usize, block_size: usize) -> Option<Slot> {
+    CACHES
+        .try_with(|caches| {
+            let mut caches = caches.try_borrow_mut().ok()?;
+            let cache = caches.pools.iter_mut().find(|cache| cache.pool == pool)?;
+            if cache.epoch != owner.flush_epoch.load(Ordering::Relaxed) {
+                return None;
+            }
+            let slot = cache.lists.get_mut(index)?.pop()?;
+            cache.bytes -= block_size;
+            cache.counters.allocated(block_size, true);
+            Some(slot)
+        })
+        .ok()
+        .flatten()
+}
+
+/// The hit path of a free: keeps `slot` in this thread's cache for pool `pool` if its list and
+/// the cache have room, counted; gives it back otherwise, for the slow path.
+#[inline]
+pub(super) fn try_push(
+    pool: u64,
+    owner: &Shared,
+    (index, class): (usize, usize),
+    slot: Slot,
+    block_size: usize,
+    limits: &Limits,
+) -> Result<(), Slot> {
+    CACHES
+        .try_with(|caches| {
+            let mut caches = caches.try_borrow_mut().map_err(|_| slot)?;
+            let Some(cache) = caches.pools.iter_mut().find(|cache| cache.pool == pool) else {
+                return Err(slot);
+            };
+            if cache.epoch != owner.flush_epoch.load(Ordering::Relaxed)
+                || cache.bytes + block_size > limits.bytes
+            {
+                return Err(slot);
+            }
+            let Some(list) = cache.lists.get_mut(index) else {
+                return Err(slot);
+            };
+            if list.len() >= limits.blocks(class) {
+                return Err(slot);
+            }
+            list.push(slot);
+            cache.bytes += block_size;
+            cache.counters.live_bytes(-(block_size as i64));
+            Ok(())
+        })
+        .unwrap_or(Err(slot))
 }
 
 /// Runs `work` on this thread's cache for pool `pool` (made on first use), after flushing it if
@@ -251,9 +326,7 @@ pub(super) fn with_cache<R>(
                 Some(position) => position,
                 None => {
                     // Caches of pools dropped since go first.
-                    caches
-                        .pools
-                        .retain(|cache| cache.owner.strong_count() > 0);
+                    caches.pools.retain(|cache| cache.owner.strong_count() > 0);
                     let counters = Arc::new(ThreadCounters::default());
                     owner
                         .counters

@@ -2,6 +2,12 @@
 //! device USM has pages of its own, so that exporting it (`zeMemGetIpcHandle`) can turn them
 //! into a memory file that an opened handle maps elsewhere, with the bytes shared, as a
 //! dma-buf shares a real allocation's.
+//!
+//! Device pages are carved out of large reserved regions rather than mapped one by one: the
+//! kernel allows a process about 65,000 mappings, and a program with 100,000 live allocations
+//! (the registry benchmark; a model's parameters) must not run out of them. Freed pages are
+//! returned to the host (`MADV_DONTNEED`, which also zeroes them) and their range is reused by
+//! the next allocation of the same length and alignment.
 
 use std::alloc::Layout;
 use std::ffi::c_void;
@@ -17,10 +23,12 @@ pub(crate) enum Backing {
         layout: Layout,
         address: usize,
     },
-    /// Pages mapped for this allocation alone, private until shared through a memory file.
+    /// Pages of a reserved region for this allocation alone, private until shared through a
+    /// memory file.
     Pages {
         address: usize,
         len: usize,
+        alignment: usize,
         file: Option<OwnedFd>,
     },
     /// Another allocation's memory file, mapped here (an opened IPC handle).
@@ -63,6 +71,79 @@ fn map_aligned(len: usize, alignment: usize) -> Option<usize> {
     Some(address)
 }
 
+/// Smallest region reserved at once.
+const REGION: usize = 1 << 30;
+
+/// Reserved address space that device pages are carved from, and ranges freed for reuse.
+struct Regions {
+    next: usize,
+    end: usize,
+    /// Freed ranges by (length, alignment).
+    free: std::collections::BTreeMap<(usize, usize), Vec<usize>>,
+}
+
+static REGIONS: std::sync::Mutex<Regions> = std::sync::Mutex::new(Regions {
+    next: 0,
+    end: 0,
+    free: std::collections::BTreeMap::new(),
+});
+
+fn regions() -> std::sync::MutexGuard<'static, Regions> {
+    REGIONS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// `len` bytes of zeroed private pages aligned to `alignment` (a power of two, at least a page).
+fn carve(len: usize, alignment: usize) -> Option<usize> {
+    let mut regions = regions();
+    if let Some(address) = regions.free.get_mut(&(len, alignment)).and_then(Vec::pop) {
+        return Some(address);
+    }
+    let start = regions.next.checked_next_multiple_of(alignment)?;
+    if regions.end > 0 && start.checked_add(len)? <= regions.end {
+        regions.next = start + len;
+        return Some(start);
+    }
+    // A new region; what is left of the current one stays reserved, unused.
+    let size = len.checked_add(alignment)?.max(REGION);
+    let base = map_aligned(size, alignment.max(2 << 20))?;
+    regions.next = base + len;
+    regions.end = base + size;
+    Some(base)
+}
+
+/// Gives freed pages back to the host and their range to the next allocation of its kind.
+fn release(address: usize, len: usize, alignment: usize, shared: bool) {
+    // SAFETY: the range is this backing's own pages, which nothing uses any more. Shared pages
+    // get fresh private ones in place of the memory file (an opened handle keeps the file);
+    // private ones are dropped, reading as zero again.
+    let restored = unsafe {
+        if shared {
+            libc::mmap(
+                address as *mut c_void,
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+                -1,
+                0,
+            ) != libc::MAP_FAILED
+        } else {
+            libc::madvise(address as *mut c_void, len, libc::MADV_DONTNEED) == 0
+        }
+    };
+    if restored {
+        regions()
+            .free
+            .entry((len, alignment))
+            .or_default()
+            .push(address);
+    } else {
+        // SAFETY: as above; a range that could not be reset is not reused.
+        unsafe { libc::munmap(address as *mut c_void, len) };
+    }
+}
+
 impl Backing {
     /// `size` zeroed bytes aligned to `alignment` on the heap (host and shared USM).
     pub(crate) fn heap(size: usize, alignment: usize) -> Option<Self> {
@@ -82,10 +163,12 @@ impl Backing {
     /// commits them only when touched.
     pub(crate) fn pages(size: usize, alignment: usize) -> Option<Self> {
         let len = size.max(1).checked_next_multiple_of(PAGE)?;
-        let address = map_aligned(len, alignment.max(PAGE).checked_next_power_of_two()?)?;
+        let alignment = alignment.max(PAGE).checked_next_power_of_two()?;
+        let address = carve(len, alignment)?;
         Some(Self::Pages {
             address,
             len,
+            alignment,
             file: None,
         })
     }
@@ -103,7 +186,10 @@ impl Backing {
     /// the pages meanwhile (no work pending on them). `None` for heap memory, or if the host
     /// refuses.
     pub(crate) fn share(&mut self) -> Option<RawFd> {
-        let Self::Pages { address, len, file } = self else {
+        let Self::Pages {
+            address, len, file, ..
+        } = self
+        else {
             return None;
         };
         if let Some(file) = file {
@@ -196,9 +282,15 @@ impl Drop for Backing {
         match self {
             // SAFETY: allocated in `heap` with this layout, freed once.
             Self::Heap { raw, layout, .. } => unsafe { std::alloc::dealloc(raw.as_ptr(), *layout) },
-            // SAFETY: pages this backing mapped, unmapped once (a memory file lives on while
-            // an opened handle maps it).
-            Self::Pages { address, len, .. } | Self::Opened { address, len } => unsafe {
+            Self::Pages {
+                address,
+                len,
+                alignment,
+                file,
+            } => release(*address, *len, *alignment, file.is_some()),
+            // SAFETY: a memory file this backing mapped, unmapped once (the file lives on while
+            // another backing maps it).
+            Self::Opened { address, len } => unsafe {
                 libc::munmap(*address as *mut c_void, *len);
             },
         }

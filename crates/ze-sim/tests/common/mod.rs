@@ -228,6 +228,17 @@ impl Sim {
         device: u32,
         size: usize,
     ) -> Result<*mut c_void, ze_result_t> {
+        self.try_alloc_device_aligned(context, device, size, 64)
+    }
+
+    #[allow(dead_code)]
+    pub fn try_alloc_device_aligned(
+        &self,
+        context: ze_context_handle_t,
+        device: u32,
+        size: usize,
+        alignment: usize,
+    ) -> Result<*mut c_void, ze_result_t> {
         let desc = ze_device_mem_alloc_desc_t {
             stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
             ..Default::default()
@@ -239,7 +250,7 @@ impl Sim {
                 context,
                 &desc,
                 size,
-                64,
+                alignment,
                 self.devices[device as usize],
                 &mut pointer,
             )
