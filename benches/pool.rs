@@ -11,6 +11,9 @@
 //! the bench prints one table measured in one go (median of 7 rounds per cell): nanoseconds per
 //! pair as each thread sees it, the ratio to one thread, and UMF's time over lazy-usm's.
 
+mod common;
+
+use common::slowest_of;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use lazy_usm::{Context, DevicePool, PoolConfig, ResidencyConfig, ResidencyManager, Runtime};
 use std::ffi::c_void;
@@ -39,26 +42,14 @@ fn thread_counts() -> Vec<usize> {
 /// it once (warming its cache); the wall time of the slowest thread, as it saw it.
 fn on_threads(threads: usize, iterations: u64, pair: &(dyn Fn() + Sync)) -> Duration {
     let barrier = Barrier::new(threads);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                let barrier = &barrier;
-                scope.spawn(move || {
-                    pair();
-                    barrier.wait();
-                    let start = Instant::now();
-                    for _ in 0..iterations {
-                        pair();
-                    }
-                    start.elapsed()
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|worker| worker.join().expect("worker"))
-            .max()
-            .unwrap_or_default()
+    slowest_of(threads, |_| {
+        pair();
+        barrier.wait();
+        let start = Instant::now();
+        for _ in 0..iterations {
+            pair();
+        }
+        start.elapsed()
     })
 }
 

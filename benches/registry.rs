@@ -7,6 +7,9 @@
 //!
 //! Results land in `target/criterion/registry/{find,btree}_{hot,scattered}_{1t,2t}/`.
 
+mod common;
+
+use common::slowest_of;
 use criterion::{Criterion, criterion_group, criterion_main};
 use lazy_usm::{Context, Memory, Policy, ResidencyConfig, ResidencyManager, Runtime};
 use std::collections::BTreeMap;
@@ -20,29 +23,17 @@ const LIVE: usize = 100_000;
 /// slowest, as each thread sees it.
 fn on_threads(threads: usize, iterations: u64, lookup: &(dyn Fn(u64) + Sync)) -> Duration {
     let barrier = std::sync::Barrier::new(threads);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|thread| {
-                let barrier = &barrier;
-                scope.spawn(move || {
-                    barrier.wait();
-                    let start = Instant::now();
-                    for iteration in 0..iterations {
-                        lookup(
-                            iteration
-                                .wrapping_mul(7919)
-                                .wrapping_add(thread as u64 * 104_729),
-                        );
-                    }
-                    start.elapsed()
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|worker| worker.join().expect("worker"))
-            .max()
-            .unwrap_or_default()
+    slowest_of(threads, |thread| {
+        barrier.wait();
+        let start = Instant::now();
+        for iteration in 0..iterations {
+            lookup(
+                iteration
+                    .wrapping_mul(7919)
+                    .wrapping_add(thread as u64 * 104_729),
+            );
+        }
+        start.elapsed()
     })
 }
 

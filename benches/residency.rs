@@ -4,6 +4,9 @@
 //! two (independent pairs of allocations, host time): 2 * copy_1t / copy_2t is the two-thread
 //! throughput gain, which needs copies not to serialise on one list or bounce buffer.
 
+mod common;
+
+use common::slowest_of;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use lazy_usm::{Context, DeviceAllocation, ResidencyConfig, ResidencyManager, Runtime};
 use std::hint::black_box;
@@ -49,23 +52,6 @@ fn residency(c: &mut Criterion) {
         });
     }
     group.finish();
-}
-
-/// Runs `work(thread)` on `threads` threads at once; the slowest one's time.
-fn slowest_of(threads: usize, work: impl Fn(usize) -> Duration + Sync) -> Duration {
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|thread| {
-                let work = &work;
-                scope.spawn(move || work(thread))
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|worker| worker.join().expect("worker"))
-            .max()
-            .unwrap_or_default()
-    })
 }
 
 fn copies(c: &mut Criterion) {
