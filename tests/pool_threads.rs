@@ -32,7 +32,9 @@ fn each_thread_reuses_its_own_frees_and_the_stats_add_up() {
                 .map(|thread| {
                     let (pool, held, checked) = (&pool, &held, &checked);
                     scope.spawn(move || {
-                        let size = 1000 * (thread + 1);
+                        // One class for every thread: a shared free list would hand threads each
+                        // other's blocks.
+                        let size = 1000;
                         let first = pool.allocate(size).unwrap();
                         let address = first.address();
                         drop(first);
@@ -54,8 +56,8 @@ fn each_thread_reuses_its_own_frees_and_the_stats_add_up() {
                 .collect();
             held.wait();
             let stats = pool.stats();
-            // 1000, 2000, 3000 and 4000 bytes round up to classes of 1, 2, 3 and 4 KiB.
-            let expected = 2 * (1024 + 2048 + 3072 + 4096);
+            // 1000 bytes round up to the 1 KiB class.
+            let expected = (threads * 2 * 1024) as u64;
             assert_eq!(
                 stats.allocated_bytes, expected,
                 "live blocks of every thread"
@@ -89,16 +91,23 @@ fn a_block_freed_on_another_thread_is_reused_there() {
     let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
     let block = pool.allocate(4096).unwrap();
     let address = block.address();
+    let mine = pool.allocate(4096).unwrap();
+    let (mine_address, freed) = (mine.address(), Barrier::new(2));
     std::thread::scope(|scope| {
-        scope
-            .spawn(|| {
-                drop(block);
-                let again = pool.allocate(4096).unwrap();
-                assert_eq!(again.address(), address, "freed here, cached here");
-                assert_eq!(pool.stats().allocated_bytes, 4096);
-            })
-            .join()
-            .unwrap();
+        let other = scope.spawn(|| {
+            drop(block);
+            freed.wait();
+            freed.wait();
+            let again = pool.allocate(4096).unwrap();
+            assert_eq!(again.address(), address, "freed here, cached here");
+        });
+        freed.wait();
+        // This thread frees its own block of the same class meanwhile, and gets it back: each
+        // thread's cache is its own.
+        drop(mine);
+        assert_eq!(pool.allocate(4096).unwrap().address(), mine_address);
+        freed.wait();
+        other.join().unwrap();
     });
     assert_eq!(pool.stats().allocated_bytes, 0);
     // The other thread exited: its cache is back in the shared list, where a thread with an
@@ -214,55 +223,85 @@ fn a_cache_of_no_bytes_returns_every_block_to_the_shared_lists() {
         ..PoolConfig::default()
     };
     let pool = DevicePool::new(&manager, &devices[0], config).unwrap();
-    let address = std::thread::scope(|scope| {
-        scope
-            .spawn(|| {
-                let block = pool.allocate(4096).unwrap();
-                let address = block.address();
-                drop(block);
-                address
-            })
-            .join()
-            .unwrap()
+    let (freed, checked) = (Barrier::new(2), Barrier::new(2));
+    std::thread::scope(|scope| {
+        let (address_tx, address_rx) = mpsc::channel();
+        let (pool, freed, checked) = (&pool, &freed, &checked);
+        let other = scope.spawn(move || {
+            let block = pool.allocate(4096).unwrap();
+            address_tx.send(block.address()).unwrap();
+            drop(block);
+            freed.wait();
+            // Alive (its cache, had it one, not yet returned) while the other thread checks.
+            checked.wait();
+        });
+        let address = address_rx.recv().unwrap();
+        freed.wait();
+        // Another thread (this one) finds it at once, and trim sees it free.
+        let block = pool.allocate(4096).unwrap();
+        let reused = block.address() == address;
+        drop(block);
+        pool.trim().unwrap();
+        let reserved = pool.stats().reserved_bytes;
+        checked.wait();
+        other.join().unwrap();
+        assert!(reused, "the block went to the shared list");
+        assert_eq!(reserved, 0, "trim found it free");
     });
-    // Another thread (this one) finds it at once, and trim sees it free.
-    let block = pool.allocate(4096).unwrap();
-    assert_eq!(block.address(), address);
-    drop(block);
-    pool.trim().unwrap();
-    assert_eq!(pool.stats().reserved_bytes, 0);
     let stats = pool.stats();
     assert_eq!((stats.hits, stats.misses), (1, 1));
 }
 
 #[test]
-fn a_thread_cache_above_its_budget_spills_to_the_shared_list() {
+fn a_thread_cache_spills_past_its_list_limit_and_its_byte_budget() {
     let harness = Harness::simulated("b70x2");
     let (manager, devices) = setup(&harness);
-    // Room for four 64 KiB blocks in the cache (a list keeps a quarter of the budget: one).
+    // 256 KiB: a list keeps a quarter of it, so one 64 KiB block, or four of 16 KiB.
     let config = PoolConfig {
         thread_cache_bytes: 256 << 10,
         ..PoolConfig::default()
     };
     let pool = DevicePool::new(&manager, &devices[0], config).unwrap();
+    // Whatever another thread (with an empty cache) gets back of `addresses`, allocating
+    // `count` blocks of `size`.
+    let taken_elsewhere = |size: usize, count: usize, addresses: &[usize]| -> usize {
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    let blocks: Vec<_> = (0..count).map(|_| pool.allocate(size).unwrap()).collect();
+                    blocks
+                        .iter()
+                        .filter(|block| addresses.contains(&block.address()))
+                        .count()
+                })
+                .join()
+                .unwrap()
+        })
+    };
+    // The list limit: of 8 freed 64 KiB blocks this thread keeps one.
     let blocks: Vec<_> = (0..8).map(|_| pool.allocate(64 << 10).unwrap()).collect();
     let addresses: Vec<usize> = blocks.iter().map(Block::address).collect();
     drop(blocks);
-    // Another thread takes blocks this thread's cache could not keep, from the shared list.
-    let taken: Vec<usize> = std::thread::scope(|scope| {
-        scope
-            .spawn(|| {
-                let blocks: Vec<_> = (0..7).map(|_| pool.allocate(64 << 10).unwrap()).collect();
-                blocks.iter().map(Block::address).collect()
-            })
-            .join()
-            .unwrap()
-    });
-    let reused = taken
+    assert_eq!(taken_elsewhere(64 << 10, 8, &addresses), 7);
+    // The byte budget: six classes of 16-26 KiB, each list keeping up to a quarter of the
+    // budget (4, 3, 3, 2, 2 and 2 blocks: 322 KiB in all), so only the budget bounds the total.
+    let sizes = [16 << 10, 18 << 10, 20 << 10, 22 << 10, 24 << 10, 26 << 10];
+    let blocks: Vec<_> = sizes
         .iter()
-        .filter(|address| addresses.contains(address))
-        .count();
-    assert!(reused >= 6, "{reused} of 7 came from the blocks freed here");
+        .flat_map(|&size| (0..4).map(move |_| size))
+        .map(|size| pool.allocate(size).unwrap())
+        .collect();
+    let addresses: Vec<usize> = blocks.iter().map(Block::address).collect();
+    drop(blocks);
+    let kept: usize = sizes
+        .iter()
+        .map(|&size| (4 - taken_elsewhere(size, 4, &addresses)) * size)
+        .sum();
+    assert!(kept > 0, "the cache keeps some");
+    assert!(
+        kept <= 256 << 10,
+        "{kept} bytes stayed in this thread's cache"
+    );
 }
 
 #[test]

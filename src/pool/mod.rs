@@ -19,8 +19,10 @@
 //! 4. the segment table (write), the deferred list, the arena index, the name table, the
 //!    thread counter table: each alone.
 //!
-//! A thread's cache is not a lock, but it is borrowed only with no pool lock held, and nothing
-//! called while it is borrowed borrows it again (a re-entered cache answers "none", and the call
+//! A thread's cache is not a lock. It is borrowed with no pool lock held but, possibly, a
+//! class's `grow` (making a segment may flush it or return deferred blocks to it); while
+//! borrowed it takes only a class's free list and the thread counter table, both after `grow`,
+//! and nothing called then borrows it again (a re-entered cache answers "none", and the call
 //! goes to the shared level). No pool lock but `grow` is held while the residency manager is
 //! called (allocating, evicting, making resident).
 
@@ -360,10 +362,12 @@ impl DevicePool {
         }
     }
 
-    /// Asks every thread's cache to return its blocks to the shared free lists (each does at its
-    /// next call), and returns this thread's now.
-    fn flush_thread_caches(&self) {
-        self.shared.flush_epoch.fetch_add(1, Ordering::Relaxed);
+    /// Returns this thread's cache to the shared free lists now and, with `ask_others`, asks
+    /// every other thread's to (each does at its next call).
+    fn flush_thread_caches(&self, ask_others: bool) {
+        if ask_others {
+            self.shared.flush_epoch.fetch_add(1, Ordering::Relaxed);
+        }
         let _ = with_cache(self.id, &self.shared, |_| ());
     }
 
@@ -398,14 +402,17 @@ impl DevicePool {
             };
             let now = std::time::Instant::now();
             let deadline = *deadline.get_or_insert(now + self.config.out_of_memory_wait);
-            if lock(&self.deferred).is_empty() || now >= deadline {
+            // Blocks come back from work completing, and from other threads' caches at their
+            // next call; with neither to wait for, out of memory it is.
+            if (lock(&self.deferred).is_empty() && self.others_cached_bytes() == 0)
+                || now >= deadline
+            {
                 return Err(error);
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(std::time::Duration::from_millis(1));
-            if self.reclaim_deferred() > 0 {
-                self.release_idle_segments();
-            }
+            self.reclaim_deferred();
+            self.release_idle_segments(true);
         }
     }
 
@@ -502,7 +509,7 @@ impl DevicePool {
     /// ```
     pub fn trim(&self) -> Result<u64> {
         self.reclaim_deferred();
-        let released = self.release_idle_segments();
+        let released = self.release_idle_segments(true);
         let segments = self.live_segments();
         let devices = self.manager.context().devices();
         for segment in segments {

@@ -41,7 +41,9 @@ impl DevicePool {
         if let Some(cap) = self.config.max_cached_bytes
             && self.cached_bytes() > cap
         {
-            self.release_idle_segments();
+            // Only this thread's cache: asking every thread at each new segment would empty
+            // every cache while the pool is above its cap.
+            self.release_idle_segments(false);
         }
         let policy = self.manager.config().policy;
         let allocate = || {
@@ -55,7 +57,7 @@ impl DevicePool {
                     self.owner
                 );
                 self.reclaim_deferred();
-                self.release_idle_segments();
+                self.release_idle_segments(true);
                 allocate()?
             }
             other => other?,
@@ -127,10 +129,11 @@ impl DevicePool {
     }
 
     /// Releases segments no live block uses; returns the bytes released.
-    pub(super) fn release_idle_segments(&self) -> u64 {
-        // Blocks in threads' caches keep their segments: this thread's go back now, the
-        // others' at their next call.
-        self.flush_thread_caches();
+    /// `ask_others`: also ask every other thread's cache to come back (at its next call);
+    /// this thread's always does.
+    pub(super) fn release_idle_segments(&self, ask_others: bool) -> u64 {
+        // Blocks in threads' caches keep their segments.
+        self.flush_thread_caches(ask_others);
         let mut idle: Vec<u32> = Vec::new();
         for arena in self.shared.arenas.iter().filter_map(OnceLock::get) {
             for class in arena.classes.iter() {

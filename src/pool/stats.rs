@@ -53,6 +53,11 @@ impl DevicePool {
             .plus(self.shared.uncached.read())
     }
 
+    /// Bytes of free blocks other threads' caches hold (this thread's, just flushed, hold none).
+    pub(super) fn others_cached_bytes(&self) -> u64 {
+        lock(&self.shared.counters).cached_bytes()
+    }
+
     pub(super) fn allocated_bytes(&self) -> u64 {
         self.totals().allocated.max(0) as u64
     }

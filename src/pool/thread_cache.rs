@@ -22,6 +22,8 @@ pub(super) struct ThreadCounters {
     hits: AtomicU64,
     misses: AtomicU64,
     allocated: AtomicI64,
+    /// Bytes of free blocks the thread's cache holds.
+    cached: AtomicU64,
 }
 
 /// A thread's counters as read, or the sum of several.
@@ -56,6 +58,12 @@ impl ThreadCounters {
         self.live_bytes(bytes as i64);
     }
 
+    /// Records the bytes the thread's cache holds now.
+    #[inline]
+    pub fn cached(&self, bytes: usize) {
+        self.cached.store(bytes as u64, Ordering::Relaxed);
+    }
+
     /// Counts `bytes` more (or, negative, fewer) bytes of live blocks.
     #[inline]
     pub fn live_bytes(&self, bytes: i64) {
@@ -74,7 +82,17 @@ pub(super) struct CounterTable {
 }
 
 impl CounterTable {
-    /// The sum over every thread, live or exited.
+    /// Bytes of free blocks the live threads' caches hold.
+    pub fn cached_bytes(&self) -> u64 {
+        self.live
+            .iter()
+            .map(|counters| counters.cached.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    /// The sum over every thread, live or exited. Each thread's counters are read one after
+    /// another, not at one instant, so a sum read while blocks move between threads can be
+    /// off by what moved meanwhile (the pool's peak is then an upper bound).
     pub fn sum(&self) -> Totals {
         self.live
             .iter()
@@ -151,6 +169,7 @@ impl PoolCache {
     pub fn pop(&mut self, index: usize, block_size: usize) -> Option<Slot> {
         let slot = self.lists.get_mut(index)?.pop()?;
         self.bytes -= block_size;
+        self.counters.cached(self.bytes);
         Some(slot)
     }
 
@@ -176,16 +195,19 @@ impl PoolCache {
             let keep = list.len() / 2;
             let mut spilled: Vec<Slot> = list.drain(..list.len() - keep).collect();
             self.bytes -= spilled.len() * block_size;
+            self.counters.cached(self.bytes);
             if self.bytes + block_size > limits.bytes {
                 spilled.push(slot);
                 return Some(spilled);
             }
             list.push(slot);
             self.bytes += block_size;
+            self.counters.cached(self.bytes);
             return Some(spilled);
         }
         list.push(slot);
         self.bytes += block_size;
+        self.counters.cached(self.bytes);
         None
     }
 
@@ -211,6 +233,7 @@ impl PoolCache {
     /// Every cached block, by list index; the cache is left empty.
     fn drain(&mut self) -> Vec<(usize, Vec<Slot>)> {
         self.bytes = 0;
+        self.counters.cached(self.bytes);
         self.lists
             .iter_mut()
             .enumerate()
@@ -268,6 +291,7 @@ pub(super) fn try_pop(pool: u64, owner: &Shared, index: usize, block_size: usize
             }
             let slot = cache.lists.get_mut(index)?.pop()?;
             cache.bytes -= block_size;
+            cache.counters.cached(cache.bytes);
             cache.counters.allocated(block_size, true);
             Some(slot)
         })
@@ -305,6 +329,7 @@ pub(super) fn try_push(
             }
             list.push(slot);
             cache.bytes += block_size;
+            cache.counters.cached(cache.bytes);
             cache.counters.live_bytes(-(block_size as i64));
             Ok(())
         })

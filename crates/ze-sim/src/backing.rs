@@ -14,7 +14,19 @@ use std::ffi::c_void;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 
-const PAGE: usize = 4096;
+/// The host's page size: carved ranges are whole pages, so that returning one to the host
+/// (which acts on whole pages) never touches its neighbour.
+fn page() -> usize {
+    static PAGE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *PAGE.get_or_init(|| {
+        // SAFETY: a plain query.
+        let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        usize::try_from(size)
+            .ok()
+            .filter(|size| size.is_power_of_two())
+            .unwrap_or(4096)
+    })
+}
 
 pub(crate) enum Backing {
     /// Zeroed heap memory.
@@ -30,6 +42,9 @@ pub(crate) enum Backing {
         len: usize,
         alignment: usize,
         file: Option<OwnedFd>,
+        /// False once a failed remap left the range in an unknown state: it is left alone when
+        /// freed, never reused.
+        reusable: bool,
     },
     /// Another allocation's memory file, mapped here (an opened IPC handle).
     Opened { address: usize, len: usize },
@@ -162,14 +177,15 @@ impl Backing {
     /// `size` zeroed bytes aligned to `alignment` in pages of their own (device USM). The host
     /// commits them only when touched.
     pub(crate) fn pages(size: usize, alignment: usize) -> Option<Self> {
-        let len = size.max(1).checked_next_multiple_of(PAGE)?;
-        let alignment = alignment.max(PAGE).checked_next_power_of_two()?;
+        let len = size.max(1).checked_next_multiple_of(page())?;
+        let alignment = alignment.max(page()).checked_next_power_of_two()?;
         let address = carve(len, alignment)?;
         Some(Self::Pages {
             address,
             len,
             alignment,
             file: None,
+            reusable: true,
         })
     }
 
@@ -187,7 +203,11 @@ impl Backing {
     /// refuses.
     pub(crate) fn share(&mut self) -> Option<RawFd> {
         let Self::Pages {
-            address, len, file, ..
+            address,
+            len,
+            file,
+            reusable,
+            ..
         } = self
         else {
             return None;
@@ -233,6 +253,9 @@ impl Backing {
             )
         };
         if mapped == libc::MAP_FAILED {
+            // The kernel may have unmapped the range already; whatever is there now is not
+            // this backing's to reuse.
+            *reusable = false;
             return None;
         }
         *file = Some(owned);
@@ -287,7 +310,11 @@ impl Drop for Backing {
                 len,
                 alignment,
                 file,
+                reusable: true,
             } => release(*address, *len, *alignment, file.is_some()),
+            // Left as it is: after a failed remap the range may hold another mapping now,
+            // which unmapping would tear down.
+            Self::Pages { .. } => {}
             // SAFETY: a memory file this backing mapped, unmapped once (the file lives on while
             // another backing maps it).
             Self::Opened { address, len } => unsafe {

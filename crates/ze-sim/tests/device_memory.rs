@@ -8,13 +8,10 @@ use level_zero_sys::*;
 use std::ptr::null_mut;
 
 #[test]
-fn more_live_allocations_than_the_host_allows_mappings() {
-    let limit: usize = std::fs::read_to_string("/proc/sys/vm/max_map_count")
-        .ok()
-        .and_then(|text| text.trim().parse().ok())
-        .unwrap_or(65_530);
-    // Past the limit (each allocation mapped on its own would exhaust it), within reason.
-    let count = (limit * 3 / 2).min(300_000);
+fn live_allocations_do_not_take_a_host_mapping_each() {
+    // A third of the host's usual limit of 65,530 mappings: mapped one by one they would take
+    // that many, carved they take a few (40 GiB of address space reserved, none committed).
+    let count = 20_000;
     let sim = Sim::preset("b70x2");
     let context = sim.context(&[0, 1]);
     let pointers: Vec<_> = (0..count)
