@@ -1,30 +1,38 @@
 //! Address ranges to what was handed out for them, for callers that hold only a raw pointer
 //! (bindings, the C ABI): any address inside a live range finds it.
 //!
-//! The index is a sharded hash map (`dashmap`, hashed with rustc-hash) from 2 MiB windows of
-//! the address space to the ranges that overlap each window, sorted by start: a lookup hashes
-//! one window and binary searches its list, a few steps however many ranges are live. A range
-//! is entered once per window it overlaps (2,048 entries for 4 GiB), which is small next to the
-//! allocation call that precedes it, and registrations and removals lock only the windows they
-//! touch.
+//! Ranges are kept by size in levels: level `k` holds the ranges of at most `2^shift(k)`
+//! bytes (64 KiB, 4 MiB, 256 MiB, ... up to the whole address space) that no smaller level
+//! holds, each entered in the one or two windows of that size it overlaps. A level is a radix
+//! tree over its window numbers (1,024 children per node, nodes made on first use), whose
+//! leaves hold an immutable sorted list behind an `ArcSwapOption`. A lookup walks the levels
+//! that hold ranges: a few loads down the tree, one `arc-swap` load, and a binary search of one
+//! window's list. No lock is taken and nothing shared is written (`arc-swap`'s loads write only
+//! a slot of the reading thread's own), so threads looking up at once do not trade cache
+//! lines. Changes are serialised by one lock, which also guards an ordered map of every range
+//! (overlap checks and removal by start); a change copies the list of each window it touches
+//! and swaps it in, so a lookup that overlaps a change answers as before it or as after it.
+//! Tree nodes stay once made (a few hundred KiB per region of the address space in use).
 //!
-//! Measured through `ResidencyManager::find` with 100,000 live allocations (`cargo bench
-//! --bench registry`, criterion means on a noisy 2-core machine, three runs): 53-66 ns with one
-//! thread and 115-206 ns with two on a hot set of 64 allocations; 287-655 ns scattered over all
-//! of them (each lookup misses the caches). The 50 ns goal is met only by one thread on a hot
-//! set. The benchmark's `btree_*` rows (a bare `BTreeMap<usize, usize>` behind a lock, no values
-//! to read) are a floor to compare with, not a like-for-like alternative. Two threads looking up
-//! ranges of one window share its shard's read lock, whose cache line they then trade: that,
-//! not the search, is the two-thread cost.
+//! Chosen over a window-hashed `dashmap`, whose lookups took a shard's read lock (a write to a
+//! cache line every reader shares, which made two threads' lookups 4.5x one thread's), and
+//! over copy-on-write sorted chunks behind a routing table, whose two loads and 17-step searches
+//! made one thread's lookups 1.7-2.1x slower; figures in the README (`cargo bench --bench
+//! registry`).
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-use dashmap::DashMap;
-use rustc_hash::FxBuildHasher;
+use arc_swap::ArcSwapOption;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-/// Width of one window, as a shift: 2 MiB.
-const WINDOW_SHIFT: u32 = 21;
+/// Window sizes of the levels, as shifts: a range goes to the first level whose window is at
+/// least its size, so it overlaps at most two windows there. The last covers everything.
+const SHIFTS: [u32; 9] = [16, 22, 28, 34, 40, 46, 52, 58, 64];
+/// Children of a tree node, as a shift.
+const FAN_BITS: u32 = 10;
 
 /// One live range and its value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,31 +88,155 @@ pub enum RegistryError {
 /// assert_eq!(registry.remove(0x10_0000).map(|entry| entry.value), Some("weights"));
 /// assert!(registry.is_empty());
 /// ```
-#[derive(Debug)]
 pub struct PointerRegistry<T> {
-    windows: DashMap<usize, Vec<Entry<T>>, FxBuildHasher>,
-    /// Exact starts, for removal and counting: base -> size.
-    starts: DashMap<usize, usize, FxBuildHasher>,
+    levels: [Level<T>; SHIFTS.len()],
+    /// Bit `k`: level `k` holds ranges. Lookups skip the others.
+    used: AtomicU32,
+    writer: Mutex<Ranges>,
+}
+
+impl<T> std::fmt::Debug for PointerRegistry<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PointerRegistry")
+            .field("levels in use", &self.used.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+/// What changes read and write under the writer lock: every live range by start (its size and
+/// level), and how many ranges each level holds.
+#[derive(Default)]
+struct Ranges {
+    by_start: BTreeMap<usize, (usize, usize)>,
+    per_level: [usize; SHIFTS.len()],
+}
+
+/// The ranges overlapping one window, sorted by start.
+struct List<T> {
+    entries: Vec<Entry<T>>,
+}
+
+/// A radix tree node: a leaf's list, or an interior node's children (made on first use).
+struct Node<T> {
+    list: ArcSwapOption<List<T>>,
+    children: OnceLock<Box<[Node<T>]>>,
+}
+
+impl<T> Node<T> {
+    fn new() -> Self {
+        Node {
+            list: ArcSwapOption::empty(),
+            children: OnceLock::new(),
+        }
+    }
+}
+
+/// One level: its window size and the tree over its window numbers.
+struct Level<T> {
+    shift: u32,
+    /// Tree depth: enough digits of `FAN_BITS` for every window number.
+    digits: u32,
+    root: Node<T>,
+}
+
+impl<T> Level<T> {
+    fn new(shift: u32) -> Self {
+        Level {
+            shift,
+            digits: (usize::BITS - shift).div_ceil(FAN_BITS),
+            root: Node::new(),
+        }
+    }
+
+    fn window(&self, address: usize) -> usize {
+        address.checked_shr(self.shift).unwrap_or(0)
+    }
+
+    fn digit(&self, window: usize, depth: u32) -> usize {
+        let shift = (self.digits - 1 - depth) * FAN_BITS;
+        (window >> shift) & ((1 << FAN_BITS) - 1)
+    }
+
+    /// The leaf of `window`, if its path was made.
+    #[inline]
+    fn leaf(&self, window: usize) -> Option<&Node<T>> {
+        let mut node = &self.root;
+        for depth in 0..self.digits {
+            node = &node.children.get()?[self.digit(window, depth)];
+        }
+        Some(node)
+    }
+
+    /// The leaf of `window`, its path made if need be.
+    fn leaf_or_make(&self, window: usize) -> &Node<T> {
+        let mut node = &self.root;
+        for depth in 0..self.digits {
+            let children = node
+                .children
+                .get_or_init(|| (0..1 << FAN_BITS).map(|_| Node::new()).collect());
+            node = &children[self.digit(window, depth)];
+        }
+        node
+    }
+
+    /// The windows a range of this level overlaps (one or two).
+    fn windows(&self, base: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        self.window(base)..=self.window(last)
+    }
+}
+
+/// The level of a range of `size` bytes.
+fn level_of(size: usize) -> usize {
+    SHIFTS
+        .iter()
+        .position(|&shift| shift >= usize::BITS || size <= 1 << shift)
+        .unwrap_or(SHIFTS.len() - 1)
 }
 
 impl<T> Default for PointerRegistry<T> {
     fn default() -> Self {
         Self {
-            windows: DashMap::with_hasher(FxBuildHasher),
-            starts: DashMap::with_hasher(FxBuildHasher),
+            levels: SHIFTS.map(Level::new),
+            used: AtomicU32::new(0),
+            writer: Mutex::new(Ranges::default()),
         }
     }
-}
-
-/// The windows a valid range overlaps.
-fn windows(base: usize, size: usize) -> std::ops::RangeInclusive<usize> {
-    (base >> WINDOW_SHIFT)..=((base + (size - 1)) >> WINDOW_SHIFT)
 }
 
 impl<T: Clone> PointerRegistry<T> {
     /// An empty registry.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Ranges> {
+        self.writer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Replaces the list of `window` at `level` by `change` applied to a copy of it.
+    fn change_window(&self, level: usize, window: usize, change: impl FnOnce(&mut Vec<Entry<T>>)) {
+        let node = self.levels[level].leaf_or_make(window);
+        let mut entries = node
+            .list
+            .load()
+            .as_ref()
+            .map(|list| list.entries.clone())
+            .unwrap_or_default();
+        change(&mut entries);
+        let list = (!entries.is_empty()).then(|| Arc::new(List { entries }));
+        node.list.store(list);
+    }
+
+    fn note_levels(&self, ranges: &Ranges) {
+        let used = ranges
+            .per_level
+            .iter()
+            .enumerate()
+            .filter(|(_, count)| **count > 0)
+            .fold(0, |mask, (level, _)| mask | 1 << level);
+        self.used.store(used, Ordering::Release);
     }
 
     /// Registers `base..base + size` with `value`; refuses an empty or wrapping range and one
@@ -117,77 +249,50 @@ impl<T: Clone> PointerRegistry<T> {
     /// assert!(matches!(registry.insert(usize::MAX, 2, ()), Err(RegistryError::BadRange { .. })));
     /// ```
     pub fn insert(&self, base: usize, size: usize, value: T) -> Result<(), RegistryError> {
-        if size == 0 || base.checked_add(size - 1).is_none() {
+        let Some(last) = size
+            .checked_sub(1)
+            .and_then(|extra| base.checked_add(extra))
+        else {
             return Err(RegistryError::BadRange { base, size });
-        }
-        // The start is claimed first and its shard held until the windows are filled (or the
-        // claim undone), so a remove of the same start waits for a whole insert, and two
-        // registrations of one start cannot both succeed. Overlaps with other starts are
-        // checked window by window under each window's lock, and undone if one is found (two
-        // overlapping registrations racing may then both fail).
-        let claim = match self.starts.entry(base) {
-            dashmap::Entry::Occupied(_) => {
-                return Err(RegistryError::Overlaps {
-                    base,
-                    size,
-                    other: base,
-                });
-            }
-            dashmap::Entry::Vacant(vacant) => vacant.insert_entry(size),
         };
-        let entry = Entry { base, size, value };
-        let mut done = Vec::new();
-        for window in windows(base, size) {
-            let mut list = self.windows.entry(window).or_default();
-            // Inclusive ends: no sum can overflow (both ranges were checked not to wrap). In a
-            // sorted list of disjoint ranges only the neighbours of the new start can overlap.
-            let last = base + (size - 1);
-            let position = list.partition_point(|other| other.base < base);
-            let neighbours =
-                list[position.saturating_sub(1)..(position + 1).min(list.len())].iter();
-            if let Some(other) = neighbours
-                .into_iter()
-                .find(|other| other.base <= last && base <= other.base + (other.size - 1))
-            {
-                let other = other.base;
-                drop(list);
-                for window in &done {
-                    self.remove_from_window(*window, base);
-                }
-                // Removed through the held claim, so no other registration's start is touched.
-                claim.remove();
-                return Err(RegistryError::Overlaps { base, size, other });
-            }
-            // Sorted by start: a lookup takes the last range starting at or before it.
-            let position = list.partition_point(|other| other.base < base);
-            list.insert(position, entry.clone());
-            done.push(window);
+        let mut ranges = self.lock();
+        // Ranges are disjoint: only the last one starting at or before the new range's last
+        // byte can overlap it. Inclusive ends, so no sum overflows.
+        if let Some((&other, &(other_size, _))) = ranges.by_start.range(..=last).next_back()
+            && other + (other_size - 1) >= base
+        {
+            return Err(RegistryError::Overlaps { base, size, other });
         }
-        drop(claim);
+        let level = level_of(size);
+        // Marked before the lists change, so a lookup that finds the range finds its level.
+        ranges.by_start.insert(base, (size, level));
+        ranges.per_level[level] += 1;
+        self.note_levels(&ranges);
+        let entry = Entry { base, size, value };
+        for window in self.levels[level].windows(base, last) {
+            self.change_window(level, window, |entries| {
+                let position = entries.partition_point(|other| other.base < base);
+                entries.insert(position, entry.clone());
+            });
+        }
         Ok(())
-    }
-
-    fn remove_from_window(&self, window: usize, base: usize) -> Option<Entry<T>> {
-        let mut removed = None;
-        self.windows.remove_if_mut(&window, |_, list| {
-            if let Ok(position) = list.binary_search_by_key(&base, |entry| entry.base) {
-                removed = Some(list.remove(position));
-            }
-            list.is_empty()
-        });
-        removed
     }
 
     /// Forgets the range that starts at `base` and returns it; `None` if no live range starts
     /// there (an interior address removes nothing).
     pub fn remove(&self, base: usize) -> Option<Entry<T>> {
-        let (_, size) = self.starts.remove(&base)?;
+        let mut ranges = self.lock();
+        let (size, level) = ranges.by_start.remove(&base)?;
         let mut removed = None;
-        for window in windows(base, size) {
-            if let Some(entry) = self.remove_from_window(window, base) {
-                removed = Some(entry);
-            }
+        for window in self.levels[level].windows(base, base + (size - 1)) {
+            self.change_window(level, window, |entries| {
+                if let Ok(position) = entries.binary_search_by_key(&base, |entry| entry.base) {
+                    removed = Some(entries.remove(position));
+                }
+            });
         }
+        ranges.per_level[level] -= 1;
+        self.note_levels(&ranges);
         removed
     }
 
@@ -197,8 +302,7 @@ impl<T: Clone> PointerRegistry<T> {
     }
 
     /// `read` applied to the live range containing `address`, if any, without copying the entry
-    /// (`read` runs under a read lock of the range's shard: keep it short, and do not touch the
-    /// registry from it).
+    /// (`read` runs on a snapshot of one window's list: keep it short; it may use the registry).
     ///
     /// ```
     /// # use lazy_usm_registry::PointerRegistry;
@@ -206,22 +310,106 @@ impl<T: Clone> PointerRegistry<T> {
     /// registry.insert(0x20_0000, 64, 7u32).unwrap();
     /// assert_eq!(registry.find_map(0x20_0000 + 63, |entry| entry.value * 2), Some(14));
     /// ```
+    #[inline]
     pub fn find_map<R>(&self, address: usize, read: impl FnOnce(&Entry<T>) -> R) -> Option<R> {
-        let list = self.windows.get(&(address >> WINDOW_SHIFT))?;
-        // Ranges never overlap, so only the last one starting at or before `address` can hold
-        // it.
-        let after = list.partition_point(|entry| entry.base <= address);
-        let entry = list.get(after.checked_sub(1)?)?;
-        entry.contains(address).then(|| read(entry))
+        let mut used = self.used.load(Ordering::Acquire);
+        while used != 0 {
+            let level = &self.levels[used.trailing_zeros() as usize];
+            used &= used - 1;
+            let Some(leaf) = level.leaf(level.window(address)) else {
+                continue;
+            };
+            let list = leaf.list.load();
+            let Some(list) = list.as_ref() else {
+                continue;
+            };
+            // Ranges never overlap, so only the last one starting at or before `address` can
+            // hold it.
+            let Some(position) = list
+                .entries
+                .partition_point(|entry| entry.base <= address)
+                .checked_sub(1)
+            else {
+                continue;
+            };
+            let entry = &list.entries[position];
+            if entry.contains(address) {
+                return Some(read(entry));
+            }
+        }
+        None
     }
 
     /// How many ranges are live.
     pub fn len(&self) -> usize {
-        self.starts.len()
+        self.lock().by_start.len()
     }
 
     /// Whether no range is live.
     pub fn is_empty(&self) -> bool {
-        self.starts.is_empty()
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_go_to_the_smallest_level_whose_window_holds_them() {
+        assert_eq!(level_of(1), 0);
+        assert_eq!(level_of(64 << 10), 0);
+        assert_eq!(level_of((64 << 10) + 1), 1);
+        assert_eq!(level_of(1 << 40), 4);
+        assert_eq!(level_of(usize::MAX), SHIFTS.len() - 1);
+    }
+
+    /// Ranges of every level, some straddling windows, near the ends of the address space:
+    /// each found from its first and last byte and not from the bytes around it.
+    #[test]
+    fn ranges_of_every_level_are_found_at_both_ends() {
+        let registry = PointerRegistry::new();
+        let mut ranges = Vec::new();
+        let mut base = 0x10usize;
+        for (index, size) in [
+            1usize,
+            100,
+            64 << 10,
+            (64 << 10) + 1,
+            5 << 20,
+            300 << 20,
+            1 << 35,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            // Starting just before a window boundary of its level, so it straddles two.
+            let window = 1usize << SHIFTS[level_of(size)];
+            base = (base + window).next_multiple_of(window) - size / 2 - 1;
+            registry.insert(base, size, index).unwrap();
+            ranges.push((base, size, index));
+            base += size + 0x1000;
+        }
+        let top = usize::MAX - 0xfff;
+        registry.insert(top, 0x1000, 99).unwrap();
+        ranges.push((top, 0x1000, 99));
+        for &(base, size, index) in &ranges {
+            assert_eq!(registry.find(base).map(|entry| entry.value), Some(index));
+            assert_eq!(
+                registry.find(base + (size - 1)).map(|entry| entry.value),
+                Some(index)
+            );
+            assert!(registry.find(base - 1).is_none(), "before {index}");
+            if base.checked_add(size).is_some() {
+                assert!(registry.find(base + size).is_none(), "after {index}");
+            }
+        }
+        assert_eq!(registry.len(), ranges.len());
+        for &(base, _, index) in &ranges {
+            assert_eq!(registry.remove(base).map(|entry| entry.value), Some(index));
+            assert!(registry.find(base).is_none());
+        }
+        assert!(registry.is_empty());
+        assert_eq!(registry.used.load(Ordering::Relaxed), 0);
     }
 }
