@@ -148,6 +148,15 @@ fn launch_with_pointers(list: ze_command_list_handle_t, pointers: &[usize]) -> z
 /// # Safety
 /// `value` must be null or valid for reads of `size` bytes.
 unsafe fn pointers_in(value: *const c_void, size: usize) -> Vec<usize> {
+    // SAFETY: the caller's promise.
+    unsafe { known_pointers(value, size) }.collect()
+}
+
+/// [`pointers_in`], as they are read.
+///
+/// # Safety
+/// `value` must be null or valid for reads of `size` bytes while the iterator is used.
+unsafe fn known_pointers(value: *const c_void, size: usize) -> impl Iterator<Item = usize> {
     let shim = shim();
     let words = if value.is_null() {
         0
@@ -157,9 +166,29 @@ unsafe fn pointers_in(value: *const c_void, size: usize) -> Vec<usize> {
     (0..words)
         // SAFETY: word `word` lies inside the caller's `size` bytes (read unaligned: any
         // alignment).
-        .map(|word| unsafe { (value as *const usize).add(word).read_unaligned() })
+        .map(move |word| unsafe { (value as *const usize).add(word).read_unaligned() })
         .filter(|&address| address != 0 && shim.registry.find_map(address, |_| ()).is_some())
-        .collect()
+}
+
+/// Records argument `index` of `kernel` from its value of `size` bytes, in the list the
+/// argument had (setting an argument again allocates nothing).
+///
+/// # Safety
+/// `value` must be null or valid for reads of `size` bytes.
+unsafe fn record_argument_value(
+    kernel: ze_kernel_handle_t,
+    index: u32,
+    value: *const c_void,
+    size: usize,
+) {
+    let mut arguments = shim().kernels.entry(kernel as usize).or_default();
+    let list = arguments.entry(index).or_default();
+    list.clear();
+    // SAFETY: the caller's promise.
+    list.extend(unsafe { known_pointers(value, size) });
+    if list.is_empty() {
+        arguments.remove(&index);
+    }
 }
 
 /// Records argument `index` of `kernel` as holding `pointers` (none: forgotten).
@@ -713,8 +742,7 @@ pub unsafe extern "C" fn zeKernelSetArgumentValue(
     let result = unsafe { function(kernel, index, size, value) };
     if result == SUCCESS && shim().config.lazy {
         // SAFETY: the caller's value of `size` bytes (or null).
-        let pointers = unsafe { pointers_in(value, size) };
-        record_argument(kernel, index, pointers);
+        unsafe { record_argument_value(kernel, index, value, size) };
     }
     result
 }
