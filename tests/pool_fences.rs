@@ -284,3 +284,41 @@ fn out_of_memory_takes_a_block_that_comes_back_into_a_segment_still_in_use() {
         harness.assert_clean();
     });
 }
+
+/// The first allocation after a fence completes that finds this thread's cache empty gets the
+/// block freed behind it, with no `reclaim` in between (as PyTorch allocates again after its
+/// queue's work ran), before anything new is carved. 1 MiB blocks come one at a time, so the
+/// cache holds no other.
+#[test]
+fn the_next_allocation_after_the_work_completes_reuses_the_block() {
+    struct Flag(AtomicBool);
+    impl WorkFence for Flag {
+        fn is_complete(&self) -> bool {
+            self.0.load(Ordering::Acquire)
+        }
+    }
+    let harness = Harness::simulated("b70x2");
+    let devices = harness.runtime.devices().unwrap();
+    let manager =
+        ResidencyManager::new(Context::new(&devices).unwrap(), ResidencyConfig::default()).unwrap();
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    for size in [1 << 20, (1 << 20) - 4096] {
+        let block = pool.allocate(size).unwrap();
+        let address = block.address();
+        let work = Arc::new(Flag(AtomicBool::new(false)));
+        block.free_after(work.clone());
+        let during = pool.allocate(size).unwrap();
+        assert_ne!(
+            during.address(),
+            address,
+            "{size} B: not under running work"
+        );
+        work.0.store(true, Ordering::Release);
+        let after = pool.allocate(size).unwrap();
+        assert_eq!(
+            after.address(),
+            address,
+            "{size} B: back once the work completed"
+        );
+    }
+}

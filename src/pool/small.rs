@@ -88,11 +88,14 @@ impl DevicePool {
         self.small_miss(arena, class, index, size)
     }
 
-    /// [`DevicePool::small_allocate`] past this thread's cache: a flush asked for is done, a
-    /// block left in the cache taken, else a batch brought.
+    /// [`DevicePool::small_allocate`] past this thread's cache: blocks whose work completed
+    /// returned, a flush asked for done, a block in the cache taken, else a batch brought.
     #[cold]
     #[inline(never)]
     fn small_miss(&self, arena: u8, class: usize, index: usize, size: usize) -> Result<Slot> {
+        // Blocks whose work completed come back first (into this thread's cache), and are
+        // taken before anything is carved.
+        self.reclaim_deferred();
         let hit = with_cache(self.id, &self.shared, |cache| {
             let slot = cache.pop(index, size)?;
             cache.counters().allocated(size, true);
@@ -171,7 +174,6 @@ impl DevicePool {
     /// (rather than newly carved): from the shared free list, else carved from the class's
     /// segment, else from a new segment.
     fn small_batch(&self, arena: u8, class: usize, count: usize) -> Result<(Vec<Slot>, bool)> {
-        self.reclaim_deferred();
         let class = &self.arena_ref(arena).classes[class];
         {
             let mut free = lock(&class.free);
