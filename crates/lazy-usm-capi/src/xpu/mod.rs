@@ -28,6 +28,8 @@ unsafe extern "C" {
         message: *mut c_char,
         capacity: usize,
     ) -> c_int;
+    fn lazy_usm_sycl_identity(queue: *mut c_void, context: *mut usize, device: *mut usize)
+    -> c_int;
     fn lazy_usm_sycl_context_retain(queue: *mut c_void) -> *mut c_void;
     fn lazy_usm_sycl_context_release(context: *mut c_void);
     fn lazy_usm_sycl_queue_idle(queue: *mut c_void) -> c_int;
@@ -163,8 +165,75 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poison| poison.into_inner())
 }
 
+/// A queue this thread used, with what it was found to run on.
+struct KnownQueue {
+    queue: usize,
+    context: usize,
+    device: usize,
+    /// Weak: the managers are freed at exit whatever threads remember them.
+    manager: std::sync::Weak<LazyUsmManager>,
+    index: u32,
+}
+
+/// How many queues each thread remembers (PyTorch keeps a few streams per device).
+const KNOWN_QUEUES: usize = 16;
+
+thread_local! {
+    static KNOWN: std::cell::RefCell<Vec<KnownQueue>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// The manager of the queue's context (adopting it on first use) and the queue device's index.
+/// Remembered per thread by the queue's address and its context's and device's identities, so
+/// a call on a known queue costs two reference counts rather than a walk of the native handles;
+/// a queue freed and another made at its address on another context or device does not match.
+/// The identities cannot be reused while the manager lives (it holds its SYCL context, and SYCL
+/// devices live as long as their platform), and an entry whose manager is gone matches nothing.
 fn manager_for(queue: *mut c_void) -> Result<(Arc<LazyUsmManager>, u32), Failure> {
+    if queue.is_null() {
+        return Err(Failure::null("the sycl::queue"));
+    }
+    let (mut context, mut device) = (0usize, 0usize);
+    // SAFETY: PyTorch passes a live sycl::queue*; the outputs are valid.
+    let identified = unsafe { lazy_usm_sycl_identity(queue, &mut context, &mut device) } == 0;
+    let same = |known: &KnownQueue| {
+        known.queue == queue as usize && known.context == context && known.device == device
+    };
+    if identified {
+        let found = KNOWN
+            .try_with(|known| {
+                let known = known.try_borrow().ok()?;
+                let entry = known.iter().find(|&entry| same(entry))?;
+                Some((entry.manager.upgrade()?, entry.index))
+            })
+            .ok()
+            .flatten();
+        if let Some(found) = found {
+            return Ok(found);
+        }
+    }
+    let (manager, index) = manager_from_native(queue)?;
+    if identified {
+        let _ = KNOWN.try_with(|known| {
+            if let Ok(mut known) = known.try_borrow_mut() {
+                known.retain(|entry| entry.queue != queue as usize);
+                if known.len() >= KNOWN_QUEUES {
+                    known.remove(0);
+                }
+                known.push(KnownQueue {
+                    queue: queue as usize,
+                    context,
+                    device,
+                    manager: Arc::downgrade(&manager),
+                    index,
+                });
+            }
+        });
+    }
+    Ok((manager, index))
+}
+
+/// [`manager_for`] the long way: the queue's native handles.
+fn manager_from_native(queue: *mut c_void) -> Result<(Arc<LazyUsmManager>, u32), Failure> {
     let native = native(queue)?;
     let mut managers = lock(managers());
     let manager = match managers.get(&native.context) {

@@ -55,6 +55,20 @@ int lazy_usm_sycl_native(void *queue, void **context, void **device, void **devi
     }
 }
 
+// Identities of the queue's context and device: std::hash of each, which names the object
+// behind the handle (two equal identities are one object while both live). Much cheaper than
+// the native handles: two reference counts, no vectors.
+int lazy_usm_sycl_identity(void *queue, std::size_t *context, std::size_t *device) {
+    try {
+        auto &sycl_queue = *static_cast<sycl::queue *>(queue);
+        *context = std::hash<sycl::context>{}(sycl_queue.get_context());
+        *device = std::hash<sycl::device>{}(sycl_queue.get_device());
+        return 0;
+    } catch (...) {
+        return -1;
+    }
+}
+
 // A reference to the queue's context, which keeps it (and the Level Zero context behind it)
 // alive until lazy_usm_sycl_context_release. Null on failure.
 void *lazy_usm_sycl_context_retain(void *queue) {
