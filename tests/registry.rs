@@ -17,7 +17,8 @@ enum Operation {
 }
 
 fn operation() -> impl Strategy<Value = Operation> {
-    // Addresses in a 16 MiB space so that ranges collide, straddle 2 MiB windows and neighbour.
+    // Addresses in a 16 MiB space so that ranges collide, straddle the registry's windows and
+    // neighbour.
     let address = 0usize..(16 << 20);
     let size = prop_oneof![1usize..64, 1usize..(4 << 20)];
     prop_oneof![
@@ -99,8 +100,9 @@ fn threads_registering_removing_and_finding_see_only_live_ranges() {
 fn a_removal_racing_a_registration_of_the_same_start_leaves_no_half_entry() {
     run_with_timeout(Duration::from_secs(60), || {
         let registry = PointerRegistry::new();
-        let base = 0x4000_0000usize;
-        // 9 MiB: five windows, so a removal could land between them.
+        // 9 MiB, starting 1 MiB before a 256 MiB boundary (the window of its size): it lies in
+        // two windows, so a removal could land between them.
+        let base = 0x4000_0000usize - (1 << 20);
         let size = 9 << 20;
         for _ in 0..2_000 {
             std::thread::scope(|scope| {

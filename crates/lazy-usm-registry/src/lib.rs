@@ -147,7 +147,7 @@ impl<T> Level<T> {
     fn new(shift: u32) -> Self {
         Level {
             shift,
-            digits: (usize::BITS - shift).div_ceil(FAN_BITS),
+            digits: usize::BITS.saturating_sub(shift).div_ceil(FAN_BITS),
             root: Node::new(),
         }
     }
@@ -219,8 +219,15 @@ impl<T: Clone> PointerRegistry<T> {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Replaces the list of `window` at `level` by `change` applied to a copy of it.
-    fn change_window(&self, level: usize, window: usize, change: impl FnOnce(&mut Vec<Entry<T>>)) {
+    /// The new list of `window` at `level`: `change` applied to a copy of the current one (made
+    /// first for every window a change touches, then stored, so that a panic while copying
+    /// leaves no window changed).
+    fn changed_list(
+        &self,
+        level: usize,
+        window: usize,
+        change: impl FnOnce(&mut Vec<Entry<T>>),
+    ) -> (&Node<T>, Option<Arc<List<T>>>) {
         let node = self.levels[level].leaf_or_make(window);
         let mut entries = node
             .list
@@ -230,7 +237,7 @@ impl<T: Clone> PointerRegistry<T> {
             .unwrap_or_default();
         change(&mut entries);
         let list = (!entries.is_empty()).then(|| Arc::new(List { entries }));
-        node.list.store(list);
+        (node, list)
     }
 
     fn note_levels(&self, ranges: &Ranges) {
@@ -268,16 +275,22 @@ impl<T: Clone> PointerRegistry<T> {
             return Err(RegistryError::Overlaps { base, size, other });
         }
         let level = level_of(size);
+        let entry = Entry { base, size, value };
+        let lists: Vec<_> = self.levels[level]
+            .windows(base, last)
+            .map(|window| {
+                self.changed_list(level, window, |entries| {
+                    let position = entries.partition_point(|other| other.base < base);
+                    entries.insert(position, entry.clone());
+                })
+            })
+            .collect();
         // Marked before the lists change, so a lookup that finds the range finds its level.
         ranges.by_start.insert(base, (size, level));
         ranges.per_level[level] += 1;
         self.note_levels(&ranges);
-        let entry = Entry { base, size, value };
-        for window in self.levels[level].windows(base, last) {
-            self.change_window(level, window, |entries| {
-                let position = entries.partition_point(|other| other.base < base);
-                entries.insert(position, entry.clone());
-            });
+        for (node, list) in lists {
+            node.list.store(list);
         }
         Ok(())
     }
@@ -286,15 +299,22 @@ impl<T: Clone> PointerRegistry<T> {
     /// there (an interior address removes nothing).
     pub fn remove(&self, base: usize) -> Option<Entry<T>> {
         let mut ranges = self.lock();
-        let (size, level) = ranges.by_start.remove(&base)?;
+        let &(size, level) = ranges.by_start.get(&base)?;
         let mut removed = None;
-        for window in self.levels[level].windows(base, base + (size - 1)) {
-            self.change_window(level, window, |entries| {
-                if let Ok(position) = entries.binary_search_by_key(&base, |entry| entry.base) {
-                    removed = Some(entries.remove(position));
-                }
-            });
+        let lists: Vec<_> = self.levels[level]
+            .windows(base, base + (size - 1))
+            .map(|window| {
+                self.changed_list(level, window, |entries| {
+                    if let Ok(position) = entries.binary_search_by_key(&base, |entry| entry.base) {
+                        removed = Some(entries.remove(position));
+                    }
+                })
+            })
+            .collect();
+        for (node, list) in lists {
+            node.list.store(list);
         }
+        ranges.by_start.remove(&base);
         ranges.per_level[level] -= 1;
         self.note_levels(&ranges);
         removed
@@ -409,11 +429,38 @@ mod tests {
             }
         }
         assert_eq!(registry.len(), ranges.len());
-        for &(base, _, index) in &ranges {
+        for &(base, size, index) in &ranges {
             assert_eq!(registry.remove(base).map(|entry| entry.value), Some(index));
             assert!(registry.find(base).is_none());
+            assert!(
+                registry.find(base + (size - 1)).is_none(),
+                "its second window too"
+            );
         }
         assert!(registry.is_empty());
         assert_eq!(registry.used.load(Ordering::Relaxed), 0);
+    }
+
+    /// The widest range, on the level of the whole address space, and two windows that differ
+    /// only in their top digit, which must get leaves of their own.
+    #[test]
+    fn the_last_level_and_the_top_digit() {
+        let registry = PointerRegistry::new();
+        registry.insert(1, usize::MAX - 1, "everything").unwrap();
+        assert_eq!(
+            registry.find(usize::MAX - 1).map(|entry| entry.value),
+            Some("everything")
+        );
+        assert!(registry.find(0).is_none() && registry.find(usize::MAX).is_none());
+        assert!(registry.insert(1 << 40, 1, "inside").is_err());
+        assert!(registry.remove(1).is_some());
+        let level = &registry.levels[0];
+        let low = level.leaf_or_make(5) as *const Node<&str>;
+        let high =
+            level.leaf_or_make(5 | 1 << (FAN_BITS * (level.digits - 1))) as *const Node<&str>;
+        assert!(
+            !std::ptr::eq(low, high),
+            "windows differing in the top digit share a leaf"
+        );
     }
 }

@@ -111,10 +111,12 @@ fn native(queue: *mut c_void) -> Result<Native, Failure> {
     })
 }
 
-/// One manager per adopted Level Zero context, until the process exits (PyTorch's allocator
-/// is never torn down before).
-fn managers() -> &'static Mutex<HashMap<usize, Arc<LazyUsmManager>>> {
-    static MANAGERS: OnceLock<Mutex<HashMap<usize, Arc<LazyUsmManager>>>> = OnceLock::new();
+/// One manager per adopted Level Zero context, with the identity of the SYCL context it holds,
+/// until the process exits (PyTorch's allocator is never torn down before).
+type Managers = HashMap<usize, (Arc<LazyUsmManager>, Option<usize>)>;
+
+fn managers() -> &'static Mutex<Managers> {
+    static MANAGERS: OnceLock<Mutex<Managers>> = OnceLock::new();
     MANAGERS.get_or_init(|| {
         // Registered after the SYCL runtime loaded (it made the queue we were given), so it runs
         // before the runtime's own teardown: the pools go back to the driver while the context
@@ -211,8 +213,10 @@ fn manager_for(queue: *mut c_void) -> Result<(Arc<LazyUsmManager>, u32), Failure
             return Ok(found);
         }
     }
-    let (manager, index) = manager_from_native(queue)?;
-    if identified {
+    let (manager, index, held_context) = manager_from_native(queue, identified.then_some(context))?;
+    // Remembered only if the manager holds this very SYCL context: another SYCL context over the
+    // same Level Zero context is kept alive by nothing here, so its identity could be reused.
+    if identified && held_context == Some(context) {
         let _ = KNOWN.try_with(|known| {
             if let Ok(mut known) = known.try_borrow_mut() {
                 known.retain(|entry| entry.queue != queue as usize);
@@ -232,12 +236,20 @@ fn manager_for(queue: *mut c_void) -> Result<(Arc<LazyUsmManager>, u32), Failure
     Ok((manager, index))
 }
 
-/// [`manager_for`] the long way: the queue's native handles.
-fn manager_from_native(queue: *mut c_void) -> Result<(Arc<LazyUsmManager>, u32), Failure> {
+/// [`manager_for`] the long way: the queue's native handles. Also returns the identity of the
+/// SYCL context the manager holds (`identity`, the queue's, when this call made the manager).
+fn manager_from_native(
+    queue: *mut c_void,
+    identity: Option<usize>,
+) -> Result<(Arc<LazyUsmManager>, u32, Option<usize>), Failure> {
     let native = native(queue)?;
     let mut managers = lock(managers());
-    let manager = match managers.get(&native.context) {
-        Some(manager) => Arc::clone(manager),
+    // Checked under the lock release_at_exit empties: no manager is made after it ran.
+    if EXITING.load(Ordering::SeqCst) {
+        return Err(Failure::invalid("the process is exiting"));
+    }
+    let (manager, held_context) = match managers.get(&native.context) {
+        Some((manager, held_context)) => (Arc::clone(manager), *held_context),
         None => {
             let runtime = Runtime::loaded()?;
             let devices = native
@@ -257,8 +269,8 @@ fn manager_from_native(queue: *mut c_void) -> Result<(Arc<LazyUsmManager>, u32),
             let config = ResidencyConfig::new(LazyUsmPolicy::Lazy.into());
             let manager = LazyUsmManager::new(runtime, context, config)?.holding(Box::new(held));
             let manager = Arc::new(manager);
-            managers.insert(native.context, Arc::clone(&manager));
-            manager
+            managers.insert(native.context, (Arc::clone(&manager), identity));
+            (manager, identity)
         }
     };
     drop(managers);
@@ -267,7 +279,7 @@ fn manager_from_native(queue: *mut c_void) -> Result<(Arc<LazyUsmManager>, u32),
         .iter()
         .position(|&device| device == native.device)
         .ok_or_else(|| Failure::invalid("the queue's device is not in its own context"))?;
-    Ok((manager, index as u32))
+    Ok((manager, index as u32, held_context))
 }
 
 /// A barrier event on a SYCL queue, as a fence for a freed block.

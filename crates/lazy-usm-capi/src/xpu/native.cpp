@@ -55,9 +55,10 @@ int lazy_usm_sycl_native(void *queue, void **context, void **device, void **devi
     }
 }
 
-// Identities of the queue's context and device: std::hash of each, which names the object
-// behind the handle (two equal identities are one object while both live). Much cheaper than
-// the native handles: two reference counts, no vectors.
+// Identities of the queue's context and device: std::hash of each. SYCL 2020 only makes the
+// hash consistent with ==; Intel's runtime hashes the pointer to the object behind the handle,
+// so two equal identities are one object while both live, which lazy-usm relies on. Much
+// cheaper than the native handles: two reference counts, no vectors.
 int lazy_usm_sycl_identity(void *queue, std::size_t *context, std::size_t *device) {
     try {
         auto &sycl_queue = *static_cast<sycl::queue *>(queue);
