@@ -63,7 +63,7 @@ impl DetachedBlock {
 /// A block of a [`DevicePool`]: device memory that returns to the pool when dropped.
 ///
 /// Blocks are [`Resident`] like `DeviceAllocation`s: copies and residency calls of the
-/// [`ResidencyManager`] take them, and act on their segment.
+/// [`ResidencyManager`](crate::ResidencyManager) take them, and act on their segment.
 pub struct Block<'pool> {
     pub(super) pool: &'pool DevicePool,
     pub(super) address: usize,

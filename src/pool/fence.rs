@@ -21,7 +21,7 @@ pub(super) struct Deferred {
 
 /// Device work a freed block must outlive: the pool reuses the block only once
 /// [`WorkFence::is_complete`] says so, and never waits for it (it asks again at its next
-/// allocation or [`DevicePool::reclaim`]).
+/// allocation or [`DevicePool::reclaim`](super::DevicePool::reclaim)).
 ///
 /// lazy-usm's own [`Completion`] is one; a binding implements it for its runtime's events (a
 /// SYCL barrier event on the queue that freed the block, say).

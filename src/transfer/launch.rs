@@ -33,7 +33,7 @@ impl ResidencyManager {
     /// ([`Error::HostBudgetExceeded`]). Everything used is pinned until the kernel completes.
     ///
     /// # Safety
-    /// As [`CommandList::launch`]; and the kernel reads through stored pointers only memory
+    /// As [`CommandList::launch`](crate::CommandList::launch); and the kernel reads through stored pointers only memory
     /// listed in `reaches`.
     ///
     /// ```

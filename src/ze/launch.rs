@@ -208,7 +208,7 @@ impl CommandList {
     /// Launches `kernel` over `dims` with `args` and waits for it. The list's engine must be a
     /// compute engine of the kernel's device; memory arguments must belong to the list's
     /// context. Managed memory is pinned while the kernel runs (not made resident: launch
-    /// through [`ResidencyManager::launch`] for that).
+    /// through [`ResidencyManager::launch`](crate::ResidencyManager::launch) for that).
     ///
     /// # Safety
     /// The kernel touches memory only through its pointer arguments, writing only those passed
