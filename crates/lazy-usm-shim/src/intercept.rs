@@ -107,6 +107,9 @@ pub(crate) fn use_all_on_list(
 /// A launch on `list`: the kernel's pointer arguments (and, with `LAZY_USM_INDIRECT=all`,
 /// every peer allocation of the context) become resident on the list's device first.
 fn launch_on_list(list: ze_command_list_handle_t, kernel: ze_kernel_handle_t) -> ze_result_t {
+    if !shim().config.lazy {
+        return SUCCESS;
+    }
     let arguments: Vec<usize> = shim()
         .kernels
         .get(&(kernel as usize))
@@ -463,18 +466,20 @@ pub unsafe extern "C" fn zeContextEvictMemory(
         // SAFETY: the caller's arguments, passed on.
         return unsafe { function(context, device, pointer, size) };
     };
-    let deferred = lock(&allocation.asked).remove(&(device as usize));
-    // Held across the call, as `make_resident` holds it: the set says what the driver has.
+    let deferred = lock(&allocation.asked).contains(&(device as usize));
+    // Held across the call, as `make_resident` holds it: the set says what the driver has. The
+    // request is forgotten only once the eviction is done (the `asked` lock is never held while
+    // another is taken, so taking it here under `peers` cannot deadlock).
     let mut peers = lock(&allocation.peers);
     if !peers.contains(&(device as usize)) && deferred {
+        lock(&allocation.asked).remove(&(device as usize));
         return SUCCESS;
     }
     // SAFETY: the caller's arguments, passed on.
     let result = unsafe { function(context, device, pointer, size) };
     if result == SUCCESS {
         peers.remove(&(device as usize));
-    } else if deferred {
-        lock(&allocation.asked).insert(device as usize);
+        lock(&allocation.asked).remove(&(device as usize));
     }
     result
 }
@@ -1057,10 +1062,14 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithParameters(
             *mut ze_event_handle_t,
         ) -> ze_result_t
     );
-    for result in [
-        launch_on_list(list, kernel),
-        launch_with_unseen_arguments(list),
-    ] {
+    let result = launch_on_list(list, kernel);
+    if result != SUCCESS {
+        return result;
+    }
+    // Only an extension chain can carry arguments the shim does not see; without one this is a
+    // plain launch, and the pass over every peer allocation is not needed.
+    if !next.is_null() {
+        let result = launch_with_unseen_arguments(list);
         if result != SUCCESS {
             return result;
         }

@@ -243,12 +243,16 @@ fn check_range(
     copy: bool,
     touched: &mut Vec<usize>,
 ) -> Result<(Place, Option<Access>), ze_result_t> {
+    // A caller's range that wraps around the address space is no memory at all.
+    if address.checked_add(size).is_none() {
+        return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE);
+    }
     let Some(base) = Inner::find_allocation(state, address, size)? else {
         let registered = state
             .imports
             .range(..=address)
             .next_back()
-            .is_some_and(|(&base, &length)| address + size <= base + length);
+            .is_some_and(|(&base, &length)| address + size <= base.saturating_add(length));
         return Ok((
             if registered {
                 Place::HostDirect
@@ -317,7 +321,10 @@ fn nanos(platform: &Inner, places: &[&Place], size: usize) -> u64 {
         })
         .fold(f64::INFINITY, f64::min);
     // 1 GB/s moves one byte per nanosecond.
-    timing.latency_ns + (size as f64 / rate) as u64
+    // A huge size saturates the conversion; the sum must not wrap.
+    timing
+        .latency_ns
+        .saturating_add((size as f64 / rate) as u64)
 }
 
 fn prepare(
@@ -858,8 +865,9 @@ fn start(
         .entry((engine.device, engine.ordinal, engine.index))
         .or_default();
     let start = (*clock).max(ready_at);
-    *clock = start + nanos;
-    (start, start + nanos)
+    let end = start.saturating_add(nanos);
+    *clock = end;
+    (start, end)
 }
 
 /// A command's uses end; returns the lock for the bookkeeping that follows.

@@ -109,3 +109,17 @@ fn a_reused_range_reads_as_zero_after_private_or_shared_use() {
         sim.free(context, second);
     }
 }
+
+#[test]
+fn a_copy_whose_host_range_wraps_around_is_refused() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0, 1]);
+    let list = sim.immediate_list(context, 0, 1);
+    let device = sim.alloc_device(context, 0, 4096);
+    let wrapping = (usize::MAX - 100) as *const std::ffi::c_void;
+    assert_eq!(
+        sim.copy(list, device, wrapping, 4096, null_mut(), &mut []),
+        ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE
+    );
+    sim.free(context, device);
+}
