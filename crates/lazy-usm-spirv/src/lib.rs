@@ -118,7 +118,11 @@ impl Module {
             return *known;
         }
         let found = self.layout_uncached(id, depth);
-        self.layouts.borrow_mut().insert(id, found);
+        // Only layouts found are kept: a type reached too deep has none there, but may have one
+        // where it is met nearer the top.
+        if found.is_some() {
+            self.layouts.borrow_mut().insert(id, found);
+        }
         found
     }
 
@@ -543,6 +547,25 @@ mod tests {
         let (size, align) = module.layout(15, 16).expect("sized");
         assert_eq!((size, align), (4 * 8usize.pow(15), 4));
         assert_eq!(module.layouts.borrow().len(), 16);
+    }
+
+    #[test]
+    fn a_type_first_met_too_deep_is_still_laid_out_nearer_the_top() {
+        let mut module = Module {
+            pointer_size: 8,
+            ..Module::default()
+        };
+        module.types.insert(0, Type::Sized { size: 4, align: 4 });
+        for level in 1..=20 {
+            module.types.insert(
+                level,
+                Type::Struct {
+                    members: vec![level - 1],
+                },
+            );
+        }
+        assert_eq!(module.layout(20, 16), None, "nested past the limit");
+        assert_eq!(module.layout(5, 16), Some((4, 4)), "met near the top");
     }
 
     #[test]
