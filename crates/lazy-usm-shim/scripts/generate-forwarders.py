@@ -37,9 +37,6 @@ INTERCEPTED = {
     "zeCommandListCreate",
     "zeCommandListCreateImmediate",
     "zeCommandListDestroy",
-    "zeCommandListAppendMemoryCopy",
-    "zeCommandListAppendMemoryFill",
-    "zeCommandListAppendMemoryCopyRegion",
     "zeKernelSetArgumentValue",
     "zeKernelDestroy",
     "zeModuleCreate",
@@ -60,8 +57,6 @@ INTERCEPTED = {
     "zeCommandListAppendLaunchKernelWithArguments",
     "zeCommandListAppendLaunchKernelWithParameters",
     "zeCommandListAppendLaunchMultipleKernelsIndirect",
-    "zeCommandListAppendMemoryCopyWithParameters",
-    "zeCommandListAppendMemoryFillWithParameters",
 }
 
 # Written by hand in src/tables.rs: the getters of tables holding intercepted functions (the
@@ -154,7 +149,6 @@ def main():
             if name not in seen:
                 seen.add(name)
                 entries.append((name, functions[pfn]))
-    patched = {}
     for table in sorted(tables):
         getter = getters.get(table)
         if getter and getter not in seen:

@@ -84,6 +84,66 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(arg1: ze_command
     }
 }
 
+/// `zeCommandListAppendMemoryCopy`, intercepted: a peer's allocation among its pointer operands
+/// becomes resident on the list's device first.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendMemoryCopy(arg1: ze_command_list_handle_t, arg2: *mut ::std::os::raw::c_void, arg3: *const ::std::os::raw::c_void, arg4: usize, arg5: ze_event_handle_t, arg6: u32, arg7: *mut ze_event_handle_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zeCommandListAppendMemoryCopy");
+    // SAFETY: the real loader's `zeCommandListAppendMemoryCopy` has the signature the headers declare.
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void, arg3 as *const ::std::ffi::c_void]);
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
+    }
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
+}
+
+/// `zeCommandListAppendMemoryFill`, intercepted: a peer's allocation among its pointer operands
+/// becomes resident on the list's device first.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendMemoryFill(arg1: ze_command_list_handle_t, arg2: *mut ::std::os::raw::c_void, arg3: *const ::std::os::raw::c_void, arg4: usize, arg5: usize, arg6: ze_event_handle_t, arg7: u32, arg8: *mut ze_event_handle_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zeCommandListAppendMemoryFill");
+    // SAFETY: the real loader's `zeCommandListAppendMemoryFill` has the signature the headers declare.
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void, arg3 as *const ::std::ffi::c_void]);
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
+    }
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) }
+}
+
+/// `zeCommandListAppendMemoryCopyRegion`, intercepted: a peer's allocation among its pointer operands
+/// becomes resident on the list's device first.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(arg1: ze_command_list_handle_t, arg2: *mut ::std::os::raw::c_void, arg3: *const ze_copy_region_t, arg4: u32, arg5: u32, arg6: *const ::std::os::raw::c_void, arg7: *const ze_copy_region_t, arg8: u32, arg9: u32, arg10: ze_event_handle_t, arg11: u32, arg12: *mut ze_event_handle_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zeCommandListAppendMemoryCopyRegion");
+    // SAFETY: the real loader's `zeCommandListAppendMemoryCopyRegion` has the signature the headers declare.
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ze_copy_region_t, u32, u32, *const ::std::os::raw::c_void, *const ze_copy_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void, arg6 as *const ::std::ffi::c_void]);
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
+    }
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10, arg11, arg12) }
+}
+
 /// `zeCommandListAppendMemoryCopyFromContext`, intercepted: a peer's allocation among its pointer operands
 /// becomes resident on the list's device first.
 ///
@@ -412,6 +472,46 @@ pub unsafe extern "C" fn zeCommandListAppendWaitExternalSemaphoreExt(arg1: ze_co
         Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) },
         None => Unsupported::unsupported(),
     }
+}
+
+/// `zeCommandListAppendMemoryCopyWithParameters`, intercepted: a peer's allocation among its pointer operands
+/// becomes resident on the list's device first.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(arg1: ze_command_list_handle_t, arg2: *mut ::std::os::raw::c_void, arg3: *const ::std::os::raw::c_void, arg4: usize, arg5: *const ::std::os::raw::c_void, arg6: ze_event_handle_t, arg7: u32, arg8: *mut ze_event_handle_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zeCommandListAppendMemoryCopyWithParameters");
+    // SAFETY: the real loader's `zeCommandListAppendMemoryCopyWithParameters` has the signature the headers declare.
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void, arg3 as *const ::std::ffi::c_void, arg5 as *const ::std::ffi::c_void]);
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
+    }
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) }
+}
+
+/// `zeCommandListAppendMemoryFillWithParameters`, intercepted: a peer's allocation among its pointer operands
+/// becomes resident on the list's device first.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(arg1: ze_command_list_handle_t, arg2: *mut ::std::os::raw::c_void, arg3: *const ::std::os::raw::c_void, arg4: usize, arg5: usize, arg6: *const ::std::os::raw::c_void, arg7: ze_event_handle_t, arg8: u32, arg9: *mut ze_event_handle_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zeCommandListAppendMemoryFillWithParameters");
+    // SAFETY: the real loader's `zeCommandListAppendMemoryFillWithParameters` has the signature the headers declare.
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, usize, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void, arg3 as *const ::std::ffi::c_void, arg6 as *const ::std::ffi::c_void]);
+    if result != ze_result_t::ZE_RESULT_SUCCESS {
+        return result;
+    }
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) }
 }
 
 /// `zeCommandListImmediateAppendCommandListsWithParameters`: forwarded to the real loader.
