@@ -1,6 +1,6 @@
 //! Throughput of copies through one residency manager from one thread and from two
 //! (independent pairs of allocations), by size and path (P2P on `b70x2`, staged through pinned
-//! host memory on `b60x4`), with two controls: two managers of one platform, and two
+//! host memory on `b60x4-refused`), with two controls: two managers of one platform, and two
 //! independent platforms (no shared state at all: what the machine and the simulator allow).
 //!
 //! `cargo run --release --example copy_scaling`
@@ -69,7 +69,7 @@ fn main() {
     for (preset, size, copies) in [
         ("b70x2", 4 << 10, 20_000),
         ("b70x2", 1 << 20, 2_000),
-        ("b60x4", 1 << 20, 1_000),
+        ("b60x4-refused", 1 << 20, 1_000),
     ] {
         let shared = manager(preset);
         let mut one = [pair(&shared, size)];

@@ -165,8 +165,8 @@ fn threads_race_the_manager_on_two_devices() {
 #[test]
 fn threads_race_the_manager_on_four_devices() {
     run_with_timeout(Duration::from_secs(240), || {
-        race("b60x4", Policy::Lazy, None);
-        race("b60x4", Policy::Lazy, Some(5 * SIZE as u64));
+        race("b60x4-refused", Policy::Lazy, None);
+        race("b60x4-refused", Policy::Lazy, Some(5 * SIZE as u64));
     });
 }
 

@@ -177,7 +177,7 @@ on_both_paths!(bad_input_is_refused_before_level_zero, "b70x2");
 
 /// What the driver reports equals the simulator's configuration.
 fn properties_match_the_configuration(harness: &Harness) {
-    let config = ze_sim::SimConfig::preset("b60x4").unwrap();
+    let config = ze_sim::SimConfig::preset("b60x4-refused").unwrap();
     let devices = devices(harness);
     assert_eq!(devices.len(), config.devices.len());
     let driver = devices[0].driver();
@@ -246,7 +246,7 @@ fn properties_match_the_configuration(harness: &Harness) {
     }
     harness.assert_clean();
 }
-on_both_paths!(properties_match_the_configuration, "b60x4");
+on_both_paths!(properties_match_the_configuration, "b60x4-refused");
 
 /// Buffers keep their context alive: dropping the context first is safe, and everything is
 /// released after the last buffer goes.
@@ -394,11 +394,11 @@ fn auto_falls_back_to_the_simulator_and_says_why() {
     if std::env::var_os("ZE_ENABLE_ALT_DRIVERS").is_some() {
         return;
     }
-    let (runtime, choice) = Runtime::auto("b60x4").unwrap();
+    let (runtime, choice) = Runtime::auto("b60x4-refused").unwrap();
     assert_eq!(
         choice.source,
         Source::Simulated {
-            name: "b60x4".into()
+            name: "b60x4-refused".into()
         }
     );
     assert!(
@@ -421,7 +421,7 @@ fn auto_falls_back_to_the_simulator_and_says_why() {
 #[test]
 #[ignore = "runs in a child process started by auto_prefers_a_system_gpu"]
 fn auto_child() {
-    let (runtime, choice) = Runtime::auto("b60x4").unwrap();
+    let (runtime, choice) = Runtime::auto("b60x4-refused").unwrap();
     assert!(matches!(choice.source, Source::System { .. }), "{choice:?}");
     assert!(
         choice.reason.contains("2 Level Zero GPU"),

@@ -257,7 +257,7 @@ fn launches_race_eviction_and_the_budget_without_violations() {
 /// kernel, a bad argument, a failed build.
 #[test]
 fn bad_launches_are_typed_errors() {
-    let harness = Harness::simulated("b60x4");
+    let harness = Harness::simulated("b60x4-refused");
     let devices = harness.runtime.devices().unwrap();
     let manager =
         ResidencyManager::new(Context::new(&devices).unwrap(), ResidencyConfig::default()).unwrap();

@@ -83,7 +83,7 @@ fn platform(choice: usize) -> (Harness, bool) {
     match choice {
         0 => (Harness::simulated("b70x2"), true),
         1 => (Harness::simulated("b70x2-26.05"), false),
-        2 => (Harness::simulated("b60x4"), true),
+        2 => (Harness::simulated("b60x4-refused"), true),
         _ => (Harness::with_config(three_devices()), true),
     }
 }

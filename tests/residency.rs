@@ -123,7 +123,7 @@ fn lazy_pays_once_on_first_use(harness: &Harness) {
 }
 on_both_paths!(lazy_pays_once_on_first_use, "b70x2");
 
-/// `b60x4`: no P2P between separate root ports; every pair copies correctly, staged, at no
+/// `b60x4-refused`: no P2P between separate root ports; every pair copies correctly, staged, at no
 /// residency cost.
 fn refused_pairs_are_staged_and_correct(harness: &Harness) {
     let mut config = ResidencyConfig::new(Policy::Lazy);
@@ -165,7 +165,7 @@ fn refused_pairs_are_staged_and_correct(harness: &Harness) {
     drop((allocations, manager));
     harness.assert_clean();
 }
-on_both_paths!(refused_pairs_are_staged_and_correct, "b60x4");
+on_both_paths!(refused_pairs_are_staged_and_correct, "b60x4-refused");
 
 /// `b70x2-acs`: the pair claims P2P but corrupts data; the self-test catches it and copies are
 /// staged and correct.

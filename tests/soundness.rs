@@ -489,7 +489,7 @@ fn trim_does_not_evict_under_a_detached_copy() {
 /// `trim` keeps the segment resident while the block lives and releases it after.
 #[test]
 fn concurrent_peer_uses_of_one_block_count_it_shared_once() {
-    let harness = Harness::simulated("b60x4");
+    let harness = Harness::simulated("b60x4-refused");
     let devices = harness.runtime.devices().unwrap();
     let manager =
         ResidencyManager::new(Context::new(&devices).unwrap(), ResidencyConfig::default()).unwrap();
@@ -572,7 +572,7 @@ fn small_class_misses_that_release_segments_do_not_deadlock() {
 /// Bad sizes and configurations are typed errors, never panics.
 #[test]
 fn overflowing_sizes_and_configs_are_typed_errors() {
-    let harness = Harness::simulated("b60x4");
+    let harness = Harness::simulated("b60x4-refused");
     let devices = harness.runtime.devices().unwrap();
     let context = Context::new(&devices).unwrap();
     let manager = ResidencyManager::new(context.clone(), ResidencyConfig::default()).unwrap();

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 ///
 /// ```
 /// use lazy_usm::{Context, CopyPath, Policy, ResidencyConfig, ResidencyManager, Runtime};
-/// let devices = Runtime::simulated("b60x4")?.devices()?;
+/// let devices = Runtime::simulated("b60x4-refused")?.devices()?;
 /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::new(Policy::Lazy))?;
 /// let source = manager.allocate(&devices[0], 4096)?;
 /// let mut target = manager.allocate(&devices[3], 4096)?;

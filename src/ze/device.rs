@@ -574,7 +574,7 @@ impl Device {
     /// # use lazy_usm::*;
     /// # let runtime = Runtime::simulated("b70x2")?;
     /// # let devices = runtime.devices()?;
-    /// let b60 = Runtime::simulated("b60x4")?.devices()?;
+    /// let b60 = Runtime::simulated("b60x4-refused")?.devices()?;
     /// assert!(!b60[0].can_access_peer(&b60[1])?);
     /// # Ok::<(), Error>(())
     /// ```

@@ -105,7 +105,7 @@ def test_a_single_device_queue_uses_the_default_context_and_pays_for_the_peer(ru
     assert run.result == {"contexts": 2, "pinned": 2 * GIB, "gtt": 2 * GIB}
 
 
-@pytest.mark.parametrize("preset,memory,peer", [("b70x2", 32 * GIB, True), ("b60x4", 24 * GIB, False)])
+@pytest.mark.parametrize("preset,memory,peer", [("b70x2", 32 * GIB, True), ("b60x4-refused", 24 * GIB, False), ("b60x4", 24 * GIB, True)])
 def test_device_queries_report_the_preset(run_sycl, preset, memory, peer):
     run = run_sycl(
         """
@@ -120,13 +120,13 @@ def test_device_queries_report_the_preset(run_sycl, preset, memory, peer):
         """,
         preset=preset,
     )
-    count = {"b70x2": 2, "b60x4": 4}[preset]
-    model = {"b70x2": "B70", "b60x4": "B60"}[preset]
+    count = {"b70x2": 2, "b60x4-refused": 4, "b60x4": 4}[preset]
+    model = {"b70x2": "B70", "b60x4-refused": "B60", "b60x4": "B60"}[preset]
     assert len(run.result["names"]) == count
     assert all(model in name and "simulated" in name for name in run.result["names"])
     assert run.result["memory"] == [memory] * count
     assert all("level_zero" in backend for backend in run.result["backends"])
-    # b60x4 models the root-port pairs whose P2P the kernel refuses.
+    # b60x4-refused: P2P refused and not claimed; b60x4: claimed, as the driver does there (#980).
     assert run.result["peer"] == [peer] * (count - 1)
 
 

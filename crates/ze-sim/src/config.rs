@@ -32,6 +32,12 @@ pub enum LinkKind {
     /// a copy that reads or writes peer memory fails with `ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY`
     /// (0x70000003, the code quoted from GSD-12874 in seed 001).
     Refused,
+    /// Reports peer access although the kernel refuses P2PDMA between the pair (across root
+    /// ports): a peer's memory is reached through a pinned host copy, so data arrives intact
+    /// at the staged rate, and peer residency always pins host memory (seed 003's B60s,
+    /// compute-runtime #935 and #980; see the `b60x4` preset).
+    #[serde(rename = "host-backed")]
+    HostBacked,
     /// Claims access, but data crossing the link arrives as 0xFF bytes (B70 pair behind a
     /// switch with ACS redirect, DESIGN.md).
     Corrupt,
@@ -164,6 +170,16 @@ pub struct SimConfig {
     /// Whether an implicit import also builds the pinned host mirror (under
     /// `MirrorMode::Pinned`; GTT grows either way). Unknown on real hardware: a parameter.
     pub implicit_import_pins_host: bool,
+    /// Peer residency is registered at the residency call (GTT grows) and its pinned host
+    /// backing waits for the next kernel launch of the process, which backs every waiting
+    /// residency at once and fails when host memory runs out (the launch returns
+    /// `ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY`). See the `b60x4` preset for what this rests on.
+    pub defer_peer_backing: bool,
+    /// Whether opening another allocation's IPC handle on a device other than its owner (an
+    /// import, as collectives between ranks do) also pins host memory, under
+    /// `MirrorMode::Pinned`; GTT grows either way. Not known publicly for Battlemage: a
+    /// parameter.
+    pub ipc_import_pins_host: bool,
     /// Commands run on worker threads and complete later; otherwise a submission returns only
     /// once it has completed.
     pub async_execution: bool,
@@ -192,6 +208,7 @@ pub const PRESET_NAMES: &[&str] = &[
     "b70x2",
     "b70x2-26.05",
     "b60x4",
+    "b60x4-refused",
     "b70x2-acs",
     "xelink",
     "b70x2-faithful",
@@ -239,6 +256,37 @@ fn b70(pci_address: &str) -> DeviceConfig {
     }
 }
 
+/// Four B60s on separate root ports, 60 GiB host (seed 003), joined by `link`.
+fn b60x4(name: &str, link: LinkKind, defer_peer_backing: bool, base: &SimConfig) -> SimConfig {
+    SimConfig {
+        name: name.into(),
+        host_memory_bytes: 60 * GIB,
+        devices: [
+            "0000:03:00.0",
+            "0000:23:00.0",
+            "0000:43:00.0",
+            "0000:63:00.0",
+        ]
+        .iter()
+        .map(|address| DeviceConfig {
+            name: "Intel(R) Arc(TM) Pro B60 Graphics (simulated)".into(),
+            // Illustrative: no seed gives the B60's device id or PCI addresses.
+            device_id: 0xe211,
+            memory_bytes: 24 * GIB,
+            ..b70(address)
+        })
+        .collect(),
+        default_link: link,
+        defer_peer_backing,
+        // Through host memory, peer copies move at the staged rate.
+        timing: TimingModel {
+            p2p_gbps: 0.0,
+            ..TimingModel::default()
+        },
+        ..base.clone()
+    }
+}
+
 impl Default for SimConfig {
     fn default() -> Self {
         Self::preset("b70x2").expect("b70x2 is a preset")
@@ -263,6 +311,10 @@ impl SimConfig {
             strict_residency: true,
             implicit_peer_import: false,
             implicit_import_pins_host: true,
+            // Assumed like the driver's import on use.
+            ipc_import_pins_host: true,
+            // Seed 000 measured the mirror right after allocation, before any kernel.
+            defer_peer_backing: false,
             async_execution: true,
             zex_extension: true,
             peer_access_reported: true,
@@ -282,31 +334,29 @@ impl SimConfig {
                 mirror: MirrorMode::Registered,
                 ..b70x2
             },
-            // Four B60s on separate root ports, P2P refused, 60 GiB host (seed 003).
-            "b60x4" => SimConfig {
-                name: name.into(),
-                host_memory_bytes: 60 * GIB,
-                devices: [
-                    "0000:03:00.0",
-                    "0000:23:00.0",
-                    "0000:43:00.0",
-                    "0000:63:00.0",
-                ]
-                .iter()
-                .map(|address| DeviceConfig {
-                    name: "Intel(R) Arc(TM) Pro B60 Graphics (simulated)".into(),
-                    // Illustrative: no seed gives the B60's device id or PCI addresses.
-                    device_id: 0xe211,
-                    memory_bytes: 24 * GIB,
-                    ..b70(address)
-                })
-                .collect(),
-                default_link: LinkKind::Refused,
+            // Four B60s on separate root ports, 60 GiB host (seed 003), as the public threads
+            // have it:
+            // - the kernel refuses P2PDMA across root ports (compute-runtime #935, GSD-12874:
+            //   forced P2P there made copies "succeed" with every element wrong), so a peer's
+            //   memory is reached through pinned host memory: link `host-backed`;
+            // - yet the driver reports peer access there: forcing `zeDeviceCanAccessPeer` to
+            //   false removes the host cost on B60s (#980, a 2 x B60 comment on 26.31), so
+            //   Intel's runtime makes every allocation resident on every peer;
+            // - seed 003: allocation succeeds, the weight broadcast (copies) completes, and
+            //   the job dies at its first large kernel with UR_RESULT_ERROR_OUT_OF_RESOURCES.
+            //   Modelled: the mirror's pinned backing waits for the first kernel (assumed from
+            //   that order: Intel's runtime sets the indirect-access flags on every kernel, so
+            //   the kernel's submission makes every allocation of the context resident, while a
+            //   copy binds only its operands), and that launch fails when host RAM runs out.
+            "b60x4" => b60x4(name, LinkKind::HostBacked, true, &b70x2),
+            // The same machine as first modelled: P2P refused and not claimed (peer access
+            // reported absent, copies between the pair fail), so no peer residency at all.
+            "b60x4-refused" => SimConfig {
                 timing: TimingModel {
                     p2p_gbps: 0.0,
                     ..TimingModel::default()
                 },
-                ..b70x2
+                ..b60x4(name, LinkKind::Refused, false, &b70x2)
             },
             // A B70 pair whose P2P claims access but corrupts data (ACS redirect, DESIGN.md).
             "b70x2-acs" => SimConfig {
@@ -412,6 +462,7 @@ impl SimConfig {
                 self.mirror = MirrorMode::Registered;
             }
             self.implicit_import_pins_host = false;
+            self.ipc_import_pins_host = false;
         }
         if key("ForceZeDeviceCanAccessPerReturnValue").as_deref() == Some("0") {
             self.peer_access_reported = false;

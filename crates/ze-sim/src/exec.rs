@@ -416,6 +416,10 @@ fn prepare(
     Ok(ops)
 }
 
+/// What a kernel's submission returns when the pinned backing of the peer residencies it
+/// makes resident finds no host memory.
+const DEFERRED_BACKING_REFUSED: ze_result_t = ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+
 /// How a submission reaches its engine.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Submitter {
@@ -609,6 +613,22 @@ pub(crate) fn submit(
     {
         state.lost = true;
         return Err(ze_result_t::ZE_RESULT_ERROR_DEVICE_LOST);
+    }
+    // A kernel's submission makes every allocation of the context resident for it: peer
+    // residencies still waiting for their pinned backing get it now (`defer_peer_backing`).
+    if !state.awaiting_backing.is_empty()
+        && commands
+            .iter()
+            .any(|command| matches!(command, Command::Launch(_)))
+        && let Err(needed) = platform.back_deferred(&mut state)
+    {
+        let refused = DEFERRED_BACKING_REFUSED;
+        let call = match submitter {
+            Submitter::Queue => "zeCommandQueueExecuteCommandLists (a kernel's list)",
+            Submitter::ImmediateList => "zeCommandListAppendLaunchKernel (immediate list)",
+        };
+        platform.note_refusal(call, refused, needed);
+        return Err(refused);
     }
     // A refused submission keeps its counters (they record what was attempted) and any owner
     // commits it made (the driver would have committed the memory too).

@@ -4,6 +4,7 @@
 //! `ZE_SIM_CONFIG` (a preset name or a TOML file; `b70x2` when unset).
 
 use crate::entry::driver;
+use crate::machine::{MACHINE_ENV, Membership};
 use crate::platform::{Counters, Platform};
 use crate::{SimConfig, SimError};
 use level_zero_sys::ze_init_driver_type_desc_t;
@@ -66,7 +67,10 @@ pub fn global_platform() -> Result<Platform, SimError> {
             .map(|config| config.with_driver_debug_keys(|name| std::env::var(name).ok()));
             let platform = config
                 .map_err(SimError::from)
-                .and_then(|config| Platform::build(config, false))
+                .and_then(|config| {
+                    let machine = join_machine(&config)?;
+                    Platform::build(config, false, machine)
+                })
                 .map_err(|error| error.to_string());
             if platform.is_ok() && std::env::var_os(crate::REPORT_ENV).is_some() {
                 REPORTING_PROCESS.store(std::process::id(), std::sync::atomic::Ordering::SeqCst);
@@ -79,6 +83,18 @@ pub fn global_platform() -> Result<Platform, SimError> {
         })
         .clone()
         .map_err(SimError::Global)
+}
+
+/// Joins the machine `ZE_SIM_MACHINE` names, if it names one (for the life of the process).
+fn join_machine(config: &SimConfig) -> Result<Option<&'static Membership>, SimError> {
+    let Some(path) = std::env::var_os(MACHINE_ENV) else {
+        return Ok(None);
+    };
+    let membership = Membership::join(std::path::Path::new(&path), config)
+        .map_err(|error| SimError::Global(error.to_string()))?;
+    let membership: &'static Membership = Box::leak(Box::new(membership));
+    Membership::install(membership);
+    Ok(Some(membership))
 }
 
 unsafe extern "C" {
@@ -185,14 +201,19 @@ pub unsafe extern "C" fn zesim_fdinfo(device_index: u32, buf: *mut c_char, len: 
     text.len()
 }
 
-/// Host memory pinned by the simulated driver (the `nr_gpu_active` analogue), in bytes.
+/// Host memory pinned by the simulated driver (the `nr_gpu_active` analogue), in bytes: the
+/// whole machine's where this process shares one (`ZE_SIM_MACHINE`), as `nr_gpu_active` is
+/// machine-wide; else this process's.
 ///
 /// ```
 /// assert_eq!(ze_sim::zesim_host_pinned_bytes(), 0);
 /// ```
 #[unsafe(no_mangle)]
 pub extern "C" fn zesim_host_pinned_bytes() -> u64 {
-    global_platform().map_or(0, |platform| platform.host_pinned_bytes())
+    global_platform().map_or(0, |platform| {
+        let inner = &platform.inner;
+        inner.machine_host_pinned(&inner.lock())
+    })
 }
 
 /// A counter of the loader-driven platform by name (see `Counters::NAMES`); `UINT64_MAX` for an

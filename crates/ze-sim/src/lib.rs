@@ -43,6 +43,7 @@ mod entry;
 mod exec;
 mod exports;
 pub mod loader_test;
+mod machine;
 mod platform;
 mod registry;
 mod report;
@@ -56,6 +57,10 @@ pub use config::{
 pub use exports::{
     CONFIG_ENV, global_platform, record_unsupported_call, unsupported_calls, zesim_counter,
     zesim_fdinfo, zesim_host_pinned_bytes,
+};
+pub use machine::{
+    MACHINE_ENV, MAX_PROCESSES, Machine, MachineDevice, MachineError, MachineFailure,
+    MachineReport, ProcessReport, ProcessState,
 };
 pub use platform::{Counters, DeviceUsage, Platform};
 pub use report::{DeviceReport, Figure, REPORT_ENV, Report};

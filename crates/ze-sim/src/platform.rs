@@ -1,7 +1,8 @@
 //! One simulated platform: its devices, memory, residency accounting and counters.
 
 use crate::backing::Backing;
-use crate::config::{MirrorMode, SimConfig};
+use crate::config::{LinkKind, MirrorMode, SimConfig};
+use crate::machine::{Figure, Membership};
 use crate::registry::{self, Object};
 use crate::{SimError, slots};
 use level_zero_sys::ze_result_t;
@@ -134,8 +135,11 @@ pub(crate) struct Allocation {
     pub context: usize,
     /// Devices this allocation is resident on (bit per device index).
     pub resident: u64,
-    /// Of those, implicit imports that built no pinned host mirror.
+    /// Of those, implicit imports that built no pinned host mirror, and residencies whose
+    /// pinned backing waits for a kernel (`defer_peer_backing`).
     pub unpinned: u64,
+    /// Of those, the residencies still waiting for their pinned backing.
+    pub unbacked: u64,
     /// Submitted commands that use it and have not completed.
     pub pending: u32,
     pub id: u64,
@@ -154,6 +158,7 @@ impl Allocation {
             context,
             resident: 0,
             unpinned: 0,
+            unbacked: 0,
             pending: 0,
             id: state.next_allocation_id,
             _backing: None,
@@ -244,6 +249,8 @@ pub(crate) struct State {
     >,
     /// `zex` imported host ranges: base -> size.
     pub imports: BTreeMap<usize, usize>,
+    /// Allocations with peer residencies whose pinned backing waits for a kernel.
+    pub awaiting_backing: std::collections::BTreeSet<usize>,
     pub counters: Counters,
     pub used_event_slots: HashSet<(usize, u32)>,
     pub fences: FxHashMap<usize, bool>,
@@ -311,6 +318,8 @@ pub(crate) struct Inner {
     pub host_clock: AtomicU64,
     /// Host waits answered so far (for the `not_ready_waits` and `failed_waits` faults).
     pub host_waits: AtomicU64,
+    /// The machine this process shares with the rest of its job, if it joined one.
+    pub machine: Option<&'static Membership>,
 }
 
 impl Drop for Inner {
@@ -393,6 +402,65 @@ impl Inner {
             .map_or(limit, |fault| fault.min(limit))
     }
 
+    /// One of this process's figures.
+    fn figure(state: &mut State, figure: Figure) -> &mut u64 {
+        match figure {
+            Figure::HostPinned => &mut state.host_pinned,
+            Figure::Vram(device) => &mut state.usage[device as usize].vram_bytes,
+            Figure::Gtt(device) => &mut state.usage[device as usize].gtt_bytes,
+            Figure::Allocated(device) => &mut state.usage[device as usize].allocated_bytes,
+        }
+    }
+
+    /// Adds `bytes` to a figure: this process's and, where it shares a machine, the machine's.
+    /// With a `limit`, refuses when the figure would pass it (the machine's figure where there
+    /// is one: host RAM and a device's memory are the machine's), returning the figure then.
+    pub(crate) fn charge(
+        &self,
+        state: &mut State,
+        figure: Figure,
+        bytes: u64,
+        limit: Option<u64>,
+    ) -> Result<(), u64> {
+        match self.machine {
+            Some(machine) => machine.charge(figure, bytes, limit)?,
+            None => {
+                let now = *Self::figure(state, figure);
+                if limit.is_some_and(|limit| now.saturating_add(bytes) > limit) {
+                    return Err(now);
+                }
+            }
+        }
+        let local = Self::figure(state, figure);
+        *local = local.saturating_add(bytes);
+        state.note_peaks();
+        Ok(())
+    }
+
+    /// Takes `bytes` off a figure (see [`Inner::charge`]).
+    pub(crate) fn discharge(&self, state: &mut State, figure: Figure, bytes: u64) {
+        let local = Self::figure(state, figure);
+        *local = local.saturating_sub(bytes);
+        if let Some(machine) = self.machine {
+            machine.discharge(figure, bytes);
+        }
+    }
+
+    /// Notes, for the machine's report, a call refused for lack of memory.
+    pub(crate) fn note_refusal(&self, call: &str, result: ze_result_t, requested: u64) {
+        if let Some(machine) = self.machine {
+            machine.record_failure(call, result.0 as u32, requested);
+        }
+    }
+
+    /// Host pinned memory as `nr_gpu_active` reports it: the machine's where this process
+    /// shares one, else this platform's.
+    pub(crate) fn machine_host_pinned(&self, state: &State) -> u64 {
+        self.machine.map_or(state.host_pinned, |machine| {
+            machine.machine().host_pinned_bytes()
+        })
+    }
+
     /// Creates an allocation and returns its address.
     pub(crate) fn allocate(
         &self,
@@ -422,42 +490,53 @@ impl Inner {
             return Err(ze_result_t::ZE_RESULT_ERROR_DEVICE_LOST);
         }
         let size64 = size as u64;
-        match kind {
-            MemKind::Device { owner } => {
-                let device = &self.config.devices[owner as usize];
-                let max = device.max_mem_alloc_bytes.unwrap_or(device.memory_bytes);
-                if size64 > max {
-                    return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
-                }
-                let allocated = state.usage[owner as usize].allocated_bytes;
-                if allocated + size64 > self.device_limit(owner) {
-                    return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
-                }
+        if let MemKind::Device { owner } = kind {
+            let device = &self.config.devices[owner as usize];
+            let max = device.max_mem_alloc_bytes.unwrap_or(device.memory_bytes);
+            if size64 > max {
+                return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
             }
-            MemKind::Host => {
-                if state.host_pinned + size64 > self.host_limit() {
-                    return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
-                }
-            }
-            MemKind::Shared { .. } => {}
+        }
+        // What the allocation costs: its device's memory, or (host USM is pinned system memory
+        // the driver owns) the host's.
+        let cost = match kind {
+            MemKind::Device { owner } => Some((
+                Figure::Allocated(owner),
+                self.device_limit(owner),
+                ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
+                "zeMemAllocDevice",
+            )),
+            MemKind::Host => Some((
+                Figure::HostPinned,
+                self.host_limit(),
+                ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+                "zeMemAllocHost",
+            )),
+            MemKind::Shared { .. } => None,
+        };
+        if let Some((figure, limit, refused, call)) = cost
+            && self
+                .charge(&mut state, figure, size64, Some(limit))
+                .is_err()
+        {
+            self.note_refusal(call, refused, size64);
+            return Err(refused);
         }
         let backing = match kind {
             MemKind::Device { .. } => Backing::pages(size, alignment),
             _ => Backing::heap(size, alignment),
-        }
-        .ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
+        };
+        let Some(backing) = backing else {
+            if let Some((figure, ..)) = cost {
+                self.discharge(&mut state, figure, size64);
+            }
+            return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
+        };
         let address = backing.address();
         if self.config.faults.dirty_allocations {
             // SAFETY: the backing's `size` bytes at `address` are this fresh allocation's own.
             unsafe { std::ptr::write_bytes(address as *mut u8, 0xa5, size) };
         }
-        match kind {
-            MemKind::Device { owner } => state.usage[owner as usize].allocated_bytes += size64,
-            // Host USM is pinned system memory the driver owns.
-            MemKind::Host => state.host_pinned += size64,
-            MemKind::Shared { .. } => {}
-        }
-        state.note_peaks();
         state.next_allocation_id += 1;
         let id = state.next_allocation_id;
         state.allocations.insert(
@@ -468,6 +547,7 @@ impl Inner {
                 context,
                 resident: 0,
                 unpinned: 0,
+                unbacked: 0,
                 pending: 0,
                 id,
                 _backing: Some(backing),
@@ -512,8 +592,10 @@ impl Inner {
         self.release_all_residency(&mut state, &allocation);
         let size64 = allocation.size as u64;
         match allocation.kind {
-            MemKind::Device { owner } => state.usage[owner as usize].allocated_bytes -= size64,
-            MemKind::Host => state.host_pinned -= size64,
+            MemKind::Device { owner } => {
+                self.discharge(&mut state, Figure::Allocated(owner), size64)
+            }
+            MemKind::Host => self.discharge(&mut state, Figure::HostPinned, size64),
             MemKind::Shared { .. } => {}
         }
         state.counters.live_allocations -= 1;
@@ -552,14 +634,14 @@ impl Inner {
         let size = size as u64;
         match kind {
             MemKind::Device { owner } if owner == device => {
-                state.usage[device as usize].vram_bytes -= size;
+                self.discharge(state, Figure::Vram(device), size);
             }
             MemKind::Device { .. } => {
                 if self.config.mirror != MirrorMode::None {
-                    state.usage[device as usize].gtt_bytes -= size;
+                    self.discharge(state, Figure::Gtt(device), size);
                 }
                 if self.config.mirror == MirrorMode::Pinned && pinned {
-                    state.host_pinned -= size;
+                    self.discharge(state, Figure::HostPinned, size);
                 }
             }
             MemKind::Host | MemKind::Shared { .. } => {}
@@ -589,6 +671,17 @@ impl Inner {
         Ok(())
     }
 
+    /// An opened IPC handle's import on `device`, another than its owner: a peer residency,
+    /// pinning host memory as `ipc_import_pins_host` says.
+    pub(crate) fn import_opened(
+        &self,
+        state: &mut State,
+        base: usize,
+        device: u32,
+    ) -> Result<(), ze_result_t> {
+        self.make_resident_with(state, base, device, self.config.ipc_import_pins_host)
+    }
+
     /// [`Inner::make_resident`], building the pinned host mirror only if `pins` (and the mirror
     /// mode is `Pinned`).
     fn make_resident_with(
@@ -608,28 +701,63 @@ impl Inner {
             return Ok(());
         }
         let size = allocation.size as u64;
+        let mut deferred = false;
+        let mut pins = pins;
         match allocation.kind {
             MemKind::Device { owner } if owner == device => {
-                state.usage[device as usize].vram_bytes += size;
+                let _ = self.charge(state, Figure::Vram(device), size, None);
             }
-            MemKind::Device { .. } => {
-                if mirror == MirrorMode::Pinned && pins {
-                    if state.host_pinned + size > host_limit {
-                        return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
-                    }
-                    state.host_pinned += size;
+            MemKind::Device { owner } => {
+                // Without P2PDMA, the peer reaches it only through pinned host memory.
+                pins |= self.config.link(device, owner) == LinkKind::HostBacked;
+                deferred = mirror == MirrorMode::Pinned && pins && self.config.defer_peer_backing;
+                if mirror == MirrorMode::Pinned && pins && !deferred {
+                    self.charge(state, Figure::HostPinned, size, Some(host_limit))
+                        .map_err(|_| ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
                 }
                 if mirror != MirrorMode::None {
-                    state.usage[device as usize].gtt_bytes += size;
+                    let _ = self.charge(state, Figure::Gtt(device), size, None);
                 }
             }
             MemKind::Host | MemKind::Shared { .. } => {}
         }
-        state.note_peaks();
         if let Some(allocation) = state.allocations.get_mut(&base) {
             allocation.resident |= bit;
-            if !pins {
+            if !pins || deferred {
                 allocation.unpinned |= bit;
+            }
+            if deferred {
+                allocation.unbacked |= bit;
+                state.awaiting_backing.insert(base);
+            }
+        }
+        Ok(())
+    }
+
+    /// Backs every peer residency waiting for a kernel with pinned host memory (a kernel is
+    /// being submitted). On running out of host memory, returns the bytes the refused backing
+    /// needed; what was backed before stays backed.
+    pub(crate) fn back_deferred(&self, state: &mut State) -> Result<(), u64> {
+        let host_limit = self.host_limit();
+        while let Some(base) = state.awaiting_backing.pop_first() {
+            let Some(allocation) = state.allocations.get(&base) else {
+                continue;
+            };
+            let (size, mut waiting) = (allocation.size as u64, allocation.unbacked);
+            while waiting != 0 {
+                let bit = 1u64 << waiting.trailing_zeros();
+                if self
+                    .charge(state, Figure::HostPinned, size, Some(host_limit))
+                    .is_err()
+                {
+                    state.awaiting_backing.insert(base);
+                    return Err(size);
+                }
+                if let Some(allocation) = state.allocations.get_mut(&base) {
+                    allocation.unbacked &= !bit;
+                    allocation.unpinned &= !bit;
+                }
+                waiting &= !bit;
             }
         }
         Ok(())
@@ -662,6 +790,7 @@ impl Inner {
         if let Some(allocation) = state.allocations.get_mut(&base) {
             allocation.resident &= !bit;
             allocation.unpinned &= !bit;
+            allocation.unbacked &= !bit;
         }
         Ok(())
     }
@@ -752,7 +881,7 @@ impl Platform {
     /// assert!(ze_sim::Platform::new(config).is_err(), "no devices");
     /// ```
     pub fn new(config: SimConfig) -> Result<Self, SimError> {
-        Self::build(config, true)
+        Self::build(config, true, None)
     }
 
     /// A new platform from a preset name (see [`crate::PRESET_NAMES`]).
@@ -766,7 +895,11 @@ impl Platform {
         Self::new(config)
     }
 
-    pub(crate) fn build(config: SimConfig, in_process: bool) -> Result<Self, SimError> {
+    pub(crate) fn build(
+        config: SimConfig,
+        in_process: bool,
+        machine: Option<&'static Membership>,
+    ) -> Result<Self, SimError> {
         config.validate()?;
         let device_count = config.devices.len();
         let slot = if in_process {
@@ -786,6 +919,7 @@ impl Platform {
             reservations: BTreeMap::new(),
             mapped_from: FxHashMap::default(),
             imports: BTreeMap::new(),
+            awaiting_backing: std::collections::BTreeSet::new(),
             counters: Counters::default(),
             used_event_slots: HashSet::new(),
             fences: FxHashMap::default(),
@@ -811,6 +945,7 @@ impl Platform {
             slot,
             host_clock: AtomicU64::new(0),
             host_waits: AtomicU64::new(0),
+            machine,
         });
         registry::insert(inner.driver, &inner, Object::Driver);
         for (index, &device) in inner.devices.iter().enumerate() {

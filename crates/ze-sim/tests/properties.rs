@@ -29,6 +29,8 @@ fn custom() -> SimConfig {
         strict_residency: true,
         implicit_peer_import: false,
         implicit_import_pins_host: false,
+        ipc_import_pins_host: false,
+        defer_peer_backing: false,
         async_execution: false,
         zex_extension: true,
         peer_access_reported: true,
@@ -46,6 +48,10 @@ fn custom() -> SimConfig {
             LinkConfig {
                 devices: [1, 2],
                 kind: LinkKind::Atomics,
+            },
+            LinkConfig {
+                devices: [1, 0],
+                kind: LinkKind::HostBacked,
             },
         ],
         timing: TimingModel {
@@ -213,6 +219,8 @@ fn every_configured_field_reads_back() {
                 LinkKind::Atomics if index == peer_index => (access_flag | atomics_flag, 1, 588),
                 LinkKind::Atomics => (access_flag | atomics_flag, 1, 40),
                 LinkKind::Access | LinkKind::Corrupt => (access_flag, 1, 40),
+                // Claimed, through host memory: the staged rate.
+                LinkKind::HostBacked => (access_flag, 1, config.timing.staged_gbps as u32),
             };
             assert_eq!((p2p.flags, access), (flags, can), "{index} -> {peer_index}");
             assert_eq!(bandwidth.logicalBandwidth, rate, "{index} -> {peer_index}");

@@ -319,7 +319,7 @@ fn freeing_under_pending_work_counts_a_hazard(sim: &Sim) {
 }
 on_both_paths!(freeing_under_pending_work_counts_a_hazard, "b70x2");
 
-/// `b60x4`: no P2P across root ports; a peer copy is refused with the code seed 001 quotes.
+/// `b60x4-refused`: no P2P across root ports; a peer copy is refused with the code seed 001 quotes.
 fn refused_pairs_cannot_copy(sim: &Sim) {
     let context = sim.context(&[0, 1]);
     let mut access = 1u8;
@@ -352,7 +352,7 @@ fn refused_pairs_cannot_copy(sim: &Sim) {
     sim.destroy_context(context);
     sim.assert_clean();
 }
-on_both_paths!(refused_pairs_cannot_copy, "b60x4");
+on_both_paths!(refused_pairs_cannot_copy, "b60x4-refused");
 
 /// `b70x2-acs`: P2P claims access and copies "succeed", but the bytes are 0xFF.
 fn corrupting_pairs_return_ff(sim: &Sim) {

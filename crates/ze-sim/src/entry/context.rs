@@ -122,7 +122,12 @@ fn residency(
     if evict {
         platform.evict(&mut state, base, index)
     } else {
-        platform.make_resident(&mut state, base, index)
+        let result = platform.make_resident(&mut state, base, index);
+        if let Err(error) = result {
+            let size = state.allocations.get(&base).map_or(0, |a| a.size as u64);
+            platform.note_refusal("zeContextMakeMemoryResident", error, size);
+        }
+        result
     }
 }
 

@@ -374,7 +374,7 @@ pub(crate) unsafe extern "C" fn get_p2p_properties(
         properties.flags = match link {
             _ if index != peer_index && !platform.config.peer_access_reported => 0,
             LinkKind::Atomics => access | atomics,
-            LinkKind::Access | LinkKind::Corrupt => access,
+            LinkKind::Access | LinkKind::Corrupt | LinkKind::HostBacked => access,
             LinkKind::Refused => 0,
         };
         // Walk the extension chain for the bandwidth properties.
@@ -390,6 +390,8 @@ pub(crate) unsafe extern "C" fn get_p2p_properties(
                 let (rate, latency) = match link {
                     LinkKind::Refused => (0.0, 0),
                     _ if index == peer_index => (timing.same_device_gbps, timing.latency_ns),
+                    // Through host memory: the staged rate.
+                    LinkKind::HostBacked => (timing.staged_gbps, timing.latency_ns),
                     _ => (timing.p2p_gbps, timing.latency_ns),
                 };
                 // GB/s is bytes per nanosecond.

@@ -2,13 +2,21 @@
 //! and writes its descriptor into the handle's first four bytes (as compute-runtime writes a
 //! dma-buf's); `zeMemOpenIpcHandle` maps that file at a new address, an allocation of the
 //! opening context owned by the exporter's device whose bytes are the exporter's;
-//! `zeMemCloseIpcHandle` unmaps it. Within one process (one simulated platform) the handle is
-//! found by the exporting allocation's id, which it also carries.
+//! `zeMemCloseIpcHandle` unmaps it. The handle also carries the exporting allocation's id, its
+//! length, its owner device and the exporter's process id.
 //!
-//! Assumed, since it is not known publicly: an opened handle is resident on its owner only;
-//! a peer's use of it needs residency (or the driver's import) as any allocation's does, and
-//! costs the same host memory.
-
+//! Within one process the handle is checked against the exporting allocation. From another
+//! process (a rank of the same job, which duplicated the descriptor into itself with
+//! `pidfd_getfd` or over a socket and wrote its own number into the handle, as oneCCL and UMF
+//! do) the descriptor must be one of the simulator's device memory files, of at least the
+//! handle's length, and the owner one of the machine's devices: nothing else in a made-up
+//! handle is trusted.
+//!
+//! Opening imports the memory on the device the call names (compute-runtime imports the
+//! dma-buf there): resident on its owner already (the exporter's VRAM, counted once, by the
+//! exporter) and, for another device, a peer residency that grows that device's GTT. Whether
+//! the import also pins host memory on Battlemage is not known publicly: the configuration's
+//! `ipc_import_pins_host` decides (under the pinned mirror mode).
 use super::{guard, out};
 use crate::backing::Backing;
 use crate::platform::{Allocation, Inner, MemKind};
@@ -21,6 +29,23 @@ use std::ffi::c_void;
 const FD: std::ops::Range<usize> = 0..4;
 const ID: std::ops::Range<usize> = 8..16;
 const LEN: std::ops::Range<usize> = 16..24;
+const OWNER: std::ops::Range<usize> = 24..28;
+const PROCESS: std::ops::Range<usize> = 28..32;
+
+/// Whether `fd` is one of the simulator's device memory files, of at least `len` bytes.
+fn is_device_memory_file(fd: i32, len: usize) -> bool {
+    let named = std::fs::read_link(format!("/proc/self/fd/{fd}")).is_ok_and(|target| {
+        target
+            .to_string_lossy()
+            .starts_with("/memfd:ze-sim device memory")
+    });
+    // SAFETY: `stat` is written by the call; a bad descriptor fails it.
+    let size = unsafe {
+        let mut stat: libc::stat = std::mem::zeroed();
+        (libc::fstat(fd, &mut stat) == 0).then_some(stat.st_size)
+    };
+    named && size.is_some_and(|size| size >= 0 && size as u64 >= len as u64)
+}
 
 fn write(handle: &mut ze_ipc_mem_handle_t, range: std::ops::Range<usize>, bytes: &[u8]) {
     for (slot, byte) in handle.data[range].iter_mut().zip(bytes) {
@@ -58,6 +83,9 @@ pub(crate) unsafe extern "C" fn get_handle(
         if allocation.pending > 0 {
             return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
+        let MemKind::Device { owner } = allocation.kind else {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        };
         let (id, backing) = (allocation.id, allocation.backing_mut());
         let len = backing
             .and_then(|backing| backing.pages_len())
@@ -70,6 +98,8 @@ pub(crate) unsafe extern "C" fn get_handle(
         write(handle, FD, &fd.to_ne_bytes());
         write(handle, ID, &id.to_ne_bytes());
         write(handle, LEN, &(len as u64).to_ne_bytes());
+        write(handle, OWNER, &owner.to_ne_bytes());
+        write(handle, PROCESS, &std::process::id().to_ne_bytes());
         state.counters.ipc_handles_exported += 1;
         Ok(())
     })
@@ -91,30 +121,38 @@ pub(crate) unsafe extern "C" fn open_handle(
     pointer: *mut *mut c_void,
 ) -> ze_result_t {
     guard(|| {
-        let (platform, _) = super::context::context_device(context, device)?;
+        let (platform, opening_device) = super::context::context_device(context, device)?;
         // SAFETY: the caller's output pointer.
         let pointer = unsafe { out(pointer) }?;
         let fd = i32::from_ne_bytes(read(&handle, FD));
         let id = u64::from_ne_bytes(read(&handle, ID));
         let len = usize::try_from(u64::from_ne_bytes(read(&handle, LEN)))
             .map_err(|_| ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+        let owner = u32::from_ne_bytes(read(&handle, OWNER));
+        let exporter = u32::from_ne_bytes(read(&handle, PROCESS));
         let mut state = platform.lock();
-        // The exporter, live in this platform, exported already (its pages are a memory file),
-        // with the descriptor and length the handle names: nothing in a made-up handle is
-        // trusted further than that.
-        let (size, owner) = state
-            .allocations
-            .values()
-            .find(|allocation| allocation.id == id)
-            .and_then(|allocation| {
-                let backing = allocation.backing()?;
-                let MemKind::Device { owner } = allocation.kind else {
-                    return None;
-                };
-                (backing.shared_file() == Some(fd) && backing.pages_len() == Some(len))
-                    .then_some((allocation.size, owner))
-            })
-            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+        let size = if exporter == std::process::id() {
+            // The exporter, live in this platform, exported already (its pages are a memory
+            // file), with the descriptor, length and owner the handle names.
+            state
+                .allocations
+                .values()
+                .find(|allocation| allocation.id == id)
+                .and_then(|allocation| {
+                    let backing = allocation.backing()?;
+                    (allocation.kind == MemKind::Device { owner }
+                        && backing.shared_file() == Some(fd)
+                        && backing.pages_len() == Some(len))
+                    .then_some(allocation.size)
+                })
+                .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?
+        } else {
+            // Another process's: only what this process can check of it.
+            if owner >= platform.device_count() || len == 0 || !is_device_memory_file(fd, len) {
+                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            len
+        };
         let backing =
             Backing::open(fd, len).ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
         let address = backing.address();
@@ -122,6 +160,13 @@ pub(crate) unsafe extern "C" fn open_handle(
         // Resident on its owner already: the exporter committed it there.
         opened.resident = 1 << owner;
         state.allocations.insert(address, opened);
+        if opening_device != owner
+            && let Err(error) = platform.import_opened(&mut state, address, opening_device)
+        {
+            state.allocations.remove(&address);
+            platform.note_refusal("zeMemOpenIpcHandle", error, size as u64);
+            return Err(error);
+        }
         state.counters.live_opened_ipc_handles += 1;
         *state.context_children.entry(context as usize).or_default() += 1;
         *pointer = address as *mut c_void;

@@ -24,6 +24,7 @@
 //! submitted work still uses (`HANDLE_OBJECT_IN_USE`, counted as a free hazard).
 
 use super::{guard, input, out};
+use crate::machine::Figure;
 use crate::platform::{Allocation, Inner, MemKind, State};
 use crate::registry::{self, Object};
 use level_zero_sys::*;
@@ -124,37 +125,43 @@ pub(crate) unsafe extern "C" fn physical_create(
         }
         let mut state = platform.lock();
         let size64 = desc.size as u64;
-        match kind {
-            MemKind::Device { owner } => {
-                let allocated = state.usage[owner as usize].allocated_bytes;
-                if allocated.saturating_add(size64) > platform.device_limit(owner) {
-                    return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
-                }
-            }
-            _ => {
-                if state.host_pinned.saturating_add(size64) > platform.host_limit() {
-                    return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
-                }
-            }
+        let (figure, limit, refused) = match kind {
+            MemKind::Device { owner } => (
+                Figure::Allocated(owner),
+                platform.device_limit(owner),
+                ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
+            ),
+            _ => (
+                Figure::HostPinned,
+                platform.host_limit(),
+                ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY,
+            ),
+        };
+        if platform
+            .charge(&mut state, figure, size64, Some(limit))
+            .is_err()
+        {
+            platform.note_refusal("zePhysicalMemCreate", refused, size64);
+            return Err(refused);
         }
+        // Charged: undone if the memory file cannot be made.
+        let undo = |mut state: parking_lot::MutexGuard<'_, crate::platform::State>| {
+            platform.discharge(&mut state, figure, size64);
+            ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
+        };
         // SAFETY: a name and flags; the result is a new descriptor or -1.
         let fd =
             unsafe { libc::memfd_create(c"ze-sim physical memory".as_ptr(), libc::MFD_CLOEXEC) };
         if fd < 0 {
-            return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
+            return Err(undo(state));
         }
         // SAFETY: a descriptor just made, owned by nothing else.
         let file = unsafe { OwnedFd::from_raw_fd(fd) };
         // A sparse file: pages cost host memory only once written, like the other allocations.
         // SAFETY: a descriptor this function owns.
         if unsafe { libc::ftruncate(file.as_raw_fd(), desc.size as libc::off_t) } != 0 {
-            return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
+            return Err(undo(state));
         }
-        match kind {
-            MemKind::Device { owner } => state.usage[owner as usize].allocated_bytes += size64,
-            _ => state.host_pinned += size64,
-        }
-        state.note_peaks();
         state.counters.live_physical_memory += 1;
         *state.context_children.entry(context as usize).or_default() += 1;
         drop(state);
@@ -185,10 +192,11 @@ pub(crate) unsafe extern "C" fn physical_destroy(
         }
         registry::unregister(physical as usize);
         let size64 = object.size as u64;
-        match object.kind {
-            MemKind::Device { owner } => state.usage[owner as usize].allocated_bytes -= size64,
-            _ => state.host_pinned -= size64,
-        }
+        let figure = match object.kind {
+            MemKind::Device { owner } => Figure::Allocated(owner),
+            _ => Figure::HostPinned,
+        };
+        platform.discharge(&mut state, figure, size64);
         state.counters.live_physical_memory -= 1;
         if let Some(children) = state.context_children.get_mut(&(context as usize)) {
             *children -= 1;
