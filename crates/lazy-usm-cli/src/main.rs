@@ -91,9 +91,14 @@ enum Command {
         /// stand-in, or to the system's loader when no preset is given.
         #[arg(long)]
         shim: bool,
-        /// Also write the simulator's whole report, as JSON, to this file.
+        /// Also write the simulator's whole report (of the last process to exit), as JSON, to
+        /// this file.
         #[arg(long)]
         report: Option<std::path::PathBuf>,
+        /// Also write the machine's report (machine-wide peaks, every process's figures and
+        /// end), as JSON, to this file.
+        #[arg(long)]
+        machine_report: Option<std::path::PathBuf>,
         /// The program and its arguments.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         program: Vec<String>,
@@ -679,10 +684,18 @@ fn main() -> ExitCode {
         Command::Run {
             program,
             report,
+            machine_report,
             shim,
         } => {
             let target = target(&cli, *shim);
-            return match sim_env::run(&target, program, cli.json, report.as_deref()) {
+            let run = sim_env::run(
+                &target,
+                program,
+                cli.json,
+                report.as_deref(),
+                machine_report.as_deref(),
+            );
+            return match run {
                 Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
                 Err(message) => {
                     eprintln!("lazy-usm: {message}");

@@ -2,7 +2,9 @@
 //! simulator's loader stand-in instead of the system loader, and a program run inside it.
 
 use crate::table::{Table, bytes_gib};
-use lazy_usm::ze_sim::{REPORT_ENV, Report, SimConfig};
+use lazy_usm::ze_sim::{
+    MACHINE_ENV, Machine, MachineReport, ProcessState, REPORT_ENV, Report, SimConfig,
+};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -185,51 +187,229 @@ pub fn exit_code(status: &std::process::ExitStatus) -> i32 {
         .unwrap_or(128)
 }
 
+/// A machine shared by every process of a run (`ZE_SIM_MACHINE`), in a private folder under
+/// `/dev/shm` (or the temporary folder), gone with this value.
+struct MachineFile {
+    folder: tempfile::TempDir,
+    machine: Machine,
+}
+
+impl MachineFile {
+    fn new(platform: &str) -> Result<Self, String> {
+        let config = SimConfig::from_name_or_path(platform)
+            .map_err(|error| error.to_string())?
+            // The processes read the driver's debug keys from the environment they inherit.
+            .with_driver_debug_keys(|name| std::env::var(name).ok());
+        let shm = Path::new("/dev/shm");
+        let builder = || {
+            let mut builder = tempfile::Builder::new();
+            builder.prefix("lazy-usm-machine-");
+            builder
+        };
+        let folder = if shm.is_dir() {
+            builder().tempdir_in(shm)
+        } else {
+            builder().tempdir()
+        }
+        .map_err(|error| format!("cannot make the machine's folder: {error}"))?;
+        let machine = Machine::create(&folder.path().join("machine"), &config)
+            .map_err(|error| error.to_string())?;
+        Ok(Self { folder, machine })
+    }
+
+    fn path(&self) -> PathBuf {
+        self.folder.path().join("machine")
+    }
+}
+
 /// `lazy-usm run`: runs `program` on the simulated platform and prints its accounting to
 /// stderr when it exits (the program's own output stays as it was), as a table or, with `json`,
-/// as JSON; `save` also writes the JSON to a file. Returns the program's exit code (128 plus the
-/// signal's number if a signal ended it).
+/// as one line of JSON (`{"machine": ..., "report": ...}`); `save` also writes the last
+/// process's report to a file, and `save_machine` the machine's. Every process the program
+/// starts (children, grandchildren) shares one simulated machine: when more than one used it,
+/// the summary gives the machine-wide peaks and each process's own figures and end. Returns the
+/// program's exit code (128 plus the signal's number if a signal ended it).
 pub fn run(
     target: &Target,
     program: &[String],
     json: bool,
     save: Option<&Path>,
+    save_machine: Option<&Path>,
 ) -> Result<i32, String> {
     let (name, args) = program
         .split_first()
         .ok_or("no program given (lazy-usm run --preset NAME -- PROGRAM [ARGS])")?;
     let environment = environment(target)?;
     let report_file = ReportFile::new("lazy-usm-run-")?;
-    let status = Command::new(name)
+    let machine = target
+        .platform
+        .as_deref()
+        .map(MachineFile::new)
+        .transpose()?;
+    let mut command = Command::new(name);
+    command
         .args(args)
         .envs(environment)
-        .env(REPORT_ENV, report_file.path())
+        .env(REPORT_ENV, report_file.path());
+    if let Some(machine) = &machine {
+        command.env(MACHINE_ENV, machine.path());
+    }
+    let status = command
         .status()
         .map_err(|error| format!("cannot start {name}: {error}"))?;
     let code = exit_code(&status);
+    let machine_report = machine.as_ref().map(|file| {
+        file.machine.reap_vanished();
+        file.machine.report()
+    });
+    if let (Some(save), Some(report)) = (save_machine, &machine_report) {
+        let text = serde_json::to_string_pretty(report).map_err(|error| error.to_string())?;
+        std::fs::write(save, text)
+            .map_err(|error| format!("cannot write {}: {error}", save.display()))?;
+    }
     let report = report_file.read();
-    let report = match report {
-        Ok(report) => report,
-        Err(_) if target.platform.is_none() => {
-            // The system's loader through the shim: the shim's own report (stderr) says it.
-            eprintln!("lazy-usm: {name} exited ({status}) through the shim on the system's loader");
-            return Ok(code);
-        }
-        Err(why) => {
-            eprintln!("lazy-usm: no accounting from {name} ({status}): {why}");
-            return Ok(code);
-        }
-    };
-    if let Some(save) = save {
+    if let (Some(save), Ok(report)) = (save, &report) {
         std::fs::write(save, report.to_json())
             .map_err(|error| format!("cannot write {}: {error}", save.display()))?;
     }
     if json {
-        eprintln!("{}", report.to_json());
-    } else {
-        eprint!("{}", summary(&report, name, &status));
+        let value = serde_json::json!({
+            "machine": machine_report,
+            "report": report.as_ref().ok(),
+        });
+        eprintln!("{value}");
+        return Ok(code);
+    }
+    let many = machine_report
+        .as_ref()
+        .is_some_and(|machine| machine.processes.len() > 1);
+    if let Some(machine) = machine_report.as_ref().filter(|_| many) {
+        eprint!("{}", machine_summary(machine, name, &status));
+        return Ok(code);
+    }
+    match report {
+        Ok(report) => eprint!("{}", summary(&report, name, &status)),
+        Err(_) if target.platform.is_none() => {
+            // The system's loader through the shim: the shim's own report (stderr) says it.
+            eprintln!("lazy-usm: {name} exited ({status}) through the shim on the system's loader");
+        }
+        Err(why) => eprintln!("lazy-usm: no accounting from {name} ({status}): {why}"),
+    }
+    if let Some(machine) = &machine_report {
+        eprint!("{}", failures(machine));
     }
     Ok(code)
+}
+
+/// The name of a `ze_result_t` the simulator returns for lack of memory.
+fn result_name(result: u32) -> String {
+    match result {
+        0x7000_0002 => "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY".into(),
+        0x7000_0003 => "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY".into(),
+        other => format!("0x{other:08x}"),
+    }
+}
+
+/// A line per process that a call was refused for lack of memory.
+fn failures(machine: &MachineReport) -> String {
+    let mut text = String::new();
+    for process in &machine.processes {
+        if let Some(failure) = &process.failure {
+            text += &format!(
+                "  process {} ({}) was refused {} by {}, needing {} GiB, with {} GiB of the \
+                 machine's {} GiB host memory pinned\n",
+                process.pid,
+                process.command,
+                failure.call,
+                result_name(failure.result),
+                bytes_gib(failure.requested_bytes),
+                bytes_gib(failure.machine_host_pinned_bytes),
+                bytes_gib(failure.host_limit_bytes),
+            );
+        }
+    }
+    text
+}
+
+/// How a process of the machine ended, for the table.
+fn process_end(state: &ProcessState) -> String {
+    match state {
+        ProcessState::Running => "still running".into(),
+        ProcessState::Exited {
+            status: Some(status),
+        } => format!("exit {status}"),
+        ProcessState::Exited { status: None } => "exited".into(),
+        ProcessState::Vanished => "vanished (signal, crash or _exit)".into(),
+    }
+}
+
+fn machine_summary(
+    machine: &MachineReport,
+    name: &str,
+    status: &std::process::ExitStatus,
+) -> String {
+    let mut text = format!(
+        "{name} exited ({status}) on the simulated machine `{}` (figures are modelled), \
+         {} processes used it:\n",
+        machine.platform,
+        machine.processes.len()
+    );
+    text += &format!(
+        "  machine host pinned: peak {} GiB of {} GiB, at the end {} GiB\n",
+        bytes_gib(machine.host_pinned_bytes.peak),
+        bytes_gib(machine.host_limit_bytes),
+        bytes_gib(machine.host_pinned_bytes.current)
+    );
+    let mut devices = Table::new(vec![
+        "device".into(),
+        "peak VRAM GiB".into(),
+        "peak GTT GiB".into(),
+        "GTT at the end GiB".into(),
+    ]);
+    for device in &machine.devices {
+        devices.row(vec![
+            device.index.to_string(),
+            bytes_gib(device.vram_bytes.peak),
+            bytes_gib(device.gtt_bytes.peak),
+            bytes_gib(device.gtt_bytes.current),
+        ]);
+    }
+    text += &devices.render();
+    let mut processes = Table::new(vec![
+        "pid".into(),
+        "end".into(),
+        "peak pinned GiB".into(),
+        "peak VRAM GiB".into(),
+        "peak GTT GiB".into(),
+        "residency calls".into(),
+        "command".into(),
+    ]);
+    for process in &machine.processes {
+        let sum = |figure: fn(&lazy_usm::ze_sim::MachineDevice) -> u64| {
+            process.devices.iter().map(figure).sum::<u64>()
+        };
+        let mut command = process.command.clone();
+        if command.len() > 60 {
+            let mut end = 57;
+            while !command.is_char_boundary(end) {
+                end -= 1;
+            }
+            command.truncate(end);
+            command += "...";
+        }
+        processes.row(vec![
+            process.pid.to_string(),
+            process_end(&process.state),
+            bytes_gib(process.host_pinned_bytes.peak),
+            bytes_gib(sum(|device| device.vram_bytes.peak)),
+            bytes_gib(sum(|device| device.gtt_bytes.peak)),
+            process.make_resident_calls.to_string(),
+            command,
+        ]);
+    }
+    text += &processes.render();
+    text += &failures(machine);
+    text
 }
 
 fn summary(report: &Report, name: &str, status: &std::process::ExitStatus) -> String {

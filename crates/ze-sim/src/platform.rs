@@ -457,6 +457,8 @@ impl Inner {
     /// shares one, else this platform's.
     pub(crate) fn machine_host_pinned(&self, state: &State) -> u64 {
         self.machine.map_or(state.host_pinned, |machine| {
+            // A process that vanished holds nothing any more, as the kernel's figure shows.
+            machine.machine().reap_vanished();
             machine.machine().host_pinned_bytes()
         })
     }
