@@ -114,7 +114,7 @@ fn the_report_marks_corrupt_and_refused_pairs() {
         acs["p2p"],
         serde_json::json!([["self", "corrupt"], ["corrupt", "self"]])
     );
-    let b60 = json(&["--preset", "b60x4", "--json", "report"]);
+    let b60 = json(&["--preset", "b60x4-refused", "--json", "report"]);
     assert_eq!(
         b60["p2p"][0],
         serde_json::json!(["self", "refused", "refused", "refused"])
@@ -124,7 +124,7 @@ fn the_report_marks_corrupt_and_refused_pairs() {
         b60["platform"]
             .as_str()
             .unwrap()
-            .contains("simulated preset `b60x4`")
+            .contains("simulated preset `b60x4-refused`")
     );
 }
 
@@ -510,7 +510,7 @@ fn doctor_tells_the_presets_apart_by_what_it_measures() {
     // A true P2P fabric: no host cost at all; refused pairs show as such.
     assert_eq!(doctor("xelink", &[])[cost], "none");
     assert!(
-        doctor("b60x4", &[])["P2P, after the self-test (row: the reading device)"]
+        doctor("b60x4-refused", &[])["P2P, after the self-test (row: the reading device)"]
             .contains("refused")
     );
 }

@@ -631,8 +631,17 @@ impl Membership {
 
     /// Registers the exit handler and the fork handler; `membership` lives for the process.
     pub(crate) fn install(membership: &'static Self) {
-        // SAFETY: a plain function of the signature `on_exit` takes and an argument that lives
-        // for the process; `pthread_atfork` with only a child handler.
+        // `on_exit` handlers are not tied to the library that registers them: this library
+        // must stay loaded until exit, even when the program closes it (a loader unloads its
+        // driver when the last user is done). A failure to pin it skips the handler: the
+        // process then leaves the machine as a vanished one does.
+        if !pin_this_library() {
+            eprintln!("ze-sim: cannot keep the simulator loaded until exit; its share of the machine is released when it is found gone");
+            return;
+        }
+        // SAFETY: a plain function of the signature `on_exit` takes, in a library that stays
+        // loaded, and an argument that lives for the process; `pthread_atfork` with only a
+        // child handler.
         unsafe {
             if on_exit(left_at_exit, membership as *const Self as *mut c_void) != 0 {
                 eprintln!("ze-sim: cannot register the machine's exit handler");
@@ -737,6 +746,26 @@ impl Membership {
             self.machine.release_share(slot);
         }
         self.left.store(true, Ordering::Release);
+    }
+}
+
+/// Keeps the library holding this code loaded for the life of the process (`RTLD_NODELETE`).
+fn pin_this_library() -> bool {
+    // SAFETY: `dladdr` fills `info` for an address of this library's code; `dlopen` of the
+    // path it names with RTLD_NOLOAD only adds a reference to a library already loaded.
+    unsafe {
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        if libc::dladdr(pin_this_library as *const c_void, &mut info) == 0
+            || info.dli_fname.is_null()
+        {
+            return false;
+        }
+        let handle = libc::dlopen(
+            info.dli_fname,
+            libc::RTLD_NOW | libc::RTLD_NOLOAD | libc::RTLD_NODELETE,
+        );
+        // A program linked with the simulator statically has nothing to pin.
+        !handle.is_null() || std::ffi::CStr::from_ptr(info.dli_fname).to_bytes().is_empty()
     }
 }
 

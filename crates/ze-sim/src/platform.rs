@@ -449,7 +449,7 @@ impl Inner {
     /// Notes, for the machine's report, a call refused for lack of memory.
     pub(crate) fn note_refusal(&self, call: &str, result: ze_result_t, requested: u64) {
         if let Some(machine) = self.machine {
-            machine.record_failure(call, result.0 as u32, requested);
+            machine.record_failure(call, result.0, requested);
         }
     }
 
