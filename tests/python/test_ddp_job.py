@@ -19,10 +19,13 @@ OUT_OF_DEVICE_MEMORY = 0x70000003
 
 def run_job(tmp_path, preset, shim, *job_args):
     machine_file = tmp_path / "machine.json"
+    machine_file.unlink(missing_ok=True)
     command = [str(LAZY_USM), "--preset", preset, "run", "--machine-report", str(machine_file)]
     command += ["--shim"] if shim else []
     command += ["--", sys.executable, str(JOB), *map(str, job_args)]
     completed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert machine_file.is_file(), f"run wrote no machine report:\n{completed.stderr[-3000:]}"
+    assert "panicked" not in completed.stderr, completed.stderr[-3000:]
     machine = json.loads(machine_file.read_text())
     results = {}
     for line in completed.stdout.splitlines():
@@ -71,8 +74,15 @@ def test_seed003_four_ranks_run_out_of_host_memory_at_the_first_kernel_and_the_s
     eager, machine, results = run_job(tmp_path, "b60x4", False, *args)
     assert eager.returncode != 0, "the job dies"
     assert results == {}, "no rank finished"
-    failures = [process["failure"] for process in ranks_of(machine).values() if process["failure"]]
+    ranks = ranks_of(machine)
+    assert sorted(ranks) == [0, 1, 2, 3], "every rank joined the machine"
+    failures = [process["failure"] for process in ranks.values() if process["failure"]]
     assert failures, machine
+    for process in ranks.values():
+        # Each rank failed by itself (exit 1) or was killed by the launcher once one had.
+        assert process["state"] == "vanished" or (process["state"], process["status"]) == ("exited", 1), process
+        assert process["devices"][0]["allocated_bytes"]["peak"] + sum(
+            device["allocated_bytes"]["peak"] for device in process["devices"][1:]) >= 11 * GIB
     for failure in failures:
         # The first kernel, after every allocation succeeded, as the seed reports; the runtime
         # sees the driver's out-of-memory result (Intel's runtime 2026.2 names it

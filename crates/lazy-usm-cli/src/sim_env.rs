@@ -310,6 +310,24 @@ fn result_name(result: u32) -> String {
     }
 }
 
+/// A process's command line for a table: each word that is a path by its file name, at most
+/// `limit` characters.
+fn short_command(command: &str, limit: usize) -> String {
+    let words: Vec<&str> = command
+        .split(' ')
+        .map(|word| word.rsplit('/').next().unwrap_or(word))
+        .collect();
+    let mut text = words.join(" ");
+    if text.chars().count() > limit {
+        text = text
+            .chars()
+            .take(limit.saturating_sub(3))
+            .collect::<String>()
+            + "...";
+    }
+    text
+}
+
 /// A line per process that a call was refused for lack of memory.
 fn failures(machine: &MachineReport) -> String {
     let mut text = String::new();
@@ -319,7 +337,7 @@ fn failures(machine: &MachineReport) -> String {
                 "  process {} ({}) was refused {} by {}, needing {} GiB, with {} GiB of the \
                  machine's {} GiB host memory pinned\n",
                 process.pid,
-                process.command,
+                short_command(&process.command, 48),
                 failure.call,
                 result_name(failure.result),
                 bytes_gib(failure.requested_bytes),
@@ -388,15 +406,7 @@ fn machine_summary(
         let sum = |figure: fn(&lazy_usm::ze_sim::MachineDevice) -> u64| {
             process.devices.iter().map(figure).sum::<u64>()
         };
-        let mut command = process.command.clone();
-        if command.len() > 60 {
-            let mut end = 57;
-            while !command.is_char_boundary(end) {
-                end -= 1;
-            }
-            command.truncate(end);
-            command += "...";
-        }
+        let command = short_command(&process.command, 48);
         processes.row(vec![
             process.pid.to_string(),
             process_end(&process.state),

@@ -614,8 +614,9 @@ pub(crate) fn submit(
         state.lost = true;
         return Err(ze_result_t::ZE_RESULT_ERROR_DEVICE_LOST);
     }
-    // A kernel's submission makes every allocation of the context resident for it: peer
-    // residencies still waiting for their pinned backing get it now (`defer_peer_backing`).
+    // A kernel's submission binds what was made resident: peer residencies of the process
+    // still waiting for their pinned backing get it now (`defer_peer_backing`; the process's,
+    // not only the queue's context's: a simplification).
     if !state.awaiting_backing.is_empty()
         && commands
             .iter()

@@ -234,6 +234,9 @@ pub enum MachineError {
         /// This process's.
         process: String,
     },
+    /// The configuration to make a machine of is invalid.
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
     /// Every process slot has been used.
     #[error("the machine in {0} has had {MAX_PROCESSES} processes already")]
     Full(PathBuf),
@@ -289,6 +292,8 @@ impl Machine {
     fn region(&self) -> &Region {
         // SAFETY: a live mapping of a whole `Region`, whose fields are atomics (any bytes are a
         // valid value of them), shared with other processes only through atomic operations.
+        // (A process that truncates the file under the others makes their accesses fault: the
+        // file is private to the job's user, mode 0600.)
         unsafe { self.region.as_ref() }
     }
 
@@ -306,11 +311,7 @@ impl Machine {
     /// std::fs::remove_dir_all(&folder).unwrap();
     /// ```
     pub fn create(path: &Path, config: &SimConfig) -> Result<Self, MachineError> {
-        config.validate().map_err(|error| MachineError::Mismatch {
-            path: path.to_path_buf(),
-            machine: "unmade".into(),
-            process: error.to_string(),
-        })?;
+        config.validate().map_err(MachineError::Config)?;
         let io = |source| MachineError::Io {
             path: path.to_path_buf(),
             source,
@@ -323,9 +324,22 @@ impl Machine {
             .mode(0o600)
             .open(path)
             .map_err(io)?;
-        // A sparse file of zeros: every counter starts at zero, every slot free.
+        // A file of zeros: every counter starts at zero, every slot free. Allocated now, so a
+        // full /dev/shm fails here rather than as a fault at a later write.
         file.set_len(std::mem::size_of::<Region>() as u64)
             .map_err(io)?;
+        // SAFETY: a descriptor this function holds; the range is the file's own.
+        let allocated = unsafe {
+            libc::posix_fallocate(
+                file.as_raw_fd(),
+                0,
+                std::mem::size_of::<Region>() as libc::off_t,
+            )
+        };
+        if allocated != 0 {
+            let _ = std::fs::remove_file(path);
+            return Err(io(std::io::Error::from_raw_os_error(allocated)));
+        }
         let machine = Self::map(&file, path)?;
         let region = machine.region();
         region
@@ -391,7 +405,9 @@ impl Machine {
                 continue;
             }
             let pid = slot.pid.load(Ordering::Relaxed);
-            if start_time(pid) == Some(slot.start_time.load(Ordering::Relaxed)) {
+            if pid == std::process::id()
+                || start_time(pid) == Some(slot.start_time.load(Ordering::Relaxed))
+            {
                 continue;
             }
             if slot
@@ -450,7 +466,7 @@ impl Machine {
                 };
                 let failure = &slot.failure;
                 let failure =
-                    (failure.written.load(Ordering::Acquire) != 0).then(|| MachineFailure {
+                    (failure.written.load(Ordering::Acquire) == 1).then(|| MachineFailure {
                         call: load_text(&failure.call),
                         result: failure.result.load(Ordering::Relaxed),
                         requested_bytes: failure.requested.load(Ordering::Relaxed),
@@ -584,6 +600,8 @@ pub(crate) struct Membership {
     /// Set once this process's share has been released (at exit): later calls (the runtime's
     /// own teardown frees memory after that) touch only the process's own figures.
     left: AtomicBool,
+    /// The machine's host pinned bytes at the last refused charge (for the failure record).
+    refused_at: AtomicU64,
 }
 
 impl Membership {
@@ -594,23 +612,44 @@ impl Membership {
         let region = machine.region();
         let devices = region.device_count.load(Ordering::Relaxed);
         let limit = region.host_limit.load(Ordering::Relaxed);
-        if devices as usize != config.devices.len() || limit != host_limit(config) {
+        let same_devices = (0..config.devices.len().min(MAX_DEVICES)).all(|device| {
+            region.device_limits[device].load(Ordering::Relaxed) == device_limit(config, device)
+        });
+        if devices as usize != config.devices.len() || limit != host_limit(config) || !same_devices
+        {
             return Err(MachineError::Mismatch {
                 path: path.to_path_buf(),
                 machine: describe(devices, limit),
                 process: describe(config.devices.len() as u32, host_limit(config)),
             });
         }
+        let pid = std::process::id();
+        // Without its start time the process could not be told from a later one of its pid.
+        let started = start_time(pid).ok_or_else(|| MachineError::Io {
+            path: PathBuf::from("/proc/self/stat"),
+            source: std::io::Error::other("no start time for this process"),
+        })?;
+        // A program that joined and then replaced itself (`exec`) never ran its exit handlers:
+        // the old image's share goes now.
+        let used = (region.next_slot.load(Ordering::Acquire) as usize).min(MAX_PROCESSES);
+        for earlier in &region.slots[..used] {
+            if earlier.pid.load(Ordering::Relaxed) == pid
+                && earlier.start_time.load(Ordering::Relaxed) == started
+                && earlier
+                    .state
+                    .compare_exchange(LIVE, VANISHED, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+            {
+                machine.release_share(earlier);
+            }
+        }
         let slot = region.next_slot.fetch_add(1, Ordering::AcqRel) as usize;
         if slot >= MAX_PROCESSES {
             return Err(MachineError::Full(path.to_path_buf()));
         }
-        let pid = std::process::id();
         let entry = &region.slots[slot];
         entry.pid.store(pid, Ordering::Relaxed);
-        entry
-            .start_time
-            .store(start_time(pid).unwrap_or(0), Ordering::Relaxed);
+        entry.start_time.store(started, Ordering::Relaxed);
         let command = std::fs::read("/proc/self/cmdline")
             .map(|bytes| {
                 String::from_utf8_lossy(&bytes)
@@ -626,27 +665,29 @@ impl Membership {
             machine,
             slot,
             left: AtomicBool::new(false),
+            refused_at: AtomicU64::new(0),
         })
     }
 
     /// Registers the exit handler and the fork handler; `membership` lives for the process.
     pub(crate) fn install(membership: &'static Self) {
+        // SAFETY: `pthread_atfork` with only a child handler, a plain function of this library
+        // (fork handlers of a library are dropped when it is unloaded).
+        unsafe { libc::pthread_atfork(None, None, Some(forked_child)) };
         // `on_exit` handlers are not tied to the library that registers them: this library
         // must stay loaded until exit, even when the program closes it (a loader unloads its
         // driver when the last user is done). A failure to pin it skips the handler: the
         // process then leaves the machine as a vanished one does.
         if !pin_this_library() {
-            eprintln!("ze-sim: cannot keep the simulator loaded until exit; its share of the machine is released when it is found gone");
+            eprintln!(
+                "ze-sim: cannot keep the simulator loaded until exit; its share of the machine is released when it is found gone"
+            );
             return;
         }
         // SAFETY: a plain function of the signature `on_exit` takes, in a library that stays
-        // loaded, and an argument that lives for the process; `pthread_atfork` with only a
-        // child handler.
-        unsafe {
-            if on_exit(left_at_exit, membership as *const Self as *mut c_void) != 0 {
-                eprintln!("ze-sim: cannot register the machine's exit handler");
-            }
-            libc::pthread_atfork(None, None, Some(forked_child));
+        // loaded, and an argument that lives for the process.
+        if unsafe { on_exit(left_at_exit, membership as *const Self as *mut c_void) } != 0 {
+            eprintln!("ze-sim: cannot register the machine's exit handler");
         }
     }
 
@@ -666,22 +707,40 @@ impl Membership {
     /// Adds `bytes` to `figure`, machine-wide and in this process's slot; with a `limit`,
     /// refuses (returning the machine's figure) when the machine would pass it. A refusal
     /// first releases the shares of processes that vanished, then tries once more.
-    pub(crate) fn charge(&self, figure: Figure, bytes: u64, limit: Option<u64>) -> Result<(), u64> {
+    /// Returns `Ok(false)` when this process no longer takes part (it has left, or is a forked
+    /// child): the caller then checks its own figure.
+    pub(crate) fn charge(
+        &self,
+        figure: Figure,
+        bytes: u64,
+        limit: Option<u64>,
+    ) -> Result<bool, u64> {
         if !self.active() {
-            return Ok(());
+            return Ok(false);
         }
         let region = self.machine.region();
         let counter = region.now.get(figure);
         let now = match charge(counter, bytes, limit) {
             Ok(now) => now,
-            Err(_) if self.machine.reap_vanished() > 0 => charge(counter, bytes, limit)?,
-            Err(before) => return Err(before),
+            Err(_) if self.machine.reap_vanished() > 0 => {
+                charge(counter, bytes, limit).inspect_err(|&before| self.refused(figure, before))?
+            }
+            Err(before) => {
+                self.refused(figure, before);
+                return Err(before);
+            }
         };
         region.peak.get(figure).fetch_max(now, Ordering::AcqRel);
         let slot = self.slot();
         let mine = slot.now.get(figure).fetch_add(bytes, Ordering::AcqRel) + bytes;
         slot.peak.get(figure).fetch_max(mine, Ordering::AcqRel);
-        Ok(())
+        Ok(true)
+    }
+
+    fn refused(&self, figure: Figure, before: u64) {
+        if figure == Figure::HostPinned {
+            self.refused_at.store(before, Ordering::Relaxed);
+        }
     }
 
     /// Takes `bytes` off `figure`.
@@ -699,17 +758,26 @@ impl Membership {
             return;
         }
         let failure = &self.slot().failure;
-        if failure.written.load(Ordering::Acquire) != 0 {
+        // 0: none yet; 2: being written; 1: written.
+        if failure
+            .written
+            .compare_exchange(0, 2, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
             return;
         }
         let region = self.machine.region();
         store_text(&failure.call, call);
         failure.result.store(result, Ordering::Relaxed);
         failure.requested.store(requested, Ordering::Relaxed);
-        failure.machine_pinned.store(
-            region.now.host_pinned.load(Ordering::Acquire),
-            Ordering::Relaxed,
-        );
+        // The figure the refusal saw, if it was the host's; else the figure now.
+        let refused_at = self.refused_at.swap(0, Ordering::Relaxed);
+        let pinned = if refused_at != 0 {
+            refused_at
+        } else {
+            region.now.host_pinned.load(Ordering::Acquire)
+        };
+        failure.machine_pinned.store(pinned, Ordering::Relaxed);
         failure
             .limit
             .store(region.host_limit.load(Ordering::Relaxed), Ordering::Relaxed);
@@ -735,6 +803,9 @@ impl Membership {
         if !self.active() {
             return;
         }
+        // First: a thread still running (the runtime's own teardown) then changes only its
+        // process's figures, not the share being released.
+        self.left.store(true, Ordering::Release);
         let slot = self.slot();
         if slot
             .state
@@ -745,7 +816,6 @@ impl Membership {
                 .store(u64::from(status as u32) + 1, Ordering::Release);
             self.machine.release_share(slot);
         }
-        self.left.store(true, Ordering::Release);
     }
 }
 
@@ -765,7 +835,10 @@ fn pin_this_library() -> bool {
             libc::RTLD_NOW | libc::RTLD_NOLOAD | libc::RTLD_NODELETE,
         );
         // A program linked with the simulator statically has nothing to pin.
-        !handle.is_null() || std::ffi::CStr::from_ptr(info.dli_fname).to_bytes().is_empty()
+        !handle.is_null()
+            || std::ffi::CStr::from_ptr(info.dli_fname)
+                .to_bytes()
+                .is_empty()
     }
 }
 
@@ -773,17 +846,178 @@ extern "C" fn left_at_exit(status: std::ffi::c_int, argument: *mut c_void) {
     // SAFETY: the `&'static Membership` `install` registered.
     let membership = unsafe { &*(argument as *const Membership) };
     let publish = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        if let Ok(platform) = crate::global_platform()
-            && let Some(state) = platform
+        // Under the platform's lock, where every change of the figures is made, so none is
+        // half done while the share leaves.
+        let platform = crate::global_platform().ok();
+        let state = platform.as_ref().and_then(|platform| {
+            platform
                 .inner
                 .state
                 .try_lock_for(std::time::Duration::from_millis(200))
-        {
+        });
+        if let Some(state) = &state {
             membership.publish_counters(&state.counters);
         }
         membership.leave(status);
+        drop(state);
     }));
     if publish.is_err() {
         eprintln!("ze-sim: the machine's exit handler failed");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 30;
+
+    fn machine(name: &str) -> (tempfile::TempDir, PathBuf, SimConfig) {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join(name);
+        let config = SimConfig::preset("b60x4").unwrap();
+        Machine::create(&path, &config).unwrap();
+        (folder, path, config)
+    }
+
+    /// A process id that was running and is no more.
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn limits_hold_for_the_machine_and_a_share_leaves_at_exit() {
+        let (_folder, path, config) = machine("m");
+        let member = Membership::join(&path, &config).unwrap();
+        let limit = Some(60 * GIB);
+        assert_eq!(member.charge(Figure::HostPinned, 40 * GIB, limit), Ok(true));
+        assert_eq!(
+            member.charge(Figure::HostPinned, 30 * GIB, limit),
+            Err(40 * GIB)
+        );
+        assert_eq!(member.charge(Figure::Gtt(2), GIB, None), Ok(true));
+        member.discharge(Figure::HostPinned, 10 * GIB);
+        let reader = Machine::open(&path).unwrap();
+        assert_eq!(reader.host_pinned_bytes(), 30 * GIB);
+        let report = reader.report();
+        assert_eq!(report.host_pinned_bytes.peak, 40 * GIB);
+        assert_eq!(report.devices[2].gtt_bytes.current, GIB);
+        assert_eq!(report.processes[0].state, ProcessState::Running);
+        member.record_failure("zeMemAllocHost", 0x7000_0002, 30 * GIB);
+        member.record_failure("zeSecondCall", 1, 1);
+        member.leave(3);
+        let report = reader.report();
+        assert_eq!(report.host_pinned_bytes.current, 0);
+        assert_eq!(report.devices[2].gtt_bytes.current, 0);
+        let process = &report.processes[0];
+        assert_eq!(process.state, ProcessState::Exited { status: Some(3) });
+        assert_eq!(
+            process.host_pinned_bytes.current,
+            30 * GIB,
+            "its figure at exit"
+        );
+        let failure = process.failure.as_ref().unwrap();
+        assert_eq!(
+            (failure.call.as_str(), failure.requested_bytes),
+            ("zeMemAllocHost", 30 * GIB)
+        );
+        assert_eq!(failure.machine_host_pinned_bytes, 40 * GIB, "as the refusal saw it");
+        // Gone from the machine: later calls (the runtime's teardown) change nothing there.
+        assert_eq!(member.charge(Figure::HostPinned, GIB, limit), Ok(false));
+        member.discharge(Figure::HostPinned, 30 * GIB);
+        assert_eq!(reader.host_pinned_bytes(), 0);
+    }
+
+    #[test]
+    fn a_vanished_process_is_reaped_and_a_live_one_is_not() {
+        let (_folder, path, config) = machine("m");
+        let member = Membership::join(&path, &config).unwrap();
+        member.charge(Figure::HostPinned, 5 * GIB, None).unwrap();
+        let reader = Machine::open(&path).unwrap();
+        // A second process that attached, charged 7 GiB and was killed.
+        let region = reader.region();
+        let slot = region.next_slot.fetch_add(1, Ordering::AcqRel) as usize;
+        let ghost = &region.slots[slot];
+        ghost.pid.store(dead_pid(), Ordering::Relaxed);
+        ghost.start_time.store(1, Ordering::Relaxed);
+        ghost.now.host_pinned.store(7 * GIB, Ordering::Relaxed);
+        ghost.state.store(LIVE, Ordering::Release);
+        region.now.host_pinned.fetch_add(7 * GIB, Ordering::AcqRel);
+        assert_eq!(reader.host_pinned_bytes(), 12 * GIB);
+        assert_eq!(reader.reap_vanished(), 1);
+        assert_eq!(reader.reap_vanished(), 0, "once");
+        assert_eq!(
+            reader.host_pinned_bytes(),
+            5 * GIB,
+            "the live one's share stays"
+        );
+        let states: Vec<_> = reader.report().processes.iter().map(|p| p.state).collect();
+        assert_eq!(states, [ProcessState::Running, ProcessState::Vanished]);
+        // A refusal reaps first: 55 GiB fit only once the ghost's share is gone.
+        let ghost = &region.slots[slot];
+        assert_eq!(ghost.state.load(Ordering::Acquire), VANISHED);
+        assert!(
+            member
+                .charge(Figure::HostPinned, 55 * GIB, Some(60 * GIB))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_process_that_joins_again_after_exec_releases_its_old_share() {
+        let (_folder, path, config) = machine("m");
+        let before = Membership::join(&path, &config).unwrap();
+        before
+            .charge(Figure::Allocated(0), 3 * GIB, Some(24 * GIB))
+            .unwrap();
+        // The same pid and start time joining again is the process's new image.
+        let after = Membership::join(&path, &config).unwrap();
+        let reader = Machine::open(&path).unwrap();
+        let report = reader.report();
+        assert_eq!(report.devices[0].allocated_bytes.current, 0);
+        assert_eq!(report.processes[0].state, ProcessState::Vanished);
+        assert_eq!(report.processes[1].state, ProcessState::Running);
+        drop((before, after));
+    }
+
+    #[test]
+    fn another_machine_or_no_machine_is_refused() {
+        let (folder, path, config) = machine("m");
+        let mut other = config.clone();
+        other.host_memory_bytes /= 2;
+        assert!(matches!(
+            Membership::join(&path, &other),
+            Err(MachineError::Mismatch { .. })
+        ));
+        let mut smaller = config.clone();
+        smaller.devices[1].memory_bytes /= 2;
+        assert!(matches!(
+            Membership::join(&path, &smaller),
+            Err(MachineError::Mismatch { .. })
+        ));
+        let junk = folder.path().join("junk");
+        std::fs::write(&junk, b"not a machine").unwrap();
+        assert!(matches!(
+            Machine::open(&junk),
+            Err(MachineError::NotAMachine(_))
+        ));
+        std::fs::write(&junk, vec![0u8; std::mem::size_of::<Region>()]).unwrap();
+        assert!(matches!(
+            Machine::open(&junk),
+            Err(MachineError::NotAMachine(_))
+        ));
+        assert!(matches!(
+            Machine::open(&folder.path().join("absent")),
+            Err(MachineError::Io { .. })
+        ));
+        let mut invalid = config;
+        invalid.devices.clear();
+        assert!(matches!(
+            Machine::create(&folder.path().join("new"), &invalid),
+            Err(MachineError::Config(_))
+        ));
     }
 }

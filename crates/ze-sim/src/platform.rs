@@ -422,13 +422,14 @@ impl Inner {
         bytes: u64,
         limit: Option<u64>,
     ) -> Result<(), u64> {
-        match self.machine {
+        let shared = match self.machine {
             Some(machine) => machine.charge(figure, bytes, limit)?,
-            None => {
-                let now = *Self::figure(state, figure);
-                if limit.is_some_and(|limit| now.saturating_add(bytes) > limit) {
-                    return Err(now);
-                }
+            None => false,
+        };
+        if !shared {
+            let now = *Self::figure(state, figure);
+            if limit.is_some_and(|limit| now.saturating_add(bytes) > limit) {
+                return Err(now);
             }
         }
         let local = Self::figure(state, figure);
@@ -736,8 +737,8 @@ impl Inner {
         Ok(())
     }
 
-    /// Backs every peer residency waiting for a kernel with pinned host memory (a kernel is
-    /// being submitted). On running out of host memory, returns the bytes the refused backing
+    /// Backs every peer residency of the process waiting for a kernel with pinned host memory
+    /// (a kernel is being submitted). On running out of host memory, returns the bytes the refused backing
     /// needed; what was backed before stays backed.
     pub(crate) fn back_deferred(&self, state: &mut State) -> Result<(), u64> {
         let host_limit = self.host_limit();

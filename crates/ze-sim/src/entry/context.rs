@@ -1,7 +1,7 @@
 //! Contexts and residency.
 
 use super::{guard, handles, out};
-use crate::platform::Inner;
+use crate::platform::{Inner, MemKind};
 use crate::registry::{self, Context, Object};
 use level_zero_sys::*;
 use std::ffi::c_void;
@@ -116,8 +116,13 @@ fn residency(
     // Residency is tracked per allocation: any range inside one covers all of it.
     let base = Inner::find_allocation(&state, pointer as usize, size.max(1))?
         .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-    if state.allocations[&base].context != context as usize {
+    let allocation = &state.allocations[&base];
+    if allocation.context != context as usize {
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
+    // An opened IPC handle's residency on its owner is the exporter's, not this mapping's.
+    if allocation.is_opened() && allocation.kind == (MemKind::Device { owner: index }) {
+        return Ok(());
     }
     if evict {
         platform.evict(&mut state, base, index)
