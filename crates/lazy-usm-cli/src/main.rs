@@ -85,7 +85,9 @@ enum Command {
     },
     /// Run a program on the simulated platform and print to stderr, when it exits, its peak
     /// host pinned memory, peak VRAM and GTT per device and residency calls:
-    /// `lazy-usm run -- python3 x.py`. Exits with the program's exit code.
+    /// `lazy-usm run -- python3 x.py`. Every process it starts shares one simulated machine;
+    /// for a job of several (DDP ranks), the machine-wide peaks and each process's figures and
+    /// end. Exits with the program's exit code.
     Run {
         /// Through lazy-usm's loader shim (lazy peer residency), forwarding to the simulator's
         /// stand-in, or to the system's loader when no preset is given.

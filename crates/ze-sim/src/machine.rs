@@ -924,7 +924,11 @@ mod tests {
             (failure.call.as_str(), failure.requested_bytes),
             ("zeMemAllocHost", 30 * GIB)
         );
-        assert_eq!(failure.machine_host_pinned_bytes, 40 * GIB, "as the refusal saw it");
+        assert_eq!(
+            failure.machine_host_pinned_bytes,
+            40 * GIB,
+            "as the refusal saw it"
+        );
         // Gone from the machine: later calls (the runtime's teardown) change nothing there.
         assert_eq!(member.charge(Figure::HostPinned, GIB, limit), Ok(false));
         member.discharge(Figure::HostPinned, 30 * GIB);
