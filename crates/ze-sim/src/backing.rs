@@ -216,7 +216,12 @@ impl Backing {
             return Some(file.as_raw_fd());
         }
         // SAFETY: a name and flags; the result is a new descriptor or -1.
-        let fd = unsafe { libc::memfd_create(c"ze-sim device memory".as_ptr(), libc::MFD_CLOEXEC) };
+        let fd = unsafe {
+            libc::memfd_create(
+                c"ze-sim device memory".as_ptr(),
+                libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING,
+            )
+        };
         if fd < 0 {
             return None;
         }
@@ -239,6 +244,15 @@ impl Backing {
                     return None;
                 }
                 written += count as usize;
+            }
+            // Another process maps it too: it must never shrink under a mapping (or grow).
+            if libc::fcntl(
+                fd,
+                libc::F_ADD_SEALS,
+                libc::F_SEAL_SHRINK | libc::F_SEAL_GROW,
+            ) != 0
+            {
+                return None;
             }
         }
         // SAFETY: replaces this backing's own pages with the file holding the same bytes.

@@ -85,3 +85,122 @@ fn an_opened_handle_shares_the_bytes_and_a_made_up_one_is_refused() {
     }
     sim.assert_clean();
 }
+
+/// A handle from another process (a rank of the same job), as the exporter wrote it but for the
+/// exporter's process id: only the descriptor is trusted, and only as far as it can be checked.
+#[test]
+fn a_handle_from_another_process_maps_the_bytes_and_a_forged_one_is_refused() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the names with their headers' types; valid handles and outputs;
+    // plain libc calls on descriptors this test owns.
+    unsafe {
+        let get = sim
+            .function::<ze_pfnMemGetIpcHandle_t>("zeMemGetIpcHandle")
+            .unwrap();
+        let open = sim
+            .function::<ze_pfnMemOpenIpcHandle_t>("zeMemOpenIpcHandle")
+            .unwrap();
+        let close = sim
+            .function::<ze_pfnMemCloseIpcHandle_t>("zeMemCloseIpcHandle")
+            .unwrap();
+        let synchronize = sim
+            .function::<ze_pfnCommandListHostSynchronize_t>("zeCommandListHostSynchronize")
+            .unwrap();
+        let (exporter, importer) = (sim.context(&[0, 1]), sim.context(&[0, 1]));
+        // Not a whole number of pages (the memory file is), but of KiB (fdinfo's unit).
+        let size = 5120;
+        let exported = sim.alloc_device(exporter, 0, size);
+        let list = sim.immediate_list(exporter, 0, 1);
+        let data: Vec<u8> = (0..size as u32).map(|i| (i * 7) as u8).collect();
+        ok(sim.copy(
+            list,
+            exported,
+            data.as_ptr() as _,
+            size,
+            null_mut(),
+            &mut [],
+        ));
+        ok(synchronize(list, u64::MAX));
+        let mut handle = ze_ipc_mem_handle_t::default();
+        ok(get(exporter, exported, &mut handle));
+        let set = |handle: &mut ze_ipc_mem_handle_t, at: usize, bytes: &[u8]| {
+            for (slot, byte) in handle.data[at..].iter_mut().zip(bytes) {
+                *slot = *byte as std::ffi::c_char;
+            }
+        };
+        // Written by process 1, not this one.
+        let mut foreign = handle;
+        set(&mut foreign, 28, &1u32.to_ne_bytes());
+        let refused = |handle: ze_ipc_mem_handle_t| {
+            let mut opened = null_mut();
+            open(importer, sim.devices[1], handle, 0, &mut opened)
+        };
+        let invalid = ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT;
+        // A descriptor that is no memory file of the simulator, or none at all.
+        let file = tempfile::tempfile().unwrap();
+        let mut forged = foreign;
+        set(
+            &mut forged,
+            0,
+            &std::os::fd::AsRawFd::as_raw_fd(&file).to_ne_bytes(),
+        );
+        assert_eq!(refused(forged), invalid);
+        set(&mut forged, 0, &(-1i32).to_ne_bytes());
+        assert_eq!(refused(forged), invalid);
+        // A memory file of the right name but not sealed: it could shrink under the mapping.
+        let unsealed = libc::memfd_create(c"ze-sim device memory".as_ptr(), libc::MFD_CLOEXEC);
+        assert!(unsealed >= 0);
+        assert_eq!(libc::ftruncate(unsealed, 8192), 0);
+        set(&mut forged, 0, &unsealed.to_ne_bytes());
+        assert_eq!(refused(forged), invalid);
+        libc::close(unsealed);
+        // An owner beyond the machine's devices; a size of nothing or past the file.
+        let mut forged = foreign;
+        set(&mut forged, 24, &7u32.to_ne_bytes());
+        assert_eq!(refused(forged), invalid);
+        let mut forged = foreign;
+        set(&mut forged, 32, &0u64.to_ne_bytes());
+        assert_eq!(refused(forged), invalid);
+        set(&mut forged, 32, &(1u64 << 40).to_ne_bytes());
+        assert_eq!(refused(forged), invalid);
+        assert_eq!(sim.counter("live_opened_ipc_handles"), 0);
+        let (_, gtt_before) = sim.vram_gtt(1);
+        let pinned_before = sim.host_pinned();
+
+        // The real one, opened on the peer: the same bytes, imported there.
+        let mut opened = null_mut();
+        ok(open(importer, sim.devices[1], foreign, 0, &mut opened));
+        let (_, gtt) = sim.vram_gtt(1);
+        assert_eq!(
+            gtt - gtt_before,
+            size as u64,
+            "the import, by the allocation's size"
+        );
+        assert_eq!(
+            sim.host_pinned() - pinned_before,
+            size as u64,
+            "ipc_import_pins_host"
+        );
+        let importer_list = sim.immediate_list(importer, 1, 1);
+        let mut back = vec![0u8; size];
+        ok(sim.copy(
+            importer_list,
+            back.as_mut_ptr() as _,
+            opened,
+            size,
+            null_mut(),
+            &mut [],
+        ));
+        ok(synchronize(importer_list, u64::MAX));
+        assert_eq!(back, data);
+        ok(close(importer, opened));
+        assert_eq!(sim.vram_gtt(1).1, gtt_before);
+        assert_eq!(sim.host_pinned(), pinned_before);
+        sim.destroy_list(list);
+        sim.destroy_list(importer_list);
+        sim.free(exporter, exported);
+        sim.destroy_context(exporter);
+        sim.destroy_context(importer);
+    }
+    sim.assert_clean();
+}

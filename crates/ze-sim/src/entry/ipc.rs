@@ -31,20 +31,35 @@ const ID: std::ops::Range<usize> = 8..16;
 const LEN: std::ops::Range<usize> = 16..24;
 const OWNER: std::ops::Range<usize> = 24..28;
 const PROCESS: std::ops::Range<usize> = 28..32;
+const SIZE: std::ops::Range<usize> = 32..40;
+/// What `/proc/self/fd` shows for the memory files device memory is shared through.
+const DEVICE_MEMORY_FILE: &str = "/memfd:ze-sim device memory";
 
-/// Whether `fd` is one of the simulator's device memory files, of at least `len` bytes.
-fn is_device_memory_file(fd: i32, len: usize) -> bool {
-    let named = std::fs::read_link(format!("/proc/self/fd/{fd}")).is_ok_and(|target| {
-        target
-            .to_string_lossy()
-            .starts_with("/memfd:ze-sim device memory")
-    });
-    // SAFETY: `stat` is written by the call; a bad descriptor fails it.
+/// A descriptor of its own for `fd` if `fd` is one of the simulator's device memory files, of
+/// at least `len` bytes and sealed against shrinking (so a mapping of it cannot fault later).
+/// Checked on the duplicate, which the caller maps: `fd` may be replaced meanwhile.
+fn device_memory_file(fd: i32, len: usize) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    // SAFETY: duplicates a descriptor number; a bad one fails the call.
+    let duplicate = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+    if duplicate < 0 {
+        return None;
+    }
+    // SAFETY: a descriptor just made, owned by nothing else.
+    let duplicate = unsafe { OwnedFd::from_raw_fd(duplicate) };
+    let raw = duplicate.as_raw_fd();
+    let named = std::fs::read_link(format!("/proc/self/fd/{raw}"))
+        .is_ok_and(|target| target.to_string_lossy().starts_with(DEVICE_MEMORY_FILE));
+    // SAFETY: `stat` is written by the call on a descriptor this function owns.
     let size = unsafe {
         let mut stat: libc::stat = std::mem::zeroed();
-        (libc::fstat(fd, &mut stat) == 0).then_some(stat.st_size)
+        (libc::fstat(raw, &mut stat) == 0).then_some(stat.st_size)
     };
-    named && size.is_some_and(|size| size >= 0 && size as u64 >= len as u64)
+    // SAFETY: reads the seals of a descriptor this function owns.
+    let seals = unsafe { libc::fcntl(raw, libc::F_GET_SEALS) };
+    let sealed = seals >= 0 && seals & libc::F_SEAL_SHRINK != 0;
+    (named && sealed && size.is_some_and(|size| size >= 0 && size as u64 >= len as u64))
+        .then_some(duplicate)
 }
 
 fn write(handle: &mut ze_ipc_mem_handle_t, range: std::ops::Range<usize>, bytes: &[u8]) {
@@ -86,7 +101,7 @@ pub(crate) unsafe extern "C" fn get_handle(
         let MemKind::Device { owner } = allocation.kind else {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         };
-        let (id, backing) = (allocation.id, allocation.backing_mut());
+        let (id, size, backing) = (allocation.id, allocation.size, allocation.backing_mut());
         let len = backing
             .and_then(|backing| backing.pages_len())
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
@@ -100,6 +115,7 @@ pub(crate) unsafe extern "C" fn get_handle(
         write(handle, LEN, &(len as u64).to_ne_bytes());
         write(handle, OWNER, &owner.to_ne_bytes());
         write(handle, PROCESS, &std::process::id().to_ne_bytes());
+        write(handle, SIZE, &(size as u64).to_ne_bytes());
         state.counters.ipc_handles_exported += 1;
         Ok(())
     })
@@ -131,10 +147,10 @@ pub(crate) unsafe extern "C" fn open_handle(
         let owner = u32::from_ne_bytes(read(&handle, OWNER));
         let exporter = u32::from_ne_bytes(read(&handle, PROCESS));
         let mut state = platform.lock();
-        let size = if exporter == std::process::id() {
+        let (size, backing) = if exporter == std::process::id() {
             // The exporter, live in this platform, exported already (its pages are a memory
             // file), with the descriptor, length and owner the handle names.
-            state
+            let size = state
                 .allocations
                 .values()
                 .find(|allocation| allocation.id == id)
@@ -145,16 +161,24 @@ pub(crate) unsafe extern "C" fn open_handle(
                         && backing.pages_len() == Some(len))
                     .then_some(allocation.size)
                 })
-                .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?
+                .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+            let backing =
+                Backing::open(fd, len).ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
+            (size, backing)
         } else {
             // Another process's: only what this process can check of it.
-            if owner >= platform.device_count() || len == 0 || !is_device_memory_file(fd, len) {
+            let size = usize::try_from(u64::from_ne_bytes(read(&handle, SIZE)))
+                .map_err(|_| ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+            if owner >= platform.device_count() || size == 0 || size > len {
                 return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
             }
-            len
+            let file =
+                device_memory_file(fd, len).ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+            // The mapping keeps the file; the duplicate goes with this scope.
+            let backing = Backing::open(std::os::fd::AsRawFd::as_raw_fd(&file), len)
+                .ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
+            (size, backing)
         };
-        let backing =
-            Backing::open(fd, len).ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
         let address = backing.address();
         let mut opened = Allocation::opened(&mut state, size, owner, context as usize, backing);
         // Resident on its owner already: the exporter committed it there.
