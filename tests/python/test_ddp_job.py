@@ -6,6 +6,7 @@ The figures asserted are the machine-wide ones `run` reports."""
 import json
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 
@@ -20,18 +21,20 @@ OUT_OF_DEVICE_MEMORY = 0x70000003
 def run_job(tmp_path, preset, shim, *job_args):
     machine_file = tmp_path / "machine.json"
     machine_file.unlink(missing_ok=True)
+    results_folder = tmp_path / "results"
+    shutil.rmtree(results_folder, ignore_errors=True)
+    results_folder.mkdir()
     command = [str(LAZY_USM), "--preset", preset, "run", "--machine-report", str(machine_file)]
     command += ["--shim"] if shim else []
-    command += ["--", sys.executable, str(JOB), *map(str, job_args)]
+    command += ["--", sys.executable, str(JOB), "--results", str(results_folder), *map(str, job_args)]
     completed = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert machine_file.is_file(), f"run wrote no machine report:\n{completed.stderr[-3000:]}"
     assert "panicked" not in completed.stderr, completed.stderr[-3000:]
     machine = json.loads(machine_file.read_text())
-    results = {}
-    for line in completed.stdout.splitlines():
-        match = re.match(r"RANK (\d+) RESULT (.*)", line)
-        if match:
-            results[int(match.group(1))] = json.loads(match.group(2))
+    results = {
+        int(path.stem.split("-")[1]): json.loads(path.read_text())
+        for path in results_folder.glob("rank-*.json")
+    }
     return completed, machine, results
 
 

@@ -441,6 +441,8 @@ impl Inner {
     /// Takes `bytes` off a figure (see [`Inner::charge`]).
     pub(crate) fn discharge(&self, state: &mut State, figure: Figure, bytes: u64) {
         let local = Self::figure(state, figure);
+        // Every discharge undoes a charge: more is a bookkeeping bug (release builds saturate).
+        debug_assert!(*local >= bytes, "{figure:?}: {} less {bytes}", *local);
         *local = local.saturating_sub(bytes);
         if let Some(machine) = self.machine {
             machine.discharge(figure, bytes);

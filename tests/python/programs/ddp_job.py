@@ -8,8 +8,9 @@ number into the handle, opens it, copies the bytes out on its own device and che
     python ddp_job.py --ranks 2 --weights 8 --weight-mib 1024 --bucket-mib 100 --steps 50
 
 The launcher exits 0 when every rank did, else 1 (killing the others, as torchrun does), and
-prints a line per rank. Each rank prints `RANK r RESULT {json}` at its end: the machine's host
-pinned bytes as the rank saw them, and how many exchanges it checked.
+prints a line per rank. With `--results DIR`, each rank writes `DIR/rank-R.json` at its end: the
+machine's host pinned bytes as the rank saw them, and how many exchanges it checked (a file of
+its own: the ranks' output lines can interleave).
 """
 import argparse
 import ctypes
@@ -171,14 +172,18 @@ def rank_main(args):
             raise RuntimeError(f"step {step}: the bucket from rank {previous} arrived wrong")
         checked += 1
         result["pinned"] = machine_pinned()
-        # The neighbour may overwrite its bucket only once this rank has read it.
-        send.sendall(b"r")
-        if receive.recv(1, socket.MSG_WAITALL) != b"r":
+        # A rank overwrites its bucket only once the next rank has read it: each tells the
+        # previous rank so, back over the socket the bucket's step came by.
+        receive.sendall(b"r")
+        if send.recv(1, socket.MSG_WAITALL) != b"r":
             raise RuntimeError("the next rank went away")
     result.update(checked=checked, weights=len(weights))
     check(loader.zeMemCloseIpcHandle(context, opened), "zeMemCloseIpcHandle")
     check(loader.zeMemPutIpcHandle(context, handle), "zeMemPutIpcHandle")
-    print(f"RANK {rank} RESULT " + json.dumps(result), flush=True)
+    if args.results:
+        with open(os.path.join(args.results, f"rank-{rank}.json"), "w") as file:
+            json.dump(result, file)
+    print(f"rank {rank} done: {json.dumps(result)}", flush=True)
 
 
 def launcher_main(args):
@@ -221,6 +226,7 @@ def main():
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--kill-rank", type=int, default=-1, help="this rank kills itself (SIGKILL)")
     parser.add_argument("--kill-step", type=int, default=0, help="at this step")
+    parser.add_argument("--results", default=None, help="a folder for each rank's results")
     parser.add_argument("--rank", type=int, default=None)
     parser.add_argument("--send-fd", type=int, default=None)
     parser.add_argument("--receive-fd", type=int, default=None)
