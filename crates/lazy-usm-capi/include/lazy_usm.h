@@ -98,6 +98,25 @@ typedef struct {
   uint64_t misses;
 } LazyUsmPoolStats;
 
+#if defined(LAZY_USM_XPU)
+// PyTorch's device statistics for the allocator (`lazy_usm_xpu_stats`): the pool figures of
+// one device summed over every SYCL context the allocator has served.
+typedef struct {
+  // Bytes of live blocks handed to PyTorch (`allocated_bytes.all.current`).
+  uint64_t allocated_bytes;
+  // Bytes of pool segments held from the driver (`reserved_bytes.all.current`).
+  uint64_t reserved_bytes;
+  // The most bytes reserved at once, per context, summed (`reserved_bytes.all.peak`).
+  uint64_t peak_reserved_bytes;
+  // Bytes of idle cached blocks (`inactive_split_bytes.all.current`'s nearest analogue).
+  uint64_t cached_bytes;
+  // Allocations served from the cache.
+  uint64_t hits;
+  // Allocations that needed new memory from the driver.
+  uint64_t misses;
+} LazyUsmXpuStats;
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -236,6 +255,24 @@ LazyUsmStatus lazy_usm_pool_stats(const LazyUsmManager *manager,
 // `manager` must be null or a live handle; `released` null or valid for a write.
 LazyUsmStatus lazy_usm_trim(const LazyUsmManager *manager, uint64_t *released);
 
+// Registers `size` bytes of host memory at `address` (both multiples of 4096) with the Level
+// Zero driver already loaded in this process (the one Intel's SYCL runtime uses), through
+// Intel's host-pointer import, so copies to and from it are direct DMA instead of staged
+// (DeepSpeed's pinned buffers on XPU: seed 004). `LAZY_USM_STATUS_LEVEL_ZERO` with the driver's
+// reason (`lazy_usm_last_error`) when it cannot; the memory stays usable either way.
+//
+// # Safety
+// The range must be memory of this process that stays allocated until
+// `lazy_usm_unregister_host_memory(address)`.
+LazyUsmStatus lazy_usm_register_host_memory(void *address, size_t size);
+
+// Undoes `lazy_usm_register_host_memory` for the range at `address`; an error when it is not
+// registered.
+//
+// # Safety
+// No device work may still be using the range.
+LazyUsmStatus lazy_usm_unregister_host_memory(void *address);
+
 #if defined(LAZY_USM_XPU)
 // `lazy_usm_xpu_counters`: barrier events made for frees (`barriers`), and allocations served
 // by a block their own in-order queue freed (`same_queue_reuses`, each a barrier saved).
@@ -264,6 +301,32 @@ void *lazy_usm_xpu_malloc(size_t size, int device, void *queue);
 // `queue` must be the live `sycl::queue*` the block was allocated on (a null queue is refused
 // and the block stays allocated); `pointer` one `lazy_usm_xpu_malloc` returned.
 void lazy_usm_xpu_free(void *pointer, size_t size, int device, void *queue);
+#endif
+
+#if defined(LAZY_USM_XPU)
+// `device`'s figures (PyTorch's device index: its place in the queue's context).
+//
+// # Safety
+// `out` must be null or valid for a write.
+LazyUsmStatus lazy_usm_xpu_stats(int device, LazyUsmXpuStats *out);
+#endif
+
+#if defined(LAZY_USM_XPU)
+// PyTorch's `empty_cache`: the blocks every queue kept and every pool's idle segments go back
+// to the driver once the work that used them completed; `released` (may be null) gets the
+// bytes.
+//
+// # Safety
+// `released` must be null or valid for a write.
+LazyUsmStatus lazy_usm_xpu_empty_cache(uint64_t *released);
+#endif
+
+#if defined(LAZY_USM_XPU)
+// What peer residency has cost the host, summed over the allocator's contexts.
+//
+// # Safety
+// `out` must be null or valid for a write.
+LazyUsmStatus lazy_usm_xpu_host_cost(LazyUsmHostCost *out);
 #endif
 
 #ifdef __cplusplus

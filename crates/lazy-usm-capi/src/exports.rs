@@ -460,3 +460,82 @@ pub unsafe extern "C" fn lazy_usm_trim(
         Ok(())
     })
 }
+
+/// Host ranges registered through `lazy_usm_register_host_memory`, by start address.
+fn registered_host_memory()
+-> &'static std::sync::Mutex<std::collections::HashMap<usize, lazy_usm_core::HostMemory<'static>>> {
+    static REGISTERED: std::sync::OnceLock<
+        std::sync::Mutex<std::collections::HashMap<usize, lazy_usm_core::HostMemory<'static>>>,
+    > = std::sync::OnceLock::new();
+    REGISTERED.get_or_init(Default::default)
+}
+
+/// Registers `size` bytes of host memory at `address` (both multiples of 4096) with the Level
+/// Zero driver already loaded in this process (the one Intel's SYCL runtime uses), through
+/// Intel's host-pointer import, so copies to and from it are direct DMA instead of staged
+/// (DeepSpeed's pinned buffers on XPU: seed 004). `LAZY_USM_STATUS_LEVEL_ZERO` with the driver's
+/// reason (`lazy_usm_last_error`) when it cannot; the memory stays usable either way.
+///
+/// # Safety
+/// The range must be memory of this process that stays allocated until
+/// `lazy_usm_unregister_host_memory(address)`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_register_host_memory(
+    address: *mut c_void,
+    size: usize,
+) -> LazyUsmStatus {
+    guard(|| {
+        if address.is_null() {
+            return Err(Failure::null("the host address"));
+        }
+        if (address as usize).checked_add(size).is_none() {
+            return Err(Failure::invalid(format!(
+                "{size} bytes at {address:p} run past the end of the address space"
+            )));
+        }
+        let mut registered = registered_host_memory()
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        if registered.contains_key(&(address as usize)) {
+            return Err(Failure::invalid(format!(
+                "{address:p} is registered already"
+            )));
+        }
+        let runtime = Runtime::loaded()?;
+        let driver = runtime
+            .drivers()?
+            .into_iter()
+            .next()
+            .ok_or_else(|| Failure::invalid("the Level Zero loader has no driver"))?;
+        // SAFETY: the caller's range, allocated until it is unregistered (the promise above).
+        let bytes = unsafe { std::slice::from_raw_parts_mut(address as *mut u8, size) };
+        let host = lazy_usm_core::HostMemory::register(&driver, bytes)?;
+        if let lazy_usm_core::Registration::Unregistered(reason) = host.registration() {
+            return Err(Failure(LazyUsmStatus::LevelZero, reason.clone()));
+        }
+        registered.insert(address as usize, host);
+        Ok(())
+    })
+}
+
+/// Undoes `lazy_usm_register_host_memory` for the range at `address`; an error when it is not
+/// registered.
+///
+/// # Safety
+/// No device work may still be using the range.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_unregister_host_memory(address: *mut c_void) -> LazyUsmStatus {
+    guard(|| {
+        let host = registered_host_memory()
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .remove(&(address as usize));
+        match host {
+            Some(host) => {
+                drop(host);
+                Ok(())
+            }
+            None => Err(Failure::invalid(format!("{address:p} is not registered"))),
+        }
+    })
+}

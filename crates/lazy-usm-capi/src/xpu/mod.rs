@@ -598,3 +598,116 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
         manager.free_after(address, Arc::new(barrier(queue)?))
     });
 }
+
+/// PyTorch's device statistics for the allocator (`lazy_usm_xpu_stats`): the pool figures of
+/// one device summed over every SYCL context the allocator has served.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LazyUsmXpuStats {
+    /// Bytes of live blocks handed to PyTorch (`allocated_bytes.all.current`).
+    pub allocated_bytes: u64,
+    /// Bytes of pool segments held from the driver (`reserved_bytes.all.current`).
+    pub reserved_bytes: u64,
+    /// The most bytes reserved at once, per context, summed (`reserved_bytes.all.peak`).
+    pub peak_reserved_bytes: u64,
+    /// Bytes of idle cached blocks (`inactive_split_bytes.all.current`'s nearest analogue).
+    pub cached_bytes: u64,
+    /// Allocations served from the cache.
+    pub hits: u64,
+    /// Allocations that needed new memory from the driver.
+    pub misses: u64,
+}
+
+/// `device`'s figures (PyTorch's device index: its place in the queue's context).
+///
+/// # Safety
+/// `out` must be null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_xpu_stats(
+    device: c_int,
+    out: *mut LazyUsmXpuStats,
+) -> LazyUsmStatus {
+    guard(|| {
+        let device = u32::try_from(device)
+            .map_err(|_| Failure::invalid(format!("device {device} is negative")))?;
+        if out.is_null() {
+            return Err(Failure::null("the output pointer"));
+        }
+        let managers: Vec<_> = lock(managers())
+            .values()
+            .map(|(manager, _)| Arc::clone(manager))
+            .collect();
+        let mut total = LazyUsmXpuStats::default();
+        for manager in managers
+            .iter()
+            .filter(|manager| device < manager.device_count())
+        {
+            let stats = manager.pool_stats(device)?;
+            total.allocated_bytes += stats.allocated_bytes;
+            total.reserved_bytes += stats.reserved_bytes;
+            total.peak_reserved_bytes += stats.peak_reserved_bytes;
+            total.cached_bytes += stats.cached_bytes;
+            total.hits += stats.hits;
+            total.misses += stats.misses;
+        }
+        // SAFETY: checked non-null; the caller's promise of a writable struct.
+        unsafe { out.write(total) };
+        Ok(())
+    })
+}
+
+/// PyTorch's `empty_cache`: the blocks every queue kept and every pool's idle segments go back
+/// to the driver once the work that used them completed; `released` (may be null) gets the
+/// bytes.
+///
+/// # Safety
+/// `released` must be null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_xpu_empty_cache(released: *mut u64) -> LazyUsmStatus {
+    guard(|| {
+        give_back_every_cache()?;
+        let managers: Vec<_> = lock(managers())
+            .values()
+            .map(|(manager, _)| Arc::clone(manager))
+            .collect();
+        let mut bytes = 0u64;
+        for manager in &managers {
+            bytes = bytes.saturating_add(manager.trim()?);
+        }
+        // SAFETY: the caller's optional output.
+        if let Some(released) = unsafe { released.as_mut() } {
+            *released = bytes;
+        }
+        Ok(())
+    })
+}
+
+/// What peer residency has cost the host, summed over the allocator's contexts.
+///
+/// # Safety
+/// `out` must be null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_xpu_host_cost(
+    out: *mut crate::exports::LazyUsmHostCost,
+) -> LazyUsmStatus {
+    guard(|| {
+        if out.is_null() {
+            return Err(Failure::null("the output pointer"));
+        }
+        let managers: Vec<_> = lock(managers())
+            .values()
+            .map(|(manager, _)| Arc::clone(manager))
+            .collect();
+        let mut total = crate::exports::LazyUsmHostCost::default();
+        for manager in &managers {
+            let cost = manager.host_cost();
+            total.current_bytes += cost.current_bytes;
+            total.peak_bytes += cost.peak_bytes;
+            total.make_resident_calls += cost.make_resident_calls;
+            total.evict_calls += cost.evict_calls;
+        }
+        // SAFETY: checked non-null; the caller's promise of a writable struct.
+        unsafe { out.write(total) };
+        Ok(())
+    })
+}
