@@ -66,11 +66,11 @@ def _device_index(device: Any) -> int:
             return 0
     if isinstance(device, int):
         return device
+    if isinstance(device, str):
+        return int(device.split(":", 1)[1]) if ":" in device else 0
+    # A torch.device: its index (None for the current device).
     index = getattr(device, "index", None)
-    if index is not None:
-        return int(index)
-    text = str(device)
-    return int(text.split(":", 1)[1]) if ":" in text else 0
+    return _device_index(None) if index is None else int(index)
 
 
 def enable() -> None:

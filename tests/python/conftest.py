@@ -19,7 +19,13 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TARGET = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-LAZY_USM = pathlib.Path(os.environ.get("LAZY_USM_BIN", TARGET / "debug" / "lazy-usm"))
+# LAZY_USM_PACKAGE=1: the suite runs against the installed Python package (its console script
+# and its liblazy_usm.so) instead of the workspace's build.
+PACKAGE = os.environ.get("LAZY_USM_PACKAGE") == "1"
+if PACKAGE:
+    LAZY_USM = pathlib.Path(sys.prefix) / "bin" / "lazy-usm"
+else:
+    LAZY_USM = pathlib.Path(os.environ.get("LAZY_USM_BIN", TARGET / "debug" / "lazy-usm"))
 
 # Both of the runtime's Level Zero adapters.
 ADAPTERS = {"v1": "0", "v2": "1"}
@@ -125,7 +131,12 @@ def run_sycl(runtime_available, tmp_path):
 @pytest.fixture(scope="session")
 def xpu_library(runtime_available, tmp_path_factory):
     """liblazy_usm.so built with the `xpu` feature against this interpreter's SYCL runtime
-    (LAZY_USM_SYCL_ROOT is its virtual environment), copied aside so later builds leave it be."""
+    (LAZY_USM_SYCL_ROOT is its virtual environment), copied aside so later builds leave it be;
+    in package mode, the installed package's own."""
+    if PACKAGE:
+        import lazy_usm
+
+        return pathlib.Path(lazy_usm.library_path())
     headers = subprocess.run(
         [str(ROOT / "crates/level-zero-sys/scripts/fetch-headers.sh")], check=True, capture_output=True, text=True
     ).stdout.strip()
