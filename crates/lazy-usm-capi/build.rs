@@ -92,7 +92,11 @@ mod xpu {
         println!("cargo:rustc-link-search=native={}", lib.display());
         println!("cargo:rustc-link-lib=dylib=sycl");
         // Found at run time where it was found at build time, unless the process has it already
-        // (Python with dpctl or PyTorch has).
-        println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,{}", lib.display());
+        // (Python with dpctl or PyTorch has), or where LAZY_USM_SYCL_RPATH says (the Python
+        // package: the environment's lib/, where intel-sycl-rt installs it).
+        println!("cargo:rerun-if-env-changed=LAZY_USM_SYCL_RPATH");
+        let rpath =
+            std::env::var("LAZY_USM_SYCL_RPATH").unwrap_or_else(|_| lib.display().to_string());
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,{rpath}");
     }
 }

@@ -91,6 +91,9 @@ mod bundle {
                 .env("CARGO_TARGET_DIR", &target)
                 .env("LAZY_USM_SYCL_ROOT", &sycl)
                 .env("LEVEL_ZERO_INCLUDE_DIR", &include)
+                // liblazy_usm.so sits in <prefix>/lib/pythonX.Y/site-packages/lazy_usm/_lib in
+                // the package, and intel-sycl-rt's libsycl in <prefix>/lib.
+                .env("LAZY_USM_SYCL_RPATH", "$ORIGIN/../../../..")
                 // The flags this build runs under are for this module, not for those.
                 .env_remove("CARGO_ENCODED_RUSTFLAGS");
             for package in packages {
@@ -105,6 +108,18 @@ mod bundle {
         for file in ["lazy-usm", "libze_sim_loader.so", "liblazy_usm_shim.so"] {
             copy(&release.join(file), &package.join("_bin").join(file));
         }
+        // The folders the command points programs at (each holds its library under the
+        // loader's name), made here so the command never writes into an installed package
+        // (a wheel holds no links: copies).
+        for (file, folder) in [
+            ("libze_sim_loader.so", "ze-sim-loader"),
+            ("liblazy_usm_shim.so", "lazy-usm-shim"),
+        ] {
+            copy(
+                &release.join(file),
+                &package.join("_bin").join(folder).join("libze_loader.so.1"),
+            );
+        }
         cargo_build(
             &["lazy-usm-capi"],
             &["--no-default-features", "--features", "xpu"],
@@ -113,6 +128,16 @@ mod bundle {
             &release.join("liblazy_usm.so"),
             &package.join("_lib/liblazy_usm.so"),
         );
+        // Built again when an output went (a cleaned package folder would give a wheel
+        // without them).
+        for output in [
+            "_bin/lazy-usm",
+            "_bin/ze-sim-loader/libze_loader.so.1",
+            "_bin/lazy-usm-shim/libze_loader.so.1",
+            "_lib/liblazy_usm.so",
+        ] {
+            println!("cargo:rerun-if-changed={}", package.join(output).display());
+        }
         for source in ["src", "crates", "Cargo.toml", "Cargo.lock"] {
             println!(
                 "cargo:rerun-if-changed={}",

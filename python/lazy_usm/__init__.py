@@ -66,7 +66,7 @@ def library_path() -> str:
 
 
 _library: Optional[ctypes.CDLL] = None
-_warned = False
+_said: set = set()
 
 
 def _allocator() -> ctypes.CDLL:
@@ -89,19 +89,19 @@ def _allocator() -> ctypes.CDLL:
 
 
 def _refused(call: str) -> bool:
-    global _warned
-    if not _warned:
-        why = (_allocator().lazy_usm_last_error() or b"").decode(errors="replace")
+    why = (_allocator().lazy_usm_last_error() or b"").decode(errors="replace")
+    if (call, why) not in _said:
         warnings.warn(f"lazy_usm.{call}: {why}", RuntimeWarning, stacklevel=3)
-        _warned = True
+        _said.add((call, why))
     return False
 
 
 def register_host_memory(address: int, size: int) -> bool:
-    """Makes `size` bytes of host memory at `address` (page-aligned; a NumPy array's or a
-    tensor's buffer) pinned for every GPU of the process's Level Zero driver, through Intel's
+    """Makes `size` bytes of host memory at `address` (both multiples of 4096: an `mmap`, or a
+    tensor's page-aligned pinned buffer; the memory must stay allocated until unregistered)
+    pinned for every GPU of the process's Level Zero driver, through Intel's
     host-pointer import, so copies to and from it run at the host link's rate rather than staged.
-    Returns False, and says why once, when the driver cannot."""
+    Returns False, and says why (once per reason), when the driver cannot."""
     if _allocator().lazy_usm_register_host_memory(address, size) == 0:
         return True
     return _refused("register_host_memory")

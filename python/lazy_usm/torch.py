@@ -21,6 +21,7 @@ __all__ = [
     "memory_stats",
     "memory_allocated",
     "memory_reserved",
+    "max_memory_allocated",
     "max_memory_reserved",
     "empty_cache",
     "host_cost",
@@ -33,6 +34,7 @@ MINIMUM_TORCH = (2, 10)
 class _Stats(ctypes.Structure):
     _fields_ = [
         ("allocated_bytes", ctypes.c_uint64),
+        ("peak_allocated_bytes", ctypes.c_uint64),
         ("reserved_bytes", ctypes.c_uint64),
         ("peak_reserved_bytes", ctypes.c_uint64),
         ("cached_bytes", ctypes.c_uint64),
@@ -47,6 +49,7 @@ class _HostCost(ctypes.Structure):
         ("peak_bytes", ctypes.c_uint64),
         ("make_resident_calls", ctypes.c_uint64),
         ("evict_calls", ctypes.c_uint64),
+        ("eager_bytes", ctypes.c_uint64),
     ]
 
 
@@ -67,7 +70,10 @@ def _device_index(device: Any) -> int:
     if isinstance(device, int):
         return device
     if isinstance(device, str):
-        return int(device.split(":", 1)[1]) if ":" in device else 0
+        kind, _, index = device.partition(":")
+        if kind != "xpu":
+            raise ValueError(f"{device!r} is not an XPU device")
+        return int(index) if index else _device_index(None)
     # A torch.device: its index (None for the current device).
     index = getattr(device, "index", None)
     return _device_index(None) if index is None else int(index)
@@ -116,6 +122,7 @@ def memory_stats(device: Any = None) -> Dict[str, int]:
     stats = _stats(device)
     return {
         "allocated_bytes.all.current": stats.allocated_bytes,
+        "allocated_bytes.all.peak": stats.peak_allocated_bytes,
         "active_bytes.all.current": stats.allocated_bytes,
         "reserved_bytes.all.current": stats.reserved_bytes,
         "reserved_bytes.all.peak": stats.peak_reserved_bytes,
@@ -136,6 +143,11 @@ def memory_reserved(device: Any = None) -> int:
     return int(_stats(device).reserved_bytes)
 
 
+def max_memory_allocated(device: Any = None) -> int:
+    """The most bytes of tensors there have been on `device`."""
+    return int(_stats(device).peak_allocated_bytes)
+
+
 def max_memory_reserved(device: Any = None) -> int:
     """The most bytes the pool has held on `device`."""
     return int(_stats(device).peak_reserved_bytes)
@@ -151,7 +163,8 @@ def empty_cache() -> int:
 
 def host_cost() -> Dict[str, int]:
     """Host memory pinned for peer residency by lazy-usm's allocations, now and at its peak,
-    and the residency calls made."""
+    the residency calls made, and `eager_pinned_bytes`: what making the memory the pools hold
+    now resident on every peer would pin (what PyTorch's own allocator does)."""
     cost = _HostCost()
     _check(_allocator().lazy_usm_xpu_host_cost(ctypes.byref(cost)), "host_cost")
     return {
@@ -159,4 +172,5 @@ def host_cost() -> Dict[str, int]:
         "peak_pinned_bytes": cost.peak_bytes,
         "make_resident_calls": cost.make_resident_calls,
         "evict_calls": cost.evict_calls,
+        "eager_pinned_bytes": cost.eager_bytes,
     }

@@ -68,19 +68,31 @@ pub enum HostPath {
 /// ```
 pub struct HostMemory<'a> {
     driver: Driver,
-    bytes: &'a mut [u8],
+    /// The range, held as a pointer: a range registered through [`HostMemory::register_raw`]
+    /// is written by others meanwhile, so no `&mut` to it may exist.
+    start: std::ptr::NonNull<u8>,
+    len: usize,
+    /// For [`HostMemory::register`]: the range is borrowed, exclusively, for `'a`.
+    borrow: std::marker::PhantomData<&'a mut [u8]>,
     registration: Registration,
     release: Option<zex_pfnDriverReleaseImportedPointer_t>,
 }
+
+// SAFETY: it owns a registration and points at a range that is borrowed exclusively (`register`)
+// or that the caller keeps valid (`register_raw`); the pointer is read only for the release
+// call and for slices whose borrow rules `as_slice`/`as_mut_slice` state, as `&mut [u8]` is Send.
+unsafe impl Send for HostMemory<'_> {}
+// SAFETY: `&self` gives out only shared slices, as `&mut [u8]` is Sync.
+unsafe impl Sync for HostMemory<'_> {}
 
 impl std::fmt::Debug for HostMemory<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HostMemory")
             .field(
                 "address",
-                &format_args!("{:#x}", self.bytes.as_ptr() as usize),
+                &format_args!("{:#x}", self.start.as_ptr() as usize),
             )
-            .field("len", &self.bytes.len())
+            .field("len", &self.len)
             .field("registration", &self.registration)
             .finish()
     }
@@ -102,7 +114,52 @@ impl<'a> HostMemory<'a> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn register(driver: &Driver, bytes: &'a mut [u8]) -> Result<Self> {
-        let (start, len) = (bytes.as_ptr() as usize, bytes.len());
+        // SAFETY: the range is borrowed, exclusively, for the value's life.
+        unsafe { Self::register_range(driver, bytes.as_mut_ptr(), bytes.len()) }
+    }
+
+    /// [`HostMemory::register`] of a range given by address (memory another owner, such as a
+    /// Python buffer, keeps and writes): registered until the value is dropped.
+    ///
+    /// # Safety
+    /// `len` bytes at `start` must stay allocated for the value's life, and must not be written
+    /// while a slice from [`HostMemory::as_slice`] or [`HostMemory::as_mut_slice`] is alive.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let mut pages = PageAlignedBytes::new(8192);
+    /// let start = pages.as_mut_slice().as_mut_ptr();
+    /// // SAFETY: `pages` outlives the registration and nothing writes it meanwhile.
+    /// let host = unsafe { HostMemory::register_raw(devices[0].driver(), start, 8192) }?;
+    /// assert!(host.is_registered());
+    /// // SAFETY: as above.
+    /// let overlap = unsafe { HostMemory::register_raw(devices[0].driver(), start.wrapping_add(4096), 4096) };
+    /// assert!(overlap.is_err(), "an overlapping range is refused");
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub unsafe fn register_raw(
+        driver: &Driver,
+        start: *mut u8,
+        len: usize,
+    ) -> Result<HostMemory<'static>> {
+        // SAFETY: the caller's promise.
+        unsafe { HostMemory::register_range(driver, start, len) }
+    }
+
+    /// # Safety
+    /// As [`HostMemory::register_raw`], for `'a`.
+    unsafe fn register_range(driver: &Driver, pointer: *mut u8, len: usize) -> Result<Self> {
+        let start = pointer as usize;
+        if len > isize::MAX as usize || start.checked_add(len).is_none() {
+            return Err(Error::invalid(format!(
+                "{len} bytes at {start:#x} are no range of this address space"
+            )));
+        }
+        let Some(pointer) = std::ptr::NonNull::new(pointer) else {
+            return Err(Error::invalid("cannot register a null host address"));
+        };
         if len == 0 {
             return Err(Error::invalid("cannot register an empty host range"));
         }
@@ -141,7 +198,9 @@ impl<'a> HostMemory<'a> {
             log_once(&reason);
             return Ok(Self {
                 driver: driver.clone(),
-                bytes,
+                start: pointer,
+                len,
+                borrow: std::marker::PhantomData,
                 registration: Registration::Unregistered(reason),
                 release: None,
             });
@@ -163,7 +222,9 @@ impl<'a> HostMemory<'a> {
                 imports.insert((key, start), len);
                 Ok(Self {
                     driver: driver.clone(),
-                    bytes,
+                    start: pointer,
+                    len,
+                    borrow: std::marker::PhantomData,
                     registration: Registration::Registered,
                     release: Some(release),
                 })
@@ -173,7 +234,9 @@ impl<'a> HostMemory<'a> {
                 log_once(&reason);
                 Ok(Self {
                     driver: driver.clone(),
-                    bytes,
+                    start: pointer,
+                    len,
+                    borrow: std::marker::PhantomData,
                     registration: Registration::Unregistered(reason),
                     release: None,
                 })
@@ -222,7 +285,9 @@ impl<'a> HostMemory<'a> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn as_slice(&self) -> &[u8] {
-        self.bytes
+        // SAFETY: the range is valid for `len` bytes while the value lives, and not written
+        // meanwhile (borrowed exclusively, or the `register_raw` caller's promise).
+        unsafe { std::slice::from_raw_parts(self.start.as_ptr(), self.len) }
     }
 
     /// The bytes, for writing.
@@ -238,7 +303,8 @@ impl<'a> HostMemory<'a> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
-        self.bytes
+        // SAFETY: as for `as_slice`; `&mut self` makes this the only slice of it.
+        unsafe { std::slice::from_raw_parts_mut(self.start.as_ptr(), self.len) }
     }
 }
 
@@ -247,7 +313,7 @@ impl Drop for HostMemory<'_> {
         let Some(release) = self.release.take() else {
             return;
         };
-        let start = self.bytes.as_ptr() as usize;
+        let start = self.start.as_ptr() as usize;
         IMPORTS
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())

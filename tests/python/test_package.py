@@ -90,8 +90,9 @@ def test_pytorchs_entry_points_and_the_statistics_it_refuses_pluggable_allocator
         library.lazy_usm_xpu_malloc.restype = ctypes.c_void_p
         library.lazy_usm_xpu_malloc.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p]
         library.lazy_usm_xpu_free.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p]
-        # As PyTorch calls them: a queue on the default context, its sycl::queue*.
-        queues = [dpctl.SyclQueue(device) for device in dpctl.get_devices()]
+        # As PyTorch calls them: an in-order queue (a stream) on the default context, its
+        # sycl::queue*.
+        queues = [dpctl.SyclQueue(device, property="in_order") for device in dpctl.get_devices()]
         sizes = [1 << 20, 3 << 20, 256]
         blocks = [library.lazy_usm_xpu_malloc(size, 1, queues[1].addressof_ref()) for size in sizes]
         during = {"allocated": xpu.memory_allocated(1), "reserved": xpu.memory_reserved(1),
@@ -100,7 +101,8 @@ def test_pytorchs_entry_points_and_the_statistics_it_refuses_pluggable_allocator
         for block, size in zip(blocks, sizes):
             library.lazy_usm_xpu_free(block, size, 1, queues[1].addressof_ref())
         queues[1].wait()
-        after = {"allocated": xpu.memory_allocated(1), "reserved": xpu.memory_reserved(1)}
+        after = {"allocated": xpu.memory_allocated(1), "reserved": xpu.memory_reserved(1),
+                 "peak": xpu.max_memory_allocated(1), "cost": xpu.host_cost()}
         released = xpu.empty_cache()
         emptied = {"released": released, "reserved": xpu.memory_reserved(1),
                    "peak": xpu.max_memory_reserved(1)}
@@ -113,7 +115,11 @@ def test_pytorchs_entry_points_and_the_statistics_it_refuses_pluggable_allocator
     assert during["stats"]["reserved_bytes.all.current"] == during["reserved"]
     assert during["stats"]["lazy_usm.pool_misses"] >= 1, "new memory came from the driver"
     assert during["cost"]["pinned_bytes"] == 0, "resident on its own device only"
+    # What SYCL's malloc_device would have pinned for the same memory: its size, once per peer.
+    assert during["cost"]["eager_pinned_bytes"] == during["reserved"]
+    assert during["stats"]["allocated_bytes.all.peak"] == during["allocated"]
     assert after["allocated"] == 0 and after["reserved"] == during["reserved"], "kept for reuse"
+    assert after["peak"] == during["allocated"]
     assert emptied["released"] == during["reserved"] and emptied["reserved"] == 0
     assert emptied["peak"] == during["reserved"]
 
@@ -172,3 +178,25 @@ def test_enable_says_what_is_wrong_without_a_usable_torch(runtime_available, tmp
     missing, old = json.loads(completed.stdout)
     assert "PyTorch is not installed" in missing
     assert "2.5.1+xpu" in old and "XPUPluggableAllocator" in old
+
+
+def test_the_library_loads_by_itself_and_registration_says_why_it_cannot(runtime_available):
+    # A fresh interpreter that imports neither dpctl nor torch: the library finds libsycl through
+    # its own run path, and with no Level Zero loader in the process registration refuses,
+    # saying why, once.
+    code = textwrap.dedent("""
+        import ctypes, json, mmap, warnings, lazy_usm
+        ctypes.CDLL(lazy_usm.library_path())
+        buffer = mmap.mmap(-1, 1 << 16)
+        address = ctypes.addressof(ctypes.c_char.from_buffer(buffer))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results = [lazy_usm.register_host_memory(address, 1 << 16) for _ in range(2)]
+        print(json.dumps({"results": results, "warnings": [str(w.message) for w in caught]}))
+    """)
+    environment = {key: value for key, value in os.environ.items() if key != "LD_LIBRARY_PATH"}
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment)
+    assert completed.returncode == 0, completed.stderr
+    result = json.loads(completed.stdout)
+    assert result["results"] == [False, False]
+    assert len(result["warnings"]) == 1 and "register_host_memory" in result["warnings"][0], result

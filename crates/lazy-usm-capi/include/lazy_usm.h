@@ -102,11 +102,14 @@ typedef struct {
 // PyTorch's device statistics for the allocator (`lazy_usm_xpu_stats`): the pool figures of
 // one device summed over every SYCL context the allocator has served.
 typedef struct {
-  // Bytes of live blocks handed to PyTorch (`allocated_bytes.all.current`).
+  // Bytes handed to PyTorch and not yet freed (`allocated_bytes.all.current`).
   uint64_t allocated_bytes;
+  // The most there have been (`allocated_bytes.all.peak`).
+  uint64_t peak_allocated_bytes;
   // Bytes of pool segments held from the driver (`reserved_bytes.all.current`).
   uint64_t reserved_bytes;
-  // The most bytes reserved at once, per context, summed (`reserved_bytes.all.peak`).
+  // The most bytes reserved at once (`reserved_bytes.all.peak`; with several SYCL contexts,
+  // the sum of each one's peak, an upper bound).
   uint64_t peak_reserved_bytes;
   // Bytes of idle cached blocks (`inactive_split_bytes.all.current`'s nearest analogue).
   uint64_t cached_bytes;
@@ -115,6 +118,24 @@ typedef struct {
   // Allocations that needed new memory from the driver.
   uint64_t misses;
 } LazyUsmXpuStats;
+#endif
+
+#if defined(LAZY_USM_XPU)
+// What peer residency has cost the host under the allocator, and what eager residency would
+// have (`lazy_usm_xpu_host_cost`).
+typedef struct {
+  // Host memory pinned for peer residency now, in bytes.
+  uint64_t current_bytes;
+  // The most it has been (with several SYCL contexts, the sum of their peaks).
+  uint64_t peak_bytes;
+  // `zeContextMakeMemoryResident` calls made.
+  uint64_t make_resident_calls;
+  // `zeContextEvictMemory` calls made.
+  uint64_t evict_calls;
+  // What making the memory held now resident on every peer of its context would pin (what
+  // SYCL's `malloc_device` does): each device's reserved bytes times its peers.
+  uint64_t eager_bytes;
+} LazyUsmXpuHostCost;
 #endif
 
 #ifdef __cplusplus
@@ -326,7 +347,7 @@ LazyUsmStatus lazy_usm_xpu_empty_cache(uint64_t *released);
 //
 // # Safety
 // `out` must be null or valid for a write.
-LazyUsmStatus lazy_usm_xpu_host_cost(LazyUsmHostCost *out);
+LazyUsmStatus lazy_usm_xpu_host_cost(LazyUsmXpuHostCost *out);
 #endif
 
 #ifdef __cplusplus

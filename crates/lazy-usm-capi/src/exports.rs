@@ -470,6 +470,22 @@ fn registered_host_memory()
     REGISTERED.get_or_init(Default::default)
 }
 
+/// The driver registrations go to: the first of the loader already in the process, found once
+/// (one runtime, so overlapping ranges are seen as such across calls).
+fn registration_driver() -> Result<lazy_usm_core::Driver, Failure> {
+    static DRIVER: std::sync::OnceLock<lazy_usm_core::Driver> = std::sync::OnceLock::new();
+    if let Some(driver) = DRIVER.get() {
+        return Ok(driver.clone());
+    }
+    let runtime = Runtime::loaded()?;
+    let driver = runtime
+        .drivers()?
+        .into_iter()
+        .next()
+        .ok_or_else(|| Failure::invalid("the Level Zero loader has no driver"))?;
+    Ok(DRIVER.get_or_init(|| driver).clone())
+}
+
 /// Registers `size` bytes of host memory at `address` (both multiples of 4096) with the Level
 /// Zero driver already loaded in this process (the one Intel's SYCL runtime uses), through
 /// Intel's host-pointer import, so copies to and from it are direct DMA instead of staged
@@ -488,11 +504,6 @@ pub unsafe extern "C" fn lazy_usm_register_host_memory(
         if address.is_null() {
             return Err(Failure::null("the host address"));
         }
-        if (address as usize).checked_add(size).is_none() {
-            return Err(Failure::invalid(format!(
-                "{size} bytes at {address:p} run past the end of the address space"
-            )));
-        }
         let mut registered = registered_host_memory()
             .lock()
             .unwrap_or_else(|poison| poison.into_inner());
@@ -501,15 +512,11 @@ pub unsafe extern "C" fn lazy_usm_register_host_memory(
                 "{address:p} is registered already"
             )));
         }
-        let runtime = Runtime::loaded()?;
-        let driver = runtime
-            .drivers()?
-            .into_iter()
-            .next()
-            .ok_or_else(|| Failure::invalid("the Level Zero loader has no driver"))?;
-        // SAFETY: the caller's range, allocated until it is unregistered (the promise above).
-        let bytes = unsafe { std::slice::from_raw_parts_mut(address as *mut u8, size) };
-        let host = lazy_usm_core::HostMemory::register(&driver, bytes)?;
+        let driver = registration_driver()?;
+        // SAFETY: the caller's range, allocated until it is unregistered (the promise above);
+        // this library never reads or writes it.
+        let host =
+            unsafe { lazy_usm_core::HostMemory::register_raw(&driver, address as *mut u8, size) }?;
         if let lazy_usm_core::Registration::Unregistered(reason) = host.registration() {
             return Err(Failure(LazyUsmStatus::LevelZero, reason.clone()));
         }

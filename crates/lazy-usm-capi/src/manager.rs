@@ -305,6 +305,15 @@ impl LazyUsmManager {
         Ok(self.pool(device)?.stats())
     }
 
+    /// `device`'s pool figures if it has a pool (a query makes none).
+    #[cfg_attr(not(feature = "xpu"), allow(dead_code))]
+    pub(crate) fn existing_pool_stats(&self, device: u32) -> Option<PoolStats> {
+        self.pools
+            .get(device as usize)?
+            .get()
+            .map(DevicePool::stats)
+    }
+
     /// Returns blocks freed after work that has since completed to their pools.
     #[cfg_attr(not(feature = "xpu"), allow(dead_code))]
     pub(crate) fn reclaim(&self) {

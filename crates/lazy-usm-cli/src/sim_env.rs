@@ -59,7 +59,17 @@ fn loader_folder(library: &Path, name: &str) -> Result<PathBuf, String> {
         .join(name);
     std::fs::create_dir_all(&folder).map_err(|error| format!("{}: {error}", folder.display()))?;
     let link = folder.join(LOADER_SONAME);
-    if std::fs::read_link(&link).ok().as_deref() != Some(library) {
+    // An installed Python package ships the folder with a copy of the library (a wheel holds no
+    // links), and must not be written to.
+    let shipped = |link: &Path| {
+        let (Ok(copy), Ok(original)) =
+            (std::fs::symlink_metadata(link), std::fs::metadata(library))
+        else {
+            return false;
+        };
+        copy.file_type().is_file() && copy.len() == original.len()
+    };
+    if std::fs::read_link(&link).ok().as_deref() != Some(library) && !shipped(&link) {
         // Replace whatever is there (a stale link from another build folder) in one rename, so
         // that runs starting side by side never see the name missing.
         let fresh = folder.join(format!(".{LOADER_SONAME}.{}", std::process::id()));

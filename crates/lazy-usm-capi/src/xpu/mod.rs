@@ -132,6 +132,32 @@ unsafe extern "C" {
     fn atexit(function: extern "C" fn()) -> c_int;
 }
 
+/// Bytes handed to PyTorch and not yet freed, by device (the queue's place in its context), and
+/// the most there have been: PyTorch's `memory_allocated`, which drops at its free even when the
+/// block waits for its queue before it is reused.
+static IN_USE: [AtomicU64; lazy_usm_core::MAX_DEVICES as usize] =
+    [const { AtomicU64::new(0) }; lazy_usm_core::MAX_DEVICES as usize];
+static PEAK_IN_USE: [AtomicU64; lazy_usm_core::MAX_DEVICES as usize] =
+    [const { AtomicU64::new(0) }; lazy_usm_core::MAX_DEVICES as usize];
+
+fn handed_out(device: u32, size: usize) {
+    if let (Some(now), Some(peak)) = (
+        IN_USE.get(device as usize),
+        PEAK_IN_USE.get(device as usize),
+    ) {
+        let after = now.fetch_add(size as u64, Ordering::AcqRel) + size as u64;
+        peak.fetch_max(after, Ordering::AcqRel);
+    }
+}
+
+fn given_back(device: u32, size: usize) {
+    if let Some(now) = IN_USE.get(device as usize) {
+        let _ = now.fetch_update(Ordering::AcqRel, Ordering::Acquire, |bytes| {
+            Some(bytes.saturating_sub(size as u64))
+        });
+    }
+}
+
 /// Set when the process exits: later calls (other threads, static destructors) get nothing.
 static EXITING: AtomicBool = AtomicBool::new(false);
 
@@ -496,6 +522,7 @@ pub unsafe extern "C" fn lazy_usm_xpu_malloc(
                 cache.bytes -= size;
                 SAME_QUEUE_REUSES.fetch_add(1, Ordering::Relaxed);
                 address = block;
+                handed_out(index, size);
                 return Ok(());
             }
         }
@@ -506,6 +533,7 @@ pub unsafe extern "C" fn lazy_usm_xpu_malloc(
             }
             other => other?,
         };
+        handed_out(index, size);
         Ok(())
     });
     if status == LazyUsmStatus::Ok {
@@ -556,6 +584,8 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
                 "{address:#x} was freed already (it waits for its queue's next allocation)"
             )));
         }
+        // PyTorch's figure drops now, whatever the block waits for before its reuse.
+        given_back(found.owner, found.size);
         // SAFETY: the caller's live queue.
         if unsafe { lazy_usm_sycl_queue_idle(queue) } == 1 {
             // Nothing submitted before this free is still running: no fence needed, and what
@@ -604,11 +634,14 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LazyUsmXpuStats {
-    /// Bytes of live blocks handed to PyTorch (`allocated_bytes.all.current`).
+    /// Bytes handed to PyTorch and not yet freed (`allocated_bytes.all.current`).
     pub allocated_bytes: u64,
+    /// The most there have been (`allocated_bytes.all.peak`).
+    pub peak_allocated_bytes: u64,
     /// Bytes of pool segments held from the driver (`reserved_bytes.all.current`).
     pub reserved_bytes: u64,
-    /// The most bytes reserved at once, per context, summed (`reserved_bytes.all.peak`).
+    /// The most bytes reserved at once (`reserved_bytes.all.peak`; with several SYCL contexts,
+    /// the sum of each one's peak, an upper bound).
     pub peak_reserved_bytes: u64,
     /// Bytes of idle cached blocks (`inactive_split_bytes.all.current`'s nearest analogue).
     pub cached_bytes: u64,
@@ -637,13 +670,21 @@ pub unsafe extern "C" fn lazy_usm_xpu_stats(
             .values()
             .map(|(manager, _)| Arc::clone(manager))
             .collect();
-        let mut total = LazyUsmXpuStats::default();
-        for manager in managers
-            .iter()
-            .filter(|manager| device < manager.device_count())
-        {
-            let stats = manager.pool_stats(device)?;
-            total.allocated_bytes += stats.allocated_bytes;
+        if device >= lazy_usm_core::MAX_DEVICES {
+            return Err(Failure::invalid(format!(
+                "device {device}: lazy-usm handles up to {} devices",
+                lazy_usm_core::MAX_DEVICES
+            )));
+        }
+        let mut total = LazyUsmXpuStats {
+            allocated_bytes: IN_USE[device as usize].load(Ordering::Acquire),
+            peak_allocated_bytes: PEAK_IN_USE[device as usize].load(Ordering::Acquire),
+            ..LazyUsmXpuStats::default()
+        };
+        for manager in &managers {
+            let Some(stats) = manager.existing_pool_stats(device) else {
+                continue;
+            };
             total.reserved_bytes += stats.reserved_bytes;
             total.peak_reserved_bytes += stats.peak_reserved_bytes;
             total.cached_bytes += stats.cached_bytes;
@@ -682,14 +723,30 @@ pub unsafe extern "C" fn lazy_usm_xpu_empty_cache(released: *mut u64) -> LazyUsm
     })
 }
 
+/// What peer residency has cost the host under the allocator, and what eager residency would
+/// have (`lazy_usm_xpu_host_cost`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LazyUsmXpuHostCost {
+    /// Host memory pinned for peer residency now, in bytes.
+    pub current_bytes: u64,
+    /// The most it has been (with several SYCL contexts, the sum of their peaks).
+    pub peak_bytes: u64,
+    /// `zeContextMakeMemoryResident` calls made.
+    pub make_resident_calls: u64,
+    /// `zeContextEvictMemory` calls made.
+    pub evict_calls: u64,
+    /// What making the memory held now resident on every peer of its context would pin (what
+    /// SYCL's `malloc_device` does): each device's reserved bytes times its peers.
+    pub eager_bytes: u64,
+}
+
 /// What peer residency has cost the host, summed over the allocator's contexts.
 ///
 /// # Safety
 /// `out` must be null or valid for a write.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn lazy_usm_xpu_host_cost(
-    out: *mut crate::exports::LazyUsmHostCost,
-) -> LazyUsmStatus {
+pub unsafe extern "C" fn lazy_usm_xpu_host_cost(out: *mut LazyUsmXpuHostCost) -> LazyUsmStatus {
     guard(|| {
         if out.is_null() {
             return Err(Failure::null("the output pointer"));
@@ -698,8 +755,14 @@ pub unsafe extern "C" fn lazy_usm_xpu_host_cost(
             .values()
             .map(|(manager, _)| Arc::clone(manager))
             .collect();
-        let mut total = crate::exports::LazyUsmHostCost::default();
+        let mut total = LazyUsmXpuHostCost::default();
         for manager in &managers {
+            let peers = u64::from(manager.device_count().saturating_sub(1));
+            for device in 0..manager.device_count() {
+                if let Some(stats) = manager.existing_pool_stats(device) {
+                    total.eager_bytes += stats.reserved_bytes * peers;
+                }
+            }
             let cost = manager.host_cost();
             total.current_bytes += cost.current_bytes;
             total.peak_bytes += cost.peak_bytes;
