@@ -569,7 +569,7 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
         manager.reclaim();
         let address = pointer as usize;
         // Its size as handed out: a cached block is reused only for that size.
-        let found = manager.find(address)?;
+        let found = manager.handed(address)?;
         if found.base != address {
             return Err(Failure::invalid(format!(
                 "{address:#x} is inside the allocation at {:#x}, not its start",
