@@ -510,3 +510,100 @@ fn without_peer_access_reported_copies_are_staged_through_the_host_and_kernels_r
     sim.destroy_list(list1);
     sim.destroy_context(context);
 }
+
+/// `defer_peer_backing` (the `b60x4` preset's model of seed 003): a residency call on a peer
+/// registers the residency (GTT) and pins nothing; the next kernel backs every waiting residency
+/// with pinned host memory, and refuses with `ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY` when host
+/// memory runs out, what was backed before staying backed. A residency evicted before any kernel
+/// is never backed; a copy backs nothing.
+#[test]
+fn peer_residency_is_backed_at_the_next_kernel_and_a_kernel_fails_when_the_host_runs_out() {
+    const MIB: u64 = 1 << 20;
+    let mut config = ze_sim::SimConfig::preset("b60x4").unwrap();
+    assert!(config.defer_peer_backing);
+    config.host_memory_bytes = 7 * MIB;
+    let sim = Sim::in_process(config);
+    let context = sim.context(&[0, 1]);
+    let bytes = ze_sim::spirv::module_with_kernels(BUILTINS);
+    let (module, _) = build(
+        &sim,
+        context,
+        0,
+        ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV,
+        &bytes,
+    );
+    let module = module.unwrap();
+    let fill = kernel(&sim, module, "lazy_usm_sim_fill_u32").unwrap();
+    let list = sim.immediate_list(context, 0, 0);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    let blocks: Vec<_> = (0..3)
+        .map(|_| sim.alloc_device(context, 0, 2 << 20))
+        .collect();
+    for &block in &blocks {
+        ok(sim.make_resident(context, 1, block, 2 << 20));
+    }
+    assert_eq!(sim.host_pinned(), 0, "registered only");
+    assert_eq!(sim.vram_gtt(1).1, 6 * MIB);
+    ok(sim.evict(context, 1, blocks[2], 2 << 20));
+    // A copy binds only its operands: nothing is backed.
+    let host = vec![0u8; 4096];
+    ok(sim.copy(
+        list,
+        blocks[0],
+        host.as_ptr() as _,
+        4096,
+        null_mut(),
+        &mut [],
+    ));
+    // SAFETY: the name with its header's type; the list of this test.
+    unsafe {
+        let synchronize = sim
+            .function::<ze_pfnCommandListHostSynchronize_t>("zeCommandListHostSynchronize")
+            .unwrap();
+        ok(synchronize(list, u64::MAX));
+    }
+    assert_eq!(sim.host_pinned(), 0);
+    // The first kernel backs the two left: 4 MiB of the 7.
+    ok(set_argument(&sim, fill, 0, &blocks[0]));
+    ok(set_argument(&sim, fill, 1, &7u32));
+    ok(launch(&sim, list, fill, done, 16));
+    assert_eq!(sim.host_pinned(), 4 * MIB);
+    // Three more residencies need 4 MiB more at the next kernel, 3 MiB are left: the kernel is
+    // refused, and what fit before the refusal stays backed.
+    let more: Vec<_> = (0..2)
+        .map(|_| sim.alloc_device(context, 0, MIB as usize))
+        .collect();
+    for &block in &more {
+        ok(sim.make_resident(context, 1, block, MIB as usize));
+    }
+    let big = sim.alloc_device(context, 0, 2 << 20);
+    ok(sim.make_resident(context, 1, big, 2 << 20));
+    assert_eq!(
+        launch(&sim, list, fill, done, 16),
+        ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY
+    );
+    let pinned = sim.host_pinned();
+    assert!(pinned > 4 * MIB && pinned <= 7 * MIB, "{pinned}");
+    // Freed memory gives its backing back, and the kernel then runs.
+    sim.free(context, big);
+    ok(launch(&sim, list, fill, done, 16));
+    assert_eq!(
+        sim.host_pinned(),
+        6 * MIB,
+        "blocks 0, 1 and the two small ones"
+    );
+    // SAFETY: objects of this test, idle.
+    unsafe {
+        ok((sim.api.kernel_destroy)(fill));
+        ok((sim.api.module_destroy)(module));
+    }
+    sim.destroy_list(list);
+    sim.destroy_events(pool, &[done]);
+    for block in blocks.into_iter().chain(more) {
+        sim.free(context, block);
+    }
+    assert_eq!(sim.host_pinned(), 0);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
