@@ -162,7 +162,8 @@ fn runtime(cli: &Cli) -> Result<(Runtime, String), String> {
     if let Some(preset) = &cli.preset {
         let config = lazy_usm::ze_sim::SimConfig::preset(preset)
             .ok_or_else(|| format!("no simulator preset `{preset}`"))?
-            .with_driver_debug_keys(keys);
+            .with_driver_debug_keys(keys)
+            .with_wall_clock_variable(keys);
         let runtime = Runtime::simulated_with(config).map_err(fail)?;
         return Ok((
             runtime,
@@ -172,7 +173,8 @@ fn runtime(cli: &Cli) -> Result<(Runtime, String), String> {
     if let Some(path) = &cli.sim_config {
         let config = lazy_usm::ze_sim::SimConfig::from_name_or_path(path)
             .map_err(fail)?
-            .with_driver_debug_keys(keys);
+            .with_driver_debug_keys(keys)
+            .with_wall_clock_variable(keys);
         let runtime = Runtime::simulated_with(config).map_err(fail)?;
         return Ok((
             runtime,
@@ -628,7 +630,8 @@ fn peer_bench(
     println!("{}", table.render());
     if modelled {
         println!(
-            "host GB/s times the simulator's memcpy on this machine; device GB/s is its timing model."
+            "host GB/s times the simulator's memcpy on this machine (never faster than the model \
+             with ZE_SIM_WALL_CLOCK=1); device GB/s is its timing model."
         );
     }
     Ok(())

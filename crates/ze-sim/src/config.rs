@@ -104,6 +104,12 @@ pub struct TimingModel {
     pub host_link_gbps: f64,
     /// Fixed cost of every command, in nanoseconds (an assumption).
     pub latency_ns: u64,
+    /// Copies, fills and kernels also take their modelled time on the wall clock (the engine
+    /// waits out what the host's own work left of it), so a program timing them with a host
+    /// clock (`ze_peer`, `lazy-usm peer-bench`) measures the model rather than the host's
+    /// memcpy. Off by default, for fast tests; `ZE_SIM_WALL_CLOCK=1` turns it on for the
+    /// loader-driven platform.
+    pub wall_clock: bool,
 }
 
 impl Default for TimingModel {
@@ -114,6 +120,7 @@ impl Default for TimingModel {
             staged_gbps: 3.0,
             host_link_gbps: 24.0,
             latency_ns: 10_000,
+            wall_clock: false,
         }
     }
 }
@@ -466,6 +473,23 @@ impl SimConfig {
         }
         if key("ForceZeDeviceCanAccessPerReturnValue").as_deref() == Some("0") {
             self.peer_access_reported = false;
+        }
+        self
+    }
+
+    /// This configuration with `ZE_SIM_WALL_CLOCK` (`lookup` gives a variable's value): `1`
+    /// makes commands take their modelled time on the wall clock too
+    /// ([`TimingModel::wall_clock`]).
+    ///
+    /// ```
+    /// let config = ze_sim::SimConfig::preset("b70x2").unwrap()
+    ///     .with_wall_clock_variable(|name| (name == "ZE_SIM_WALL_CLOCK").then(|| "1".to_string()));
+    /// assert!(config.timing.wall_clock);
+    /// assert!(!ze_sim::SimConfig::preset("b70x2").unwrap().with_wall_clock_variable(|_| None).timing.wall_clock);
+    /// ```
+    pub fn with_wall_clock_variable(mut self, lookup: impl Fn(&str) -> Option<String>) -> Self {
+        if lookup(crate::WALL_CLOCK_ENV).as_deref().map(str::trim) == Some("1") {
+            self.timing.wall_clock = true;
         }
         self
     }

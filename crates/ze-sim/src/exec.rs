@@ -640,7 +640,9 @@ pub(crate) fn submit(
         .copied()
         .unwrap_or(0)
         == 0;
+    // On the wall clock an engine takes the command's time: the appending thread must not.
     let inline = submitter == Submitter::ImmediateList
+        && !platform.config.timing.wall_clock
         && engine_idle
         && platform.config.faults.command_delay_us.is_none()
         && !ops.iter().any(|op| matches!(op, Op::Wait(_)));
@@ -782,6 +784,7 @@ fn run(platform: &Inner, job: Job) {
             } => {
                 drop(held.take());
                 delay(platform);
+                let began = std::time::Instant::now();
                 last_interval = Some(start(platform, job.engine, nanos, ready_at, &touched, true));
                 // SAFETY: both ranges were checked at submission to lie inside live simulator
                 // allocations (kept alive while pending) or caller-owned host memory that the
@@ -794,6 +797,7 @@ fn run(platform: &Inner, job: Job) {
                         std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, size);
                     }
                 }
+                pace(platform, began, nanos);
                 held = Some(finish(platform, &touched, job.engine.device, job.worker));
             }
             Op::Launch {
@@ -807,12 +811,14 @@ fn run(platform: &Inner, job: Job) {
             } => {
                 drop(held.take());
                 delay(platform);
+                let began = std::time::Instant::now();
                 last_interval = Some(start(
                     platform, job.engine, nanos, ready_at, &touched, false,
                 ));
                 if let Some(builtin) = builtin {
                     run_builtin(platform, job.engine, builtin, items, &pointers, value);
                 }
+                pace(platform, began, nanos);
                 let mut state = finish(platform, &touched, job.engine.device, job.worker);
                 count_use(&mut state.kernel_uses, kernel, -1);
                 held = Some(state);
@@ -826,12 +832,14 @@ fn run(platform: &Inner, job: Job) {
             } => {
                 drop(held.take());
                 delay(platform);
+                let began = std::time::Instant::now();
                 last_interval = Some(start(platform, job.engine, nanos, ready_at, &touched, true));
                 // SAFETY: `dst..dst + size` was checked at submission as for copies.
                 let target = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, size) };
                 for (byte, value) in target.iter_mut().zip(pattern.iter().cycle()) {
                     *byte = *value;
                 }
+                pace(platform, began, nanos);
                 held = Some(finish(platform, &touched, job.engine.device, job.worker));
             }
         }
@@ -908,6 +916,26 @@ fn finish<'a>(
 }
 
 /// The `command_delay_us` fault: the command takes real time, so host threads can race it.
+/// With `TimingModel::wall_clock`, waits until `nanos` have passed since `began` (sleeping
+/// while more than a millisecond is left, then spinning, for a close finish).
+fn pace(platform: &Inner, began: std::time::Instant, nanos: u64) {
+    if !platform.config.timing.wall_clock {
+        return;
+    }
+    let until = began + std::time::Duration::from_nanos(nanos);
+    loop {
+        let now = std::time::Instant::now();
+        let Some(left) = until.checked_duration_since(now) else {
+            return;
+        };
+        if left > std::time::Duration::from_millis(1) {
+            std::thread::sleep(left - std::time::Duration::from_micros(500));
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
 fn delay(platform: &Inner) {
     if let Some(micros) = platform.config.faults.command_delay_us {
         std::thread::sleep(std::time::Duration::from_micros(micros));

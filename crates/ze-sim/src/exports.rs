@@ -16,6 +16,10 @@ use std::sync::OnceLock;
 /// Environment variable that configures the loader-driven platform.
 pub const CONFIG_ENV: &str = "ZE_SIM_CONFIG";
 
+/// `ZE_SIM_WALL_CLOCK=1`: the loader-driven platform's commands take their modelled time on the
+/// wall clock too (`TimingModel::wall_clock`).
+pub const WALL_CLOCK_ENV: &str = "ZE_SIM_WALL_CLOCK";
+
 static GLOBAL: OnceLock<Result<Platform, String>> = OnceLock::new();
 
 /// Calls of Level Zero functions the simulator does not implement, by name, in this process.
@@ -64,7 +68,8 @@ pub fn global_platform() -> Result<Platform, SimError> {
                 Err(_) => Ok(SimConfig::default()),
             }
             // The driver's debug keys, read from the environment as compute-runtime reads them.
-            .map(|config| config.with_driver_debug_keys(|name| std::env::var(name).ok()));
+            .map(|config| config.with_driver_debug_keys(|name| std::env::var(name).ok()))
+            .map(|config| config.with_wall_clock_variable(|name| std::env::var(name).ok()));
             let platform = config
                 .map_err(SimError::from)
                 .and_then(|config| {

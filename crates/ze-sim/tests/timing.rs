@@ -91,3 +91,23 @@ fn platforms_are_independent() {
     first.assert_clean();
     second.assert_clean();
 }
+
+/// `TimingModel::wall_clock`: a copy also takes its modelled time on the host's clock, so a
+/// program timing copies with a host clock measures the model (never faster than it).
+#[test]
+fn on_the_wall_clock_a_copy_takes_its_modelled_time() {
+    let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+    config.timing.wall_clock = true;
+    let sim = Sim::in_process(config);
+    let size = 64 * MIB;
+    let modelled = sim_latency() + (size as f64 / 28.6) as u64;
+    let began = std::time::Instant::now();
+    let stamped = timed_copy(&sim, true, size);
+    let elapsed = began.elapsed().as_nanos() as u64;
+    assert_eq!(stamped, modelled, "timestamps stay the model's");
+    assert!(
+        elapsed >= modelled,
+        "{elapsed} ns on the wall for a {modelled} ns copy"
+    );
+    sim.assert_clean();
+}
