@@ -152,3 +152,17 @@ def test_lazy_usm_run_reports_an_unmodified_program(runtime_available, tmp_path)
     assert report["host_pinned_bytes"] == {"current": 0, "peak": 8 * GIB}
     assert [device["gtt_bytes"]["peak"] for device in report["devices"]] == [4 * GIB, 4 * GIB]
     assert report["counters"]["live_allocations"] == 0
+
+
+def test_the_affinity_mask_leaves_the_devices_it_names(run_sycl):
+    # The driver's ZE_AFFINITY_MASK, as a launcher sets it for each rank.
+    run = run_sycl(
+        """
+        import dpctl, json
+        print("RESULT " + json.dumps([device.name for device in dpctl.get_devices()]))
+        """,
+        preset="b60x4",
+        extra_env={"ZE_AFFINITY_MASK": "3,1"},
+    )
+    assert len(run.result) == 2 and all("B60" in name for name in run.result)
+    assert len(run.report["devices"]) == 2

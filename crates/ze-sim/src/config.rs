@@ -494,6 +494,54 @@ impl SimConfig {
         self
     }
 
+    /// The devices a process sees under `ZE_AFFINITY_MASK` (`mask`: comma-separated device
+    /// indices, as the driver reads it; `N.M` names sub-device M of device N, and the simulated
+    /// devices have one each, so it stands for device N), in the machine's order, with the
+    /// links between them; and each one's index in the whole machine. Indices beyond the
+    /// machine are ignored, as the driver ignores them; a mask that leaves no device is refused.
+    ///
+    /// ```
+    /// let config = ze_sim::SimConfig::preset("b60x4").unwrap();
+    /// let (masked, machine) = config.with_affinity_mask("3,1").unwrap();
+    /// assert_eq!(machine, [1, 3]);
+    /// assert_eq!(masked.devices[0].pci_address, config.devices[1].pci_address);
+    /// assert!(config.with_affinity_mask("7").is_err());
+    /// ```
+    pub fn with_affinity_mask(&self, mask: &str) -> Result<(SimConfig, Vec<u32>), ConfigError> {
+        let mut chosen: Vec<u32> = mask
+            .split(',')
+            .filter_map(|entry| entry.trim().split('.').next()?.parse::<u32>().ok())
+            .filter(|&index| (index as usize) < self.devices.len())
+            .collect();
+        chosen.sort_unstable();
+        chosen.dedup();
+        if chosen.is_empty() {
+            return Err(ConfigError::Invalid(format!(
+                "ZE_AFFINITY_MASK `{mask}` names none of the {} devices",
+                self.devices.len()
+            )));
+        }
+        let position = |index: u32| chosen.iter().position(|&kept| kept == index);
+        let mut masked = self.clone();
+        masked.devices = chosen
+            .iter()
+            .map(|&index| self.devices[index as usize].clone())
+            .collect();
+        masked.links = self
+            .links
+            .iter()
+            .filter_map(|link| {
+                let a = position(link.devices[0])? as u32;
+                let b = position(link.devices[1])? as u32;
+                Some(LinkConfig {
+                    devices: [a, b],
+                    kind: link.kind,
+                })
+            })
+            .collect();
+        Ok((masked, chosen))
+    }
+
     /// A preset name, or else a path to a TOML file (the form `ZE_SIM_CONFIG` takes).
     ///
     /// ```

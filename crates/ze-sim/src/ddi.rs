@@ -86,6 +86,7 @@ pub unsafe extern "C" fn zeGetDriverProcAddrTable(
     table: *mut ze_driver_dditable_t,
 ) -> ze_result_t {
     let full = ze_driver_dditable_t {
+        pfnGetLastErrorDescription: Some(driver::get_last_error_description),
         pfnGet: Some(exports::global_driver_get),
         pfnGetApiVersion: Some(driver::get_api_version),
         pfnGetProperties: Some(driver::get_properties),
@@ -142,6 +143,7 @@ pub unsafe extern "C" fn zeGetContextProcAddrTable(
         pfnDestroy: Some(context::destroy),
         pfnMakeMemoryResident: Some(context::make_memory_resident),
         pfnEvictMemory: Some(context::evict_memory),
+        pfnGetStatus: Some(context::get_status),
         pfnCreateEx: Some(context::create_ex),
         ..Default::default()
     };
@@ -192,6 +194,8 @@ pub unsafe extern "C" fn zeGetCommandListProcAddrTable(
         pfnAppendWriteGlobalTimestamp: Some(command::append_write_global_timestamp),
         pfnAppendQueryKernelTimestamps: Some(command::append_query_kernel_timestamps),
         pfnAppendLaunchKernelWithArguments: Some(module::append_launch_kernel_with_arguments),
+        pfnAppendMemoryPrefetch: Some(command::append_memory_prefetch),
+        pfnAppendMemAdvise: Some(command::append_mem_advise),
         ..Default::default()
     };
     // SAFETY: the loader's table.

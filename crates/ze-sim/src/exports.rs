@@ -16,6 +16,9 @@ use std::sync::OnceLock;
 /// Environment variable that configures the loader-driven platform.
 pub const CONFIG_ENV: &str = "ZE_SIM_CONFIG";
 
+/// The driver's device selection (`ZE_AFFINITY_MASK`), which the loader-driven platform reads.
+const AFFINITY_ENV: &str = "ZE_AFFINITY_MASK";
+
 /// `ZE_SIM_WALL_CLOCK=1`: the loader-driven platform's commands take their modelled time on the
 /// wall clock too (`TimingModel::wall_clock`).
 pub const WALL_CLOCK_ENV: &str = "ZE_SIM_WALL_CLOCK";
@@ -73,8 +76,13 @@ pub fn global_platform() -> Result<Platform, SimError> {
             let platform = config
                 .map_err(SimError::from)
                 .and_then(|config| {
-                    let machine = join_machine(&config)?;
-                    Platform::build(config, false, machine)
+                    // The process sees what ZE_AFFINITY_MASK leaves; the machine has them all.
+                    let (visible, machine_devices) = match std::env::var(AFFINITY_ENV) {
+                        Ok(mask) if !mask.trim().is_empty() => config.with_affinity_mask(&mask)?,
+                        _ => (config.clone(), (0..config.devices.len() as u32).collect()),
+                    };
+                    let machine = join_machine(&config, machine_devices)?;
+                    Platform::build(visible, false, machine)
                 })
                 .map_err(|error| error.to_string());
             if platform.is_ok() && std::env::var_os(crate::REPORT_ENV).is_some() {
@@ -91,11 +99,14 @@ pub fn global_platform() -> Result<Platform, SimError> {
 }
 
 /// Joins the machine `ZE_SIM_MACHINE` names, if it names one (for the life of the process).
-fn join_machine(config: &SimConfig) -> Result<Option<&'static Membership>, SimError> {
+fn join_machine(
+    config: &SimConfig,
+    machine_devices: Vec<u32>,
+) -> Result<Option<&'static Membership>, SimError> {
     let Some(path) = std::env::var_os(MACHINE_ENV) else {
         return Ok(None);
     };
-    let membership = Membership::join(std::path::Path::new(&path), config)
+    let membership = Membership::join(std::path::Path::new(&path), config, machine_devices)
         .map_err(|error| SimError::Global(error.to_string()))?;
     let membership: &'static Membership = Box::leak(Box::new(membership));
     Membership::install(membership);

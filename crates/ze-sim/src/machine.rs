@@ -602,12 +602,18 @@ pub(crate) struct Membership {
     left: AtomicBool,
     /// The machine's host pinned bytes at the last refused charge (for the failure record).
     refused_at: AtomicU64,
+    /// The machine's index of each device this process sees (`ZE_AFFINITY_MASK` may hide some).
+    machine_devices: Vec<u32>,
 }
 
 impl Membership {
     /// Joins the machine at `path` as this process, for `config` (which must describe the
     /// same devices and host memory).
-    pub(crate) fn join(path: &Path, config: &SimConfig) -> Result<Self, MachineError> {
+    pub(crate) fn join(
+        path: &Path,
+        config: &SimConfig,
+        machine_devices: Vec<u32>,
+    ) -> Result<Self, MachineError> {
         let machine = Machine::open(path)?;
         let region = machine.region();
         let devices = region.device_count.load(Ordering::Relaxed);
@@ -666,6 +672,7 @@ impl Membership {
             slot,
             left: AtomicBool::new(false),
             refused_at: AtomicU64::new(0),
+            machine_devices,
         })
     }
 
@@ -718,6 +725,7 @@ impl Membership {
         if !self.active() {
             return Ok(false);
         }
+        let figure = self.on_machine(figure);
         let region = self.machine.region();
         let counter = region.now.get(figure);
         let now = match charge(counter, bytes, limit) {
@@ -743,11 +751,28 @@ impl Membership {
         }
     }
 
+    /// The machine's figure for one of this process's (its devices may be a subset).
+    fn on_machine(&self, figure: Figure) -> Figure {
+        let map = |device: u32| {
+            self.machine_devices
+                .get(device as usize)
+                .copied()
+                .unwrap_or(device)
+        };
+        match figure {
+            Figure::HostPinned => Figure::HostPinned,
+            Figure::Vram(device) => Figure::Vram(map(device)),
+            Figure::Gtt(device) => Figure::Gtt(map(device)),
+            Figure::Allocated(device) => Figure::Allocated(map(device)),
+        }
+    }
+
     /// Takes `bytes` off `figure`.
     pub(crate) fn discharge(&self, figure: Figure, bytes: u64) {
         if !self.active() {
             return;
         }
+        let figure = self.on_machine(figure);
         discharge(self.slot().now.get(figure), bytes);
         discharge(self.machine.region().now.get(figure), bytes);
     }
@@ -891,7 +916,7 @@ mod tests {
     #[test]
     fn limits_hold_for_the_machine_and_a_share_leaves_at_exit() {
         let (_folder, path, config) = machine("m");
-        let member = Membership::join(&path, &config).unwrap();
+        let member = Membership::join(&path, &config, vec![0, 1, 2, 3]).unwrap();
         let limit = Some(60 * GIB);
         assert_eq!(member.charge(Figure::HostPinned, 40 * GIB, limit), Ok(true));
         assert_eq!(
@@ -938,7 +963,7 @@ mod tests {
     #[test]
     fn a_vanished_process_is_reaped_and_a_live_one_is_not() {
         let (_folder, path, config) = machine("m");
-        let member = Membership::join(&path, &config).unwrap();
+        let member = Membership::join(&path, &config, vec![0, 1, 2, 3]).unwrap();
         member.charge(Figure::HostPinned, 5 * GIB, None).unwrap();
         let reader = Machine::open(&path).unwrap();
         // A second process that attached, charged 7 GiB and was killed.
@@ -973,12 +998,12 @@ mod tests {
     #[test]
     fn a_process_that_joins_again_after_exec_releases_its_old_share() {
         let (_folder, path, config) = machine("m");
-        let before = Membership::join(&path, &config).unwrap();
+        let before = Membership::join(&path, &config, vec![0, 1, 2, 3]).unwrap();
         before
             .charge(Figure::Allocated(0), 3 * GIB, Some(24 * GIB))
             .unwrap();
         // The same pid and start time joining again is the process's new image.
-        let after = Membership::join(&path, &config).unwrap();
+        let after = Membership::join(&path, &config, vec![0, 1, 2, 3]).unwrap();
         let reader = Machine::open(&path).unwrap();
         let report = reader.report();
         assert_eq!(report.devices[0].allocated_bytes.current, 0);
@@ -988,18 +1013,40 @@ mod tests {
     }
 
     #[test]
+    fn a_process_seeing_some_devices_charges_them_by_their_machine_index() {
+        let (_folder, path, config) = machine("m");
+        // ZE_AFFINITY_MASK=2: the process's device 0 is the machine's device 2.
+        let member = Membership::join(&path, &config, vec![2]).unwrap();
+        member.charge(Figure::Vram(0), GIB, None).unwrap();
+        member
+            .charge(Figure::Allocated(0), GIB, Some(24 * GIB))
+            .unwrap();
+        let report = Machine::open(&path).unwrap().report();
+        assert_eq!(report.devices[2].vram_bytes.current, GIB);
+        assert_eq!(report.devices[0].vram_bytes.current, 0);
+        assert_eq!(report.processes[0].devices[2].allocated_bytes.current, GIB);
+        member.discharge(Figure::Vram(0), GIB);
+        assert_eq!(
+            Machine::open(&path).unwrap().report().devices[2]
+                .vram_bytes
+                .current,
+            0
+        );
+    }
+
+    #[test]
     fn another_machine_or_no_machine_is_refused() {
         let (folder, path, config) = machine("m");
         let mut other = config.clone();
         other.host_memory_bytes /= 2;
         assert!(matches!(
-            Membership::join(&path, &other),
+            Membership::join(&path, &other, vec![0, 1, 2, 3]),
             Err(MachineError::Mismatch { .. })
         ));
         let mut smaller = config.clone();
         smaller.devices[1].memory_bytes /= 2;
         assert!(matches!(
-            Membership::join(&path, &smaller),
+            Membership::join(&path, &smaller, vec![0, 1, 2, 3]),
             Err(MachineError::Mismatch { .. })
         ));
         let junk = folder.path().join("junk");

@@ -365,3 +365,63 @@ fn an_earlier_append_completing_late_does_not_signal_a_re_armed_counter_based_ev
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+/// Calls Intel's conformance suite makes that the simulator answers: the context's status, the
+/// driver's error description (empty), and prefetch and memory advice (checked hints, no effect).
+#[test]
+fn status_error_description_prefetch_and_advice_are_answered() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the names with their headers' types; handles of this test and valid
+    // outputs.
+    unsafe {
+        let status = sim
+            .function::<ze_pfnContextGetStatus_t>("zeContextGetStatus")
+            .unwrap();
+        let describe = sim
+            .function::<ze_pfnDriverGetLastErrorDescription_t>("zeDriverGetLastErrorDescription")
+            .unwrap();
+        let prefetch = sim
+            .function::<ze_pfnCommandListAppendMemoryPrefetch_t>(
+                "zeCommandListAppendMemoryPrefetch",
+            )
+            .unwrap();
+        let advise = sim
+            .function::<ze_pfnCommandListAppendMemAdvise_t>("zeCommandListAppendMemAdvise")
+            .unwrap();
+        let context = sim.context(&[0, 1]);
+        ok(status(context));
+        assert_eq!(
+            status(std::ptr::null_mut()),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_HANDLE
+        );
+        let mut text = std::ptr::null();
+        ok(describe(sim.driver, &mut text));
+        assert_eq!(std::ffi::CStr::from_ptr(text).to_bytes(), b"");
+        let memory = sim.alloc_device(context, 0, 8192);
+        let list = sim.immediate_list(context, 0, 0);
+        ok(prefetch(list, memory, 8192));
+        ok(advise(
+            list,
+            sim.devices[1],
+            memory,
+            4096,
+            ze_memory_advice_t::ZE_MEMORY_ADVICE_SET_READ_MOSTLY,
+        ));
+        // Past the allocation's end, or memory the simulator did not allocate: refused.
+        let past = (memory as usize + 4096) as *const std::ffi::c_void;
+        assert_eq!(
+            prefetch(list, past, 8192),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        let host = [0u8; 64];
+        assert_eq!(
+            prefetch(list, host.as_ptr() as _, 64),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(sim.counter("submissions"), 0, "hints submit nothing");
+        sim.destroy_list(list);
+        sim.free(context, memory);
+        sim.destroy_context(context);
+    }
+    sim.assert_clean();
+}

@@ -605,3 +605,47 @@ pub(crate) unsafe extern "C" fn append_query_kernel_timestamps(
         append(list, commands)
     })
 }
+
+/// The range of a prefetch or memory advice: inside one allocation of the list's context, or
+/// `ZE_RESULT_ERROR_INVALID_ARGUMENT`.
+fn hinted_range(
+    list: ze_command_list_handle_t,
+    pointer: *const c_void,
+    size: usize,
+) -> Result<(), ze_result_t> {
+    let (platform, object) = registry::list(list as usize)?;
+    if pointer.is_null() {
+        return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    }
+    let state = platform.lock();
+    let base = crate::platform::Inner::find_allocation(&state, pointer as usize, size.max(1))?
+        .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+    if state.allocations[&base].context != object.context {
+        return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
+/// `zeCommandListAppendMemoryPrefetch`: a hint, checked and then without effect (the simulated
+/// devices' memory is the host's, already where every engine reads it).
+pub(crate) unsafe extern "C" fn append_memory_prefetch(
+    list: ze_command_list_handle_t,
+    pointer: *const c_void,
+    size: usize,
+) -> ze_result_t {
+    guard(|| hinted_range(list, pointer, size))
+}
+
+/// `zeCommandListAppendMemAdvise`: as a prefetch, a hint checked and then without effect.
+pub(crate) unsafe extern "C" fn append_mem_advise(
+    list: ze_command_list_handle_t,
+    device: ze_device_handle_t,
+    pointer: *const c_void,
+    size: usize,
+    _advice: ze_memory_advice_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::device(device as usize)?;
+        hinted_range(list, pointer, size)
+    })
+}

@@ -153,3 +153,14 @@ pub(crate) unsafe extern "C" fn evict_memory(
 ) -> ze_result_t {
     guard(|| residency(context, device, pointer, size, true))
 }
+
+/// `zeContextGetStatus`: the context is usable unless its platform lost its device.
+pub(crate) unsafe extern "C" fn get_status(context: ze_context_handle_t) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = registry::context(context as usize)?;
+        if platform.lock().lost {
+            return Err(ze_result_t::ZE_RESULT_ERROR_DEVICE_LOST);
+        }
+        Ok(())
+    })
+}
