@@ -121,3 +121,22 @@ def test_a_rank_killed_mid_job_releases_its_share_of_the_machine(runtime_availab
     assert survivor["pinned_after_peer_ended"] == ranks[0]["host_pinned_bytes"]["peak"]
     assert machine["host_pinned_bytes"]["current"] == 0
     assert "vanished" in completed.stderr
+
+
+def test_ranks_that_each_see_one_gpu_exchange_buckets_through_ipc(runtime_available, tmp_path):
+    # ZE_AFFINITY_MASK=rank: every rank calls its GPU device 0, and opens a handle of a GPU it
+    # cannot see. The bytes still cross, each import is charged to the machine's device the rank
+    # runs on, and nothing else is pinned under the shim.
+    args = ("--ranks", 2, "--weights", 2, "--weight-mib", 1024, "--bucket-mib", 64, "--steps", 5, "--mask")
+    completed, machine, results = run_job(tmp_path, "b70x2", True, *args)
+    assert completed.returncode == 0, completed.stderr
+    assert {rank: result["checked"] for rank, result in results.items()} == {0: 5, 1: 5}
+    ranks = ranks_of(machine)
+    for rank, process in ranks.items():
+        assert len(process["devices"]) == 2, "the machine's devices"
+        own = process["devices"][rank]
+        assert own["vram_bytes"]["peak"] >= 2 * GIB, process
+        assert own["gtt_bytes"]["peak"] == 64 * MIB, "the import of the other rank's bucket"
+        assert process["devices"][1 - rank]["vram_bytes"]["peak"] == 0
+    crossing = 2 * 64 * MIB
+    assert crossing // 2 <= machine["host_pinned_bytes"]["peak"] <= 1.1 * crossing

@@ -295,36 +295,39 @@ impl LazyUsmManager {
         // A pool block goes through its pool, which counts the block as shared with `device`:
         // the pool's trim then keeps its segment resident there while the block lives.
         let mut owned = lock(&self.owned);
-        let Some(Handed {
-            size,
-            kind,
-            owner,
-            owned: Owned::Block {
-                device: home,
-                block,
-            },
-        }) = owned.remove(&found.base)
-        else {
-            return Err(Failure(
-                crate::LazyUsmStatus::UnknownPointer,
-                format!("{address:#x} was freed meanwhile"),
-            ));
+        // Checked before it is taken out: the range may have been freed and something else
+        // handed out at its start meanwhile.
+        let home = match owned.get(&found.base) {
+            Some(Handed {
+                owned: Owned::Block { device, .. },
+                ..
+            }) => *device,
+            _ => {
+                return Err(Failure(
+                    crate::LazyUsmStatus::UnknownPointer,
+                    format!("{address:#x} was freed meanwhile"),
+                ));
+            }
         };
         let pool = self.pool(home)?;
+        let Some(mut entry) = owned.remove(&found.base) else {
+            return Err(Failure::invalid(format!(
+                "{address:#x} was freed meanwhile"
+            )));
+        };
+        let Owned::Block { device, block } = entry.owned else {
+            return Err(Failure(
+                crate::LazyUsmStatus::Internal,
+                format!("{address:#x} changed kind under the manager's lock"),
+            ));
+        };
         let block = pool.attach(block)?;
         let result = self.manager.ensure_resident_on(&block, target);
-        owned.insert(
-            found.base,
-            Handed {
-                size,
-                kind,
-                owner,
-                owned: Owned::Block {
-                    device: home,
-                    block: block.detach(),
-                },
-            },
-        );
+        entry.owned = Owned::Block {
+            device,
+            block: block.detach(),
+        };
+        owned.insert(found.base, entry);
         Ok(result?)
     }
 

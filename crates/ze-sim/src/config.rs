@@ -495,8 +495,9 @@ impl SimConfig {
     }
 
     /// The devices a process sees under `ZE_AFFINITY_MASK` (`mask`: comma-separated device
-    /// indices, as the driver reads it; `N.M` names sub-device M of device N, and the simulated
-    /// devices have one each, so it stands for device N), in the machine's order, with the
+    /// indices, as the driver reads it; `N.0` is device N's only sub-device, and `N.M` for a
+    /// larger M names nothing, as the simulated devices have no others), in the machine's
+    /// order, with the
     /// links between them; and each one's index in the whole machine. Indices beyond the
     /// machine are ignored, as the driver ignores them; a mask that leaves no device is refused.
     ///
@@ -510,7 +511,11 @@ impl SimConfig {
     pub fn with_affinity_mask(&self, mask: &str) -> Result<(SimConfig, Vec<u32>), ConfigError> {
         let mut chosen: Vec<u32> = mask
             .split(',')
-            .filter_map(|entry| entry.trim().split('.').next()?.parse::<u32>().ok())
+            .filter_map(|entry| {
+                // Sub-device 0 is the device itself; the simulated devices have no others.
+                let (device, sub) = entry.trim().split_once('.').unwrap_or((entry.trim(), "0"));
+                (sub == "0").then(|| device.parse::<u32>().ok()).flatten()
+            })
             .filter(|&index| (index as usize) < self.devices.len())
             .collect();
         chosen.sort_unstable();

@@ -915,7 +915,6 @@ fn finish<'a>(
     state
 }
 
-/// The `command_delay_us` fault: the command takes real time, so host threads can race it.
 /// With `TimingModel::wall_clock`, waits until `nanos` have passed since `began` (sleeping
 /// while more than a millisecond is left, then spinning, for a close finish).
 fn pace(platform: &Inner, began: std::time::Instant, nanos: u64) {
@@ -936,6 +935,7 @@ fn pace(platform: &Inner, began: std::time::Instant, nanos: u64) {
     }
 }
 
+/// The `command_delay_us` fault: the command takes real time, so host threads can race it.
 fn delay(platform: &Inner) {
     if let Some(micros) = platform.config.faults.command_delay_us {
         std::thread::sleep(std::time::Duration::from_micros(micros));

@@ -81,8 +81,9 @@ pub fn global_platform() -> Result<Platform, SimError> {
                         Ok(mask) if !mask.trim().is_empty() => config.with_affinity_mask(&mask)?,
                         _ => (config.clone(), (0..config.devices.len() as u32).collect()),
                     };
-                    let machine = join_machine(&config, machine_devices)?;
-                    Platform::build(visible, false, machine)
+                    let machine = join_machine(&config, machine_devices.clone())?;
+                    let total = config.devices.len() as u32;
+                    Platform::build(visible, false, machine, Some((machine_devices, total)))
                 })
                 .map_err(|error| error.to_string());
             if platform.is_ok() && std::env::var_os(crate::REPORT_ENV).is_some() {

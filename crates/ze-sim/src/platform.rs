@@ -140,6 +140,9 @@ pub(crate) struct Allocation {
     pub unpinned: u64,
     /// Of those, the residencies still waiting for their pinned backing.
     pub unbacked: u64,
+    /// An opened IPC handle of a device this process cannot see: its import on the opening
+    /// device (GTT, and pinned host memory if `true`), released when it is closed.
+    pub foreign_import: Option<bool>,
     /// Submitted commands that use it and have not completed.
     pub pending: u32,
     pub id: u64,
@@ -159,6 +162,7 @@ impl Allocation {
             resident: 0,
             unpinned: 0,
             unbacked: 0,
+            foreign_import: None,
             pending: 0,
             id: state.next_allocation_id,
             _backing: None,
@@ -320,6 +324,11 @@ pub(crate) struct Inner {
     pub host_waits: AtomicU64,
     /// The machine this process shares with the rest of its job, if it joined one.
     pub machine: Option<&'static Membership>,
+    /// The machine's index of each device this process sees (`ZE_AFFINITY_MASK` may hide
+    /// some): what IPC handles name a device by, across processes.
+    pub machine_devices: Vec<u32>,
+    /// How many devices the machine has (this process may see fewer).
+    pub machine_device_total: u32,
 }
 
 impl Drop for Inner {
@@ -553,6 +562,7 @@ impl Inner {
                 resident: 0,
                 unpinned: 0,
                 unbacked: 0,
+                foreign_import: None,
                 pending: 0,
                 id,
                 _backing: Some(backing),
@@ -685,6 +695,42 @@ impl Inner {
         device: u32,
     ) -> Result<(), ze_result_t> {
         self.make_resident_with(state, base, device, self.config.ipc_import_pins_host)
+    }
+
+    /// The import of another process's memory, of a device this one cannot see, onto `device`:
+    /// GTT there and, if `pins`, pinned host memory (refused when the host has none left).
+    pub(crate) fn import_foreign(
+        &self,
+        state: &mut State,
+        size: u64,
+        device: u32,
+        pins: bool,
+    ) -> Result<(), ze_result_t> {
+        if pins
+            && self
+                .charge(state, Figure::HostPinned, size, Some(self.host_limit()))
+                .is_err()
+        {
+            self.note_refusal(
+                "zeMemOpenIpcHandle",
+                ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
+                size,
+            );
+            return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+        }
+        let _ = self.charge(state, Figure::Gtt(device), size, None);
+        Ok(())
+    }
+
+    /// Undoes [`Inner::import_foreign`] for an opened allocation of `kind` (its owner is the
+    /// device it was opened on).
+    pub(crate) fn release_foreign(&self, state: &mut State, size: u64, kind: MemKind, pins: bool) {
+        if let MemKind::Device { owner } = kind {
+            self.discharge(state, Figure::Gtt(owner), size);
+        }
+        if pins {
+            self.discharge(state, Figure::HostPinned, size);
+        }
     }
 
     /// [`Inner::make_resident`], building the pinned host mirror only if `pins` (and the mirror
@@ -886,7 +932,7 @@ impl Platform {
     /// assert!(ze_sim::Platform::new(config).is_err(), "no devices");
     /// ```
     pub fn new(config: SimConfig) -> Result<Self, SimError> {
-        Self::build(config, true, None)
+        Self::build(config, true, None, None)
     }
 
     /// A new platform from a preset name (see [`crate::PRESET_NAMES`]).
@@ -904,9 +950,15 @@ impl Platform {
         config: SimConfig,
         in_process: bool,
         machine: Option<&'static Membership>,
+        machine_devices: Option<(Vec<u32>, u32)>,
     ) -> Result<Self, SimError> {
         config.validate()?;
         let device_count = config.devices.len();
+        let (machine_devices, machine_device_total) = machine_devices
+            .filter(|(indices, total)| {
+                indices.len() == device_count && indices.iter().all(|index| index < total)
+            })
+            .unwrap_or_else(|| ((0..device_count as u32).collect(), device_count as u32));
         let slot = if in_process {
             Some(slots::acquire().ok_or(SimError::TooManyPlatforms(slots::SLOT_COUNT))?)
         } else {
@@ -951,6 +1003,8 @@ impl Platform {
             host_clock: AtomicU64::new(0),
             host_waits: AtomicU64::new(0),
             machine,
+            machine_devices,
+            machine_device_total,
         });
         registry::insert(inner.driver, &inner, Object::Driver);
         for (index, &device) in inner.devices.iter().enumerate() {

@@ -112,7 +112,7 @@ def rank_main(args):
     receive = socket.socket(fileno=args.receive_fd)
     for sock in (send, receive):
         sock.settimeout(120)
-    device = dpctl.get_devices()[rank]
+    device = dpctl.get_devices()[0 if args.mask else rank]
     # PyTorch's way: a queue on the platform's default context, which holds every GPU.
     queue = dpctl.SyclQueue(device)
     weights = [dm.MemoryUSMDevice(args.weight_mib * MIB, queue=queue) for _ in range(args.weights)]
@@ -195,7 +195,13 @@ def launcher_main(args):
         send, receive = pairs[rank][0], pairs[(rank - 1) % ranks][1]
         command = [sys.executable, __file__, "--rank", str(rank), "--send-fd", str(send.fileno()),
                    "--receive-fd", str(receive.fileno())] + sys.argv[1:]
-        processes.append(subprocess.Popen(command, pass_fds=[send.fileno(), receive.fileno()]))
+        environment = dict(os.environ)
+        if args.mask:
+            # As launchers that give each rank one GPU do: the rank sees only its own.
+            environment["ZE_AFFINITY_MASK"] = str(rank)
+        processes.append(
+            subprocess.Popen(command, pass_fds=[send.fileno(), receive.fileno()], env=environment)
+        )
     for sock in [s for pair in pairs for s in pair]:
         sock.close()
     codes = [None] * ranks
@@ -227,6 +233,7 @@ def main():
     parser.add_argument("--kill-rank", type=int, default=-1, help="this rank kills itself (SIGKILL)")
     parser.add_argument("--kill-step", type=int, default=0, help="at this step")
     parser.add_argument("--results", default=None, help="a folder for each rank's results")
+    parser.add_argument("--mask", action="store_true", help="each rank sees only its GPU (ZE_AFFINITY_MASK)")
     parser.add_argument("--rank", type=int, default=None)
     parser.add_argument("--send-fd", type=int, default=None)
     parser.add_argument("--receive-fd", type=int, default=None)

@@ -584,17 +584,16 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
                 "{address:#x} was freed already (it waits for its queue's next allocation)"
             )));
         }
-        // PyTorch's figure drops now, whatever the block waits for before its reuse.
-        given_back(found.owner, found.size);
         // SAFETY: the caller's live queue.
         if unsafe { lazy_usm_sycl_queue_idle(queue) } == 1 {
             // Nothing submitted before this free is still running: no fence needed, and what
             // the queue kept can go back too.
-            if let Some(cache) = caches.remove(&(queue as usize)) {
-                cache.give_back()?;
-            }
+            let kept = caches.remove(&(queue as usize));
             drop(caches);
-            return manager.free(address);
+            manager.free(address)?;
+            // PyTorch's figure drops at its free, whatever the block waits for before reuse.
+            given_back(found.owner, found.size);
+            return kept.map_or(Ok(()), StreamCache::give_back);
         }
         // SAFETY: the caller's live queue.
         if unsafe { lazy_usm_sycl_queue_in_order(queue) } == 1 {
@@ -621,11 +620,14 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
                 cache.by_size.entry(found.size).or_default().push(address);
                 cache.blocks += 1;
                 cache.bytes += found.size;
+                given_back(found.owner, found.size);
                 return Ok(());
             }
         }
         drop(caches);
-        manager.free_after(address, Arc::new(barrier(queue)?))
+        manager.free_after(address, Arc::new(barrier(queue)?))?;
+        given_back(found.owner, found.size);
+        Ok(())
     });
 }
 

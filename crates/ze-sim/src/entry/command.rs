@@ -645,7 +645,11 @@ pub(crate) unsafe extern "C" fn append_mem_advise(
     _advice: ze_memory_advice_t,
 ) -> ze_result_t {
     guard(|| {
-        registry::device(device as usize)?;
+        let (device_platform, _) = registry::device(device as usize)?;
+        let (platform, _) = registry::list(list as usize)?;
+        if !std::sync::Arc::ptr_eq(&platform, &device_platform) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
         hinted_range(list, pointer, size)
     })
 }

@@ -113,7 +113,9 @@ pub(crate) unsafe extern "C" fn get_handle(
         write(handle, FD, &fd.to_ne_bytes());
         write(handle, ID, &id.to_ne_bytes());
         write(handle, LEN, &(len as u64).to_ne_bytes());
-        write(handle, OWNER, &owner.to_ne_bytes());
+        // By the machine's index: another rank may see other devices (ZE_AFFINITY_MASK).
+        let machine_owner = platform.machine_devices[owner as usize];
+        write(handle, OWNER, &machine_owner.to_ne_bytes());
         write(handle, PROCESS, &std::process::id().to_ne_bytes());
         write(handle, SIZE, &(size as u64).to_ne_bytes());
         state.counters.ipc_handles_exported += 1;
@@ -144,10 +146,17 @@ pub(crate) unsafe extern "C" fn open_handle(
         let id = u64::from_ne_bytes(read(&handle, ID));
         let len = usize::try_from(u64::from_ne_bytes(read(&handle, LEN)))
             .map_err(|_| ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-        let owner = u32::from_ne_bytes(read(&handle, OWNER));
+        let machine_owner = u32::from_ne_bytes(read(&handle, OWNER));
         let exporter = u32::from_ne_bytes(read(&handle, PROCESS));
+        // The owner as this process numbers it, if it sees that device.
+        let visible_owner = platform
+            .machine_devices
+            .iter()
+            .position(|&index| index == machine_owner)
+            .map(|index| index as u32);
         let mut state = platform.lock();
-        let (size, backing) = if exporter == std::process::id() {
+        let (size, backing, owner) = if exporter == std::process::id() {
+            let owner = visible_owner.ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
             // The exporter, live in this platform, exported already (its pages are a memory
             // file), with the descriptor, length and owner the handle names.
             let size = state
@@ -164,12 +173,12 @@ pub(crate) unsafe extern "C" fn open_handle(
                 .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
             let backing =
                 Backing::open(fd, len).ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
-            (size, backing)
+            (size, backing, Some(owner))
         } else {
             // Another process's: only what this process can check of it.
             let size = usize::try_from(u64::from_ne_bytes(read(&handle, SIZE)))
                 .map_err(|_| ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-            if owner >= platform.device_count() || size == 0 || size > len {
+            if machine_owner >= platform.machine_device_total || size == 0 || size > len {
                 return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
             }
             let file =
@@ -177,9 +186,25 @@ pub(crate) unsafe extern "C" fn open_handle(
             // The mapping keeps the file; the duplicate goes with this scope.
             let backing = Backing::open(std::os::fd::AsRawFd::as_raw_fd(&file), len)
                 .ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
-            (size, backing)
+            (size, backing, visible_owner)
         };
         let address = backing.address();
+        let Some(owner) = owner else {
+            // A device this process cannot see (ZE_AFFINITY_MASK): an import onto the opening
+            // device, its cost charged here and released at close.
+            let pins = platform.config.mirror == crate::config::MirrorMode::Pinned
+                && platform.config.ipc_import_pins_host;
+            platform.import_foreign(&mut state, size as u64, opening_device, pins)?;
+            let mut opened =
+                Allocation::opened(&mut state, size, opening_device, context as usize, backing);
+            opened.resident = 1 << opening_device;
+            opened.foreign_import = Some(pins);
+            state.allocations.insert(address, opened);
+            state.counters.live_opened_ipc_handles += 1;
+            *state.context_children.entry(context as usize).or_default() += 1;
+            *pointer = address as *mut c_void;
+            return Ok(());
+        };
         let mut opened = Allocation::opened(&mut state, size, owner, context as usize, backing);
         // Resident on its owner already: the exporter committed it there.
         opened.resident = 1 << owner;
@@ -218,8 +243,12 @@ pub(crate) unsafe extern "C" fn close_handle(
         let Some(mut opened) = state.allocations.remove(&address) else {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         };
-        // Its residency on the owner is the exporter's, not this mapping's.
-        if let MemKind::Device { owner } = opened.kind {
+        // Its residency on the owner is the exporter's, not this mapping's; an import of a
+        // device this process cannot see gives back what its opening charged.
+        if let Some(pins) = opened.foreign_import {
+            opened.resident = 0;
+            platform.release_foreign(&mut state, opened.size as u64, opened.kind, pins);
+        } else if let MemKind::Device { owner } = opened.kind {
             opened.resident &= !(1 << owner);
         }
         Inner::release_all_residency(&platform, &mut state, &opened);
