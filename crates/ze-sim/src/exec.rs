@@ -784,8 +784,8 @@ fn run(platform: &Inner, job: Job) {
             } => {
                 drop(held.take());
                 delay(platform);
-                let began = std::time::Instant::now();
                 last_interval = Some(start(platform, job.engine, nanos, ready_at, &touched, true));
+                let until = wall_deadline(platform, job.engine);
                 // SAFETY: both ranges were checked at submission to lie inside live simulator
                 // allocations (kept alive while pending) or caller-owned host memory that the
                 // Level Zero contract keeps valid until the command completes; overlapping
@@ -797,7 +797,7 @@ fn run(platform: &Inner, job: Job) {
                         std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, size);
                     }
                 }
-                pace(platform, began, nanos);
+                pace(until);
                 held = Some(finish(platform, &touched, job.engine.device, job.worker));
             }
             Op::Launch {
@@ -811,14 +811,14 @@ fn run(platform: &Inner, job: Job) {
             } => {
                 drop(held.take());
                 delay(platform);
-                let began = std::time::Instant::now();
                 last_interval = Some(start(
                     platform, job.engine, nanos, ready_at, &touched, false,
                 ));
+                let until = wall_deadline(platform, job.engine);
                 if let Some(builtin) = builtin {
                     run_builtin(platform, job.engine, builtin, items, &pointers, value);
                 }
-                pace(platform, began, nanos);
+                pace(until);
                 let mut state = finish(platform, &touched, job.engine.device, job.worker);
                 count_use(&mut state.kernel_uses, kernel, -1);
                 held = Some(state);
@@ -832,14 +832,14 @@ fn run(platform: &Inner, job: Job) {
             } => {
                 drop(held.take());
                 delay(platform);
-                let began = std::time::Instant::now();
                 last_interval = Some(start(platform, job.engine, nanos, ready_at, &touched, true));
+                let until = wall_deadline(platform, job.engine);
                 // SAFETY: `dst..dst + size` was checked at submission as for copies.
                 let target = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, size) };
                 for (byte, value) in target.iter_mut().zip(pattern.iter().cycle()) {
                     *byte = *value;
                 }
-                pace(platform, began, nanos);
+                pace(until);
                 held = Some(finish(platform, &touched, job.engine.device, job.worker));
             }
         }
@@ -896,7 +896,30 @@ fn start(
     let start = (*clock).max(ready_at);
     let end = start.saturating_add(nanos);
     *clock = end;
+    if platform.config.timing.wall_clock {
+        // On the wall clock too, one command of an engine after another, whichever queue sent
+        // it.
+        let now = std::time::Instant::now();
+        let free = state
+            .engine_wall
+            .entry((engine.device, engine.ordinal, engine.index))
+            .or_insert(now);
+        *free = (*free).max(now) + std::time::Duration::from_nanos(nanos);
+    }
     (start, end)
+}
+
+/// When the engine's command that just started may finish on the wall clock
+/// (`TimingModel::wall_clock`; `None` without it).
+fn wall_deadline(platform: &Inner, engine: Engine) -> Option<std::time::Instant> {
+    if !platform.config.timing.wall_clock {
+        return None;
+    }
+    platform
+        .lock()
+        .engine_wall
+        .get(&(engine.device, engine.ordinal, engine.index))
+        .copied()
 }
 
 /// A command's uses end; returns the lock for the bookkeeping that follows.
@@ -915,13 +938,12 @@ fn finish<'a>(
     state
 }
 
-/// With `TimingModel::wall_clock`, waits until `nanos` have passed since `began` (sleeping
-/// while more than a millisecond is left, then spinning, for a close finish).
-fn pace(platform: &Inner, began: std::time::Instant, nanos: u64) {
-    if !platform.config.timing.wall_clock {
+/// With `TimingModel::wall_clock`, waits until `until` (sleeping while more than a
+/// millisecond is left, then spinning, for a close finish).
+fn pace(until: Option<std::time::Instant>) {
+    let Some(until) = until else {
         return;
-    }
-    let until = began + std::time::Duration::from_nanos(nanos);
+    };
     loop {
         let now = std::time::Instant::now();
         let Some(left) = until.checked_duration_since(now) else {

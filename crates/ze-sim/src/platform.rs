@@ -265,6 +265,8 @@ pub(crate) struct State {
     pub worker_jobs: FxHashMap<usize, WorkerJobs>,
     /// Modelled time (ns) at which each engine is next free.
     pub engine_clock: FxHashMap<(u32, u32, u32), u64>,
+    /// With `TimingModel::wall_clock`: when each engine is next free on the wall clock.
+    pub engine_wall: FxHashMap<(u32, u32, u32), std::time::Instant>,
     /// Modelled end of the last job of each worker, and of the job each fence tracks.
     pub worker_end: FxHashMap<usize, u64>,
     pub fence_end: FxHashMap<usize, u64>,
@@ -983,6 +985,7 @@ impl Platform {
             outstanding: FxHashMap::default(),
             worker_jobs: FxHashMap::default(),
             engine_clock: FxHashMap::default(),
+            engine_wall: FxHashMap::default(),
             worker_end: FxHashMap::default(),
             fence_end: FxHashMap::default(),
             context_children: FxHashMap::default(),
