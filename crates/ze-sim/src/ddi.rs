@@ -3,7 +3,7 @@
 //!
 //! The loader asks for each table at some API version and owns the memory: only the fields that
 //! exist at that version may be written (an older loader's tables are smaller), which
-//! [`DDI_FIELD_COUNTS`] says per table. Tables the simulator has no functions for, and the
+//! `DDI_FIELD_COUNTS` (generated) says per table. Tables the simulator has no functions for, and the
 //! `zet`/`zes` tables, are acknowledged without writing anything: the loader requires every
 //! getter to exist and succeed.
 
