@@ -311,15 +311,6 @@ pub fn run(
     Ok(code)
 }
 
-/// The name of a `ze_result_t` the simulator returns for lack of memory.
-fn result_name(result: u32) -> String {
-    match result {
-        0x7000_0002 => "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY".into(),
-        0x7000_0003 => "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY".into(),
-        other => format!("0x{other:08x}"),
-    }
-}
-
 /// A process's command line for a table: each word that is a path by its file name, at most
 /// `limit` characters.
 fn short_command(command: &str, limit: usize) -> String {
@@ -349,7 +340,7 @@ fn failures(machine: &MachineReport) -> String {
                 process.pid,
                 short_command(&process.command, 48),
                 failure.call,
-                result_name(failure.result),
+                failure.result_name,
                 bytes_gib(failure.requested_bytes),
                 bytes_gib(failure.machine_host_pinned_bytes),
                 bytes_gib(failure.host_limit_bytes),

@@ -784,8 +784,9 @@ fn run(platform: &Inner, job: Job) {
             } => {
                 drop(held.take());
                 delay(platform);
-                last_interval = Some(start(platform, job.engine, nanos, ready_at, &touched, true));
-                let until = wall_deadline(platform, job.engine);
+                let (interval, until) =
+                    start(platform, job.engine, nanos, ready_at, &touched, true);
+                last_interval = Some(interval);
                 // SAFETY: both ranges were checked at submission to lie inside live simulator
                 // allocations (kept alive while pending) or caller-owned host memory that the
                 // Level Zero contract keeps valid until the command completes; overlapping
@@ -811,10 +812,9 @@ fn run(platform: &Inner, job: Job) {
             } => {
                 drop(held.take());
                 delay(platform);
-                last_interval = Some(start(
-                    platform, job.engine, nanos, ready_at, &touched, false,
-                ));
-                let until = wall_deadline(platform, job.engine);
+                let (interval, until) =
+                    start(platform, job.engine, nanos, ready_at, &touched, false);
+                last_interval = Some(interval);
                 if let Some(builtin) = builtin {
                     run_builtin(platform, job.engine, builtin, items, &pointers, value);
                 }
@@ -832,8 +832,9 @@ fn run(platform: &Inner, job: Job) {
             } => {
                 drop(held.take());
                 delay(platform);
-                last_interval = Some(start(platform, job.engine, nanos, ready_at, &touched, true));
-                let until = wall_deadline(platform, job.engine);
+                let (interval, until) =
+                    start(platform, job.engine, nanos, ready_at, &touched, true);
+                last_interval = Some(interval);
                 // SAFETY: `dst..dst + size` was checked at submission as for copies.
                 let target = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, size) };
                 for (byte, value) in target.iter_mut().zip(pattern.iter().cycle()) {
@@ -866,7 +867,8 @@ fn run(platform: &Inner, job: Job) {
 
 /// A command starts: residency is checked again (memory evicted since it was appended would
 /// fault on hardware: a violation), and its modelled start and end are set, after its engine's
-/// previous command and not before `ready_at`.
+/// previous command and not before `ready_at`; with `TimingModel::wall_clock`, also when it may
+/// finish on the wall clock.
 fn start(
     platform: &Inner,
     engine: Engine,
@@ -874,7 +876,7 @@ fn start(
     ready_at: u64,
     touched: &[usize],
     copy: bool,
-) -> (u64, u64) {
+) -> ((u64, u64), Option<std::time::Instant>) {
     let mut state = platform.lock();
     // Without peer access reported, a copy engine stages a peer's memory through the host.
     let staged = copy && !platform.config.peer_access_reported;
@@ -896,30 +898,17 @@ fn start(
     let start = (*clock).max(ready_at);
     let end = start.saturating_add(nanos);
     *clock = end;
-    if platform.config.timing.wall_clock {
-        // On the wall clock too, one command of an engine after another, whichever queue sent
-        // it.
+    // On the wall clock too, one command of an engine after another, whichever queue sent it.
+    let until = platform.config.timing.wall_clock.then(|| {
         let now = std::time::Instant::now();
         let free = state
             .engine_wall
             .entry((engine.device, engine.ordinal, engine.index))
             .or_insert(now);
         *free = (*free).max(now) + std::time::Duration::from_nanos(nanos);
-    }
-    (start, end)
-}
-
-/// When the engine's command that just started may finish on the wall clock
-/// (`TimingModel::wall_clock`; `None` without it).
-fn wall_deadline(platform: &Inner, engine: Engine) -> Option<std::time::Instant> {
-    if !platform.config.timing.wall_clock {
-        return None;
-    }
-    platform
-        .lock()
-        .engine_wall
-        .get(&(engine.device, engine.ordinal, engine.index))
-        .copied()
+        *free
+    });
+    ((start, end), until)
 }
 
 /// A command's uses end; returns the lock for the bookkeeping that follows.

@@ -168,6 +168,8 @@ fn charge(counter: &AtomicU64, bytes: u64, limit: Option<u64>) -> Result<u64, u6
 
 fn discharge(counter: &AtomicU64, bytes: u64) {
     let _ = counter.fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+        // Every discharge undoes a charge: more is a bookkeeping bug (release builds saturate).
+        debug_assert!(now >= bytes, "a machine figure of {now} bytes less {bytes}");
         Some(now.saturating_sub(bytes))
     });
 }
@@ -469,6 +471,11 @@ impl Machine {
                     (failure.written.load(Ordering::Acquire) == 1).then(|| MachineFailure {
                         call: load_text(&failure.call),
                         result: failure.result.load(Ordering::Relaxed),
+                        result_name: level_zero_sys::ze_result_name(level_zero_sys::ze_result_t(
+                            failure.result.load(Ordering::Relaxed),
+                        ))
+                        .unwrap_or("an unknown result")
+                        .to_string(),
                         requested_bytes: failure.requested.load(Ordering::Relaxed),
                         machine_host_pinned_bytes: failure.machine_pinned.load(Ordering::Relaxed),
                         host_limit_bytes: failure.limit.load(Ordering::Relaxed),
@@ -531,6 +538,8 @@ pub struct MachineFailure {
     pub call: String,
     /// The `ze_result_t` it returned.
     pub result: u32,
+    /// Its name, as the headers spell it.
+    pub result_name: String,
     /// Bytes it needed.
     pub requested_bytes: u64,
     /// The machine's host pinned bytes at that moment.
@@ -958,6 +967,39 @@ mod tests {
         assert_eq!(member.charge(Figure::HostPinned, GIB, limit), Ok(false));
         member.discharge(Figure::HostPinned, 30 * GIB);
         assert_eq!(reader.host_pinned_bytes(), 0);
+    }
+
+    /// The charge is one compare-and-swap: threads charging and discharging at once never take
+    /// the machine past its limit, and every byte charged is given back.
+    #[test]
+    fn threads_charging_at_once_never_pass_the_limit() {
+        let (_folder, path, config) = machine("m");
+        let member = Membership::join(&path, &config, vec![0, 1, 2, 3]).unwrap();
+        let limit = Some(10 * GIB);
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    for _ in 0..2_000 {
+                        match member.charge(Figure::HostPinned, 3 * GIB, limit) {
+                            Ok(true) => member.discharge(Figure::HostPinned, 3 * GIB),
+                            Ok(false) => panic!("the process left"),
+                            Err(before) => {
+                                assert!(before + 3 * GIB > 10 * GIB, "refused at {before}");
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        let report = Machine::open(&path).unwrap().report();
+        assert!(
+            report.host_pinned_bytes.peak <= 10 * GIB,
+            "{:?}",
+            report.host_pinned_bytes
+        );
+        assert_eq!(report.host_pinned_bytes.current, 0);
+        assert_eq!(report.processes[0].host_pinned_bytes.current, 0);
+        assert!(report.processes[0].host_pinned_bytes.peak <= 10 * GIB);
     }
 
     #[test]
