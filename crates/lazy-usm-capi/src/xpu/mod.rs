@@ -631,6 +631,15 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
     });
 }
 
+/// Every manager the allocator has made, taken out of the map's lock (their calls may take
+/// their own locks).
+fn every_manager() -> Vec<Arc<LazyUsmManager>> {
+    lock(managers())
+        .values()
+        .map(|(manager, _)| Arc::clone(manager))
+        .collect()
+}
+
 /// PyTorch's device statistics for the allocator (`lazy_usm_xpu_stats`): the pool figures of
 /// one device summed over every SYCL context the allocator has served.
 #[repr(C)]
@@ -668,10 +677,7 @@ pub unsafe extern "C" fn lazy_usm_xpu_stats(
         if out.is_null() {
             return Err(Failure::null("the output pointer"));
         }
-        let managers: Vec<_> = lock(managers())
-            .values()
-            .map(|(manager, _)| Arc::clone(manager))
-            .collect();
+        let managers = every_manager();
         if device >= lazy_usm_core::MAX_DEVICES {
             return Err(Failure::invalid(format!(
                 "device {device}: lazy-usm handles up to {} devices",
@@ -709,10 +715,7 @@ pub unsafe extern "C" fn lazy_usm_xpu_stats(
 pub unsafe extern "C" fn lazy_usm_xpu_empty_cache(released: *mut u64) -> LazyUsmStatus {
     guard(|| {
         give_back_every_cache()?;
-        let managers: Vec<_> = lock(managers())
-            .values()
-            .map(|(manager, _)| Arc::clone(manager))
-            .collect();
+        let managers = every_manager();
         let mut bytes = 0u64;
         for manager in &managers {
             bytes = bytes.saturating_add(manager.trim()?);
@@ -753,16 +756,15 @@ pub unsafe extern "C" fn lazy_usm_xpu_host_cost(out: *mut LazyUsmXpuHostCost) ->
         if out.is_null() {
             return Err(Failure::null("the output pointer"));
         }
-        let managers: Vec<_> = lock(managers())
-            .values()
-            .map(|(manager, _)| Arc::clone(manager))
-            .collect();
+        let managers = every_manager();
         let mut total = LazyUsmXpuHostCost::default();
         for manager in &managers {
             let peers = u64::from(manager.device_count().saturating_sub(1));
             for device in 0..manager.device_count() {
                 if let Some(stats) = manager.existing_pool_stats(device) {
-                    total.eager_bytes += stats.reserved_bytes * peers;
+                    total.eager_bytes = total
+                        .eager_bytes
+                        .saturating_add(stats.reserved_bytes.saturating_mul(peers));
                 }
             }
             let cost = manager.host_cost();
