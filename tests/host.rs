@@ -201,3 +201,52 @@ fn copies_from_registered_and_driver_host_memory_run_direct() {
     drop((list, device, host, pinned, context));
     harness.assert_clean();
 }
+
+/// Registrations are `Send` and `Sync`: threads register their own ranges of one buffer at once,
+/// move them to another thread to drop, while raw registrations of ranges already registered
+/// are refused; the driver holds every import exactly while its value lives.
+#[test]
+fn threads_register_and_release_ranges_at_once() {
+    let harness = Harness::simulated("b70x2");
+    let driver = &harness.runtime.drivers().unwrap()[0];
+    const THREADS: usize = 8;
+    const CHUNK: usize = 4 * 4096;
+    let mut pages = PageAlignedBytes::new(THREADS * CHUNK);
+    let start = pages.as_mut_slice().as_mut_ptr() as usize;
+    let registered: Vec<HostMemory<'_>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = pages
+            .as_mut_slice()
+            .chunks_mut(CHUNK)
+            .map(|chunk| scope.spawn(move || HostMemory::register(driver, chunk).unwrap()))
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().unwrap())
+            .collect()
+    });
+    assert!(registered.iter().all(HostMemory::is_registered));
+    assert_eq!(harness.counter("live_imports"), THREADS as u64);
+    std::thread::scope(|scope| {
+        for thread in 0..THREADS {
+            scope.spawn(move || {
+                // SAFETY: inside `pages`, which outlives this scope; refused before any use.
+                let again = unsafe {
+                    HostMemory::register_raw(
+                        driver,
+                        (start + thread * CHUNK + 4096) as *mut u8,
+                        4096,
+                    )
+                };
+                assert!(again.is_err(), "range {thread} is registered already");
+            });
+        }
+    });
+    // Dropped on other threads than the ones that made them.
+    std::thread::scope(|scope| {
+        for host in registered {
+            scope.spawn(move || drop(host));
+        }
+    });
+    assert_eq!(harness.counter("live_imports"), 0);
+    harness.assert_clean();
+}

@@ -2,6 +2,7 @@
 figures for seed 000's program and for one that enables peer access, as the runtime, its
 restrict variable, the driver's debug keys and the shim produce them."""
 import json
+import pathlib
 import subprocess
 import sys
 
@@ -34,37 +35,19 @@ print("copied", bytes(target.copy_to_host())[:8] == bytes(range(8)))
 """
 
 
-GATHER = """
-import struct, dpctl, dpctl.memory as dm, dpctl.program as dp
+# The SPIR-V module helper beside the other programs.
+PROGRAMS = pathlib.Path(__file__).parent / "programs"
 
-def module(kernels):
-    # A SPIR-V module declaring `kernels` (name, number of global pointer parameters): the
-    # header, the memory model, each entry point, the types and each function's parameters
-    # (opcodes and operands from the SPIR-V specification 1.6).
-    words = [0x07230203, 0x00010000, 0, 1000, 0]
-    def op(code, *operands):
-        words.append(((len(operands) + 1) << 16) | code)
-        words.extend(operands)
-    op(14, 2, 2)                                    # OpMemoryModel Physical64 OpenCL
-    for index, (name, _) in enumerate(kernels):
-        raw = name.encode() + b"\\0"
-        raw += b"\\0" * (-len(raw) % 4)
-        op(15, 6, 100 + index, *struct.unpack(f"<{len(raw) // 4}I", raw))  # OpEntryPoint Kernel
-    op(21, 10, 32, 0)                               # OpTypeInt 32
-    op(32, 11, 5, 10)                               # OpTypePointer CrossWorkgroup
-    parameter = 500
-    for index, (_, count) in enumerate(kernels):
-        op(54, 1, 100 + index, 0, 2)                # OpFunction
-        for _ in range(count):
-            op(55, 11, parameter)                   # OpFunctionParameter
-            parameter += 1
-    return struct.pack(f"<{len(words)}I", *words)
+GATHER = """
+import struct, sys, dpctl, dpctl.memory as dm, dpctl.program as dp
+sys.path.insert(0, PROGRAMS)
+from spirv import module
 
 N = 1024
 devices = dpctl.get_devices()
 context = dpctl.SyclContext(devices)
 queues = [dpctl.SyclQueue(context, device) for device in devices]
-program = dp.create_program_from_spirv(queues[1], module([("lazy_usm_sim_gather_u32", 2)]))
+program = dp.create_program_from_spirv(queues[1], module([("lazy_usm_sim_gather_u32", "pp")]))
 gather = program.get_sycl_kernel("lazy_usm_sim_gather_u32")
 # Device 0's data, read by a kernel on device 1 through a table of pointers on device 1.
 data = dm.MemoryUSMDevice(N * 4, queue=queues[0])
@@ -74,7 +57,7 @@ table.copy_from_host(struct.pack(f"<{N}Q", *(data._pointer + 4 * i for i in rang
 out = dm.MemoryUSMDevice(N * 4, queue=queues[1])
 queues[1].submit(gather, [out, table], [N])
 print("gathered", struct.unpack(f"<{N}I", bytes(out.copy_to_host())) == tuple(range(N)))
-"""
+""".replace("PROGRAMS", repr(str(PROGRAMS)))
 
 
 def compare(runtime_available, tmp_path, code):

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from conftest import LAZY_USM, PACKAGE
+from conftest import LAZY_USM, PACKAGE, ROOT
 
 pytestmark = pytest.mark.skipif(not PACKAGE, reason="the package pass of run.sh (LAZY_USM_PACKAGE=1)")
 
@@ -23,9 +23,14 @@ def test_the_console_script_is_the_packages_command(runtime_available):
     import lazy_usm
 
     package = pathlib.Path(lazy_usm.__file__).parent
+    # The console script pip installed runs the command the package carries, as `python -m` does.
+    assert LAZY_USM.parent == pathlib.Path(sys.prefix) / "bin" and LAZY_USM.is_file()
     script = subprocess.run([str(LAZY_USM), "--help"], capture_output=True, text=True, check=True).stdout
     module = subprocess.run([sys.executable, "-m", "lazy_usm", "--help"], capture_output=True, text=True, check=True).stdout
     assert script == module and "run" in script and "compare" in script
+    version = subprocess.run([str(LAZY_USM), "--version"], capture_output=True, text=True, check=True).stdout
+    assert version.split() == ["lazy-usm", lazy_usm.__version__]
+    assert (package / "_bin" / "lazy-usm").is_file() and (package / "_lib" / "liblazy_usm.so").is_file()
     # The stand-in and the shim the command finds are the package's own.
     environment = lazy_usm.shim_environment("b70x2")
     assert pathlib.Path(environment["LAZY_USM_REAL_LOADER"]).resolve().is_relative_to(package.resolve())
@@ -33,14 +38,8 @@ def test_the_console_script_is_the_packages_command(runtime_available):
 
 
 def test_run_shim_of_seed000_through_the_package(runtime_available, tmp_path):
-    program = tmp_path / "seed000.py"
-    program.write_text(
-        "import dpctl, dpctl.memory as dm\n"
-        "devices = dpctl.get_devices()\n"
-        "context = dpctl.SyclContext(devices)\n"
-        "blocks = [dm.MemoryUSMDevice(4 << 30, queue=dpctl.SyclQueue(context, d)) for d in devices]\n"
-        "print('allocated', len(blocks))\n"
-    )
+    # The README's Python section, as written: examples/seed000.py through the package.
+    program = ROOT / "examples" / "seed000.py"
     figures = {}
     for shim in (False, True):
         saved = tmp_path / f"report-{shim}.json"
@@ -48,7 +47,7 @@ def test_run_shim_of_seed000_through_the_package(runtime_available, tmp_path):
         command += ["--shim"] if shim else []
         completed = subprocess.run(command + ["--", sys.executable, str(program)], capture_output=True, text=True, timeout=300)
         assert completed.returncode == 0, completed.stderr
-        assert completed.stdout == "allocated 2\n"
+        assert completed.stdout == "allocated 2 x 4 GiB\n"
         figures[shim] = json.loads(saved.read_text())["host_pinned_bytes"]["peak"]
     # Under the shim only the runtime's own host allocation (a byte) is pinned.
     assert figures[False] == 8 * GIB and figures[True] < MIB, figures

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import ADAPTERS, LAZY_USM
+from conftest import ROOT, ADAPTERS, LAZY_USM
 
 GIB = 1 << 30
 
@@ -131,22 +131,16 @@ def test_device_queries_report_the_preset(run_sycl, preset, memory, peer):
 
 
 def test_lazy_usm_run_reports_an_unmodified_program(runtime_available, tmp_path):
-    # The README's example: nothing in the program knows about the simulator.
-    program = tmp_path / "seed000.py"
-    program.write_text(
-        "import dpctl, dpctl.memory as dm\n"
-        "devices = dpctl.get_devices()\n"
-        "context = dpctl.SyclContext(devices)\n"
-        "blocks = [dm.MemoryUSMDevice(4 << 30, queue=dpctl.SyclQueue(context, d)) for d in devices]\n"
-        "print('allocated', len(blocks))\n"
-    )
+    # The README's example (examples/seed000.py): nothing in the program knows about the
+    # simulator.
+    program = ROOT / "examples" / "seed000.py"
     saved = tmp_path / "report.json"
     completed = subprocess.run(
         [str(LAZY_USM), "--preset", "b70x2", "run", "--report", str(saved), "--", sys.executable, str(program)],
         capture_output=True, text=True, timeout=300,
     )
     assert completed.returncode == 0, completed.stderr
-    assert completed.stdout == "allocated 2\n", "the program's output is its own"
+    assert completed.stdout == "allocated 2 x 4 GiB\n", "the program's output is its own"
     assert "host pinned: peak 8.00 GiB" in completed.stderr
     report = json.loads(saved.read_text())
     assert report["host_pinned_bytes"] == {"current": 0, "peak": 8 * GIB}

@@ -207,6 +207,11 @@ print("RESULT " + json.dumps({
     assert live == {}, live
 
 
+def size_bytes(blocks):
+    """Bytes of `blocks` of the threads test's block size (64 KiB)."""
+    return blocks << 16
+
+
 def test_threads_on_their_own_queues_reuse_and_free_without_mixing_blocks(run_sycl, xpu_library, tmp_path):
     # Four threads, each with an in-order queue of its own, and one on an out-of-order queue,
     # allocate, write, free while the write still runs and allocate again, at once (ctypes
@@ -254,7 +259,12 @@ for thread in threads:
 alive = [thread.is_alive() for thread in threads]
 barriers, reuses = ctypes.c_uint64(), ctypes.c_uint64()
 lib.lazy_usm_xpu_counters(ctypes.byref(barriers), ctypes.byref(reuses))
-print("RESULT " + json.dumps({"failures": failures, "alive": alive, "reuses": reuses.value}))
+# PyTorch's figures, counted from every thread at once: all freed, five blocks at most at once.
+stats = (ctypes.c_uint64 * 7)()
+lib.lazy_usm_xpu_stats.argtypes = [ctypes.c_int, ctypes.c_void_p]
+status = lib.lazy_usm_xpu_stats(0, stats)
+print("RESULT " + json.dumps({"failures": failures, "alive": alive, "reuses": reuses.value,
+                              "stats": [status, stats[0], stats[1]]}))
 """,
         preset=str(config),
         extra_env={"LAZY_USM_XPU_LIBRARY": str(xpu_library)},
@@ -262,6 +272,9 @@ print("RESULT " + json.dumps({"failures": failures, "alive": alive, "reuses": re
     assert run.result["failures"] == [], run.result
     assert not any(run.result["alive"]), "a thread hung"
     assert run.result["reuses"] > 0, "the in-order queues took their own blocks back"
+    status, allocated, peak_allocated = run.result["stats"]
+    assert (status, allocated) == (0, 0), run.result["stats"]
+    assert size_bytes(1) <= peak_allocated <= 5 * size_bytes(1), run.result["stats"]
     counters = run.report["counters"]
     live = {name: value for name, value in counters.items() if name.startswith("live_") and value}
     assert live == {}, live

@@ -7,23 +7,55 @@ use common::{Sim, ok};
 use level_zero_sys::*;
 use std::ptr::null_mut;
 
+/// The IPC calls and list synchronisation, by name with their headers' types.
+struct Functions {
+    get: unsafe extern "C" fn(
+        ze_context_handle_t,
+        *const std::ffi::c_void,
+        *mut ze_ipc_mem_handle_t,
+    ) -> ze_result_t,
+    open: unsafe extern "C" fn(
+        ze_context_handle_t,
+        ze_device_handle_t,
+        ze_ipc_mem_handle_t,
+        ze_ipc_memory_flags_t,
+        *mut *mut std::ffi::c_void,
+    ) -> ze_result_t,
+    close: unsafe extern "C" fn(ze_context_handle_t, *const std::ffi::c_void) -> ze_result_t,
+    synchronize: unsafe extern "C" fn(ze_command_list_handle_t, u64) -> ze_result_t,
+}
+
+fn functions(sim: &Sim) -> Functions {
+    // SAFETY: the simulator's functions of these names have the headers' types.
+    unsafe {
+        Functions {
+            get: sim
+                .function::<ze_pfnMemGetIpcHandle_t>("zeMemGetIpcHandle")
+                .unwrap(),
+            open: sim
+                .function::<ze_pfnMemOpenIpcHandle_t>("zeMemOpenIpcHandle")
+                .unwrap(),
+            close: sim
+                .function::<ze_pfnMemCloseIpcHandle_t>("zeMemCloseIpcHandle")
+                .unwrap(),
+            synchronize: sim
+                .function::<ze_pfnCommandListHostSynchronize_t>("zeCommandListHostSynchronize")
+                .unwrap(),
+        }
+    }
+}
+
 #[test]
 fn an_opened_handle_shares_the_bytes_and_a_made_up_one_is_refused() {
     let sim = Sim::preset("b70x2");
     // SAFETY (whole test): the names with their headers' types; valid handles and outputs.
     unsafe {
-        let get = sim
-            .function::<ze_pfnMemGetIpcHandle_t>("zeMemGetIpcHandle")
-            .unwrap();
-        let open = sim
-            .function::<ze_pfnMemOpenIpcHandle_t>("zeMemOpenIpcHandle")
-            .unwrap();
-        let close = sim
-            .function::<ze_pfnMemCloseIpcHandle_t>("zeMemCloseIpcHandle")
-            .unwrap();
-        let synchronize = sim
-            .function::<ze_pfnCommandListHostSynchronize_t>("zeCommandListHostSynchronize")
-            .unwrap();
+        let Functions {
+            get,
+            open,
+            close,
+            synchronize,
+        } = functions(&sim);
         let (exporter, importer) = (sim.context(&[0, 1]), sim.context(&[0, 1]));
         let exported = sim.alloc_device(exporter, 0, 8192);
         let never_exported = sim.alloc_device(exporter, 0, 8192);
@@ -94,18 +126,12 @@ fn a_handle_from_another_process_maps_the_bytes_and_a_forged_one_is_refused() {
     // SAFETY (whole test): the names with their headers' types; valid handles and outputs;
     // plain libc calls on descriptors this test owns.
     unsafe {
-        let get = sim
-            .function::<ze_pfnMemGetIpcHandle_t>("zeMemGetIpcHandle")
-            .unwrap();
-        let open = sim
-            .function::<ze_pfnMemOpenIpcHandle_t>("zeMemOpenIpcHandle")
-            .unwrap();
-        let close = sim
-            .function::<ze_pfnMemCloseIpcHandle_t>("zeMemCloseIpcHandle")
-            .unwrap();
-        let synchronize = sim
-            .function::<ze_pfnCommandListHostSynchronize_t>("zeCommandListHostSynchronize")
-            .unwrap();
+        let Functions {
+            get,
+            open,
+            close,
+            synchronize,
+        } = functions(&sim);
         let (exporter, importer) = (sim.context(&[0, 1]), sim.context(&[0, 1]));
         // Not a whole number of pages (the memory file is), but of KiB (fdinfo's unit).
         let size = 5120;

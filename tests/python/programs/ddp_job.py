@@ -23,32 +23,9 @@ import subprocess
 import sys
 import time
 
+import spirv  # beside this program
+
 MIB = 1 << 20
-
-
-def spirv_module(kernels):
-    """A SPIR-V module declaring `kernels` (name, parameter kinds: "p" a global pointer, "u" a
-    32-bit integer); opcodes and operands from the SPIR-V specification 1.6."""
-    words = [0x07230203, 0x00010000, 0, 1000, 0]
-
-    def op(code, *operands):
-        words.append(((len(operands) + 1) << 16) | code)
-        words.extend(operands)
-
-    op(14, 2, 2)  # OpMemoryModel Physical64 OpenCL
-    for index, (name, _) in enumerate(kernels):
-        raw = name.encode() + b"\0"
-        raw += b"\0" * (-len(raw) % 4)
-        op(15, 6, 100 + index, *struct.unpack(f"<{len(raw) // 4}I", raw))  # OpEntryPoint Kernel
-    op(21, 10, 32, 0)  # OpTypeInt 32
-    op(32, 11, 5, 10)  # OpTypePointer CrossWorkgroup
-    parameter = 500
-    for index, (_, kinds) in enumerate(kernels):
-        op(54, 1, 100 + index, 0, 2)  # OpFunction
-        for kind in kinds:
-            op(55, 11 if kind == "p" else 10, parameter)  # OpFunctionParameter
-            parameter += 1
-    return struct.pack(f"<{len(words)}I", *words)
 
 
 class IpcHandle(ctypes.Structure):
@@ -120,7 +97,7 @@ def rank_main(args):
     bucket = dm.MemoryUSMDevice(bucket_size, queue=queue)
     received = dm.MemoryUSMDevice(bucket_size, queue=queue)
     activations = dm.MemoryUSMDevice(4096, queue=queue)
-    program = dp.create_program_from_spirv(queue, spirv_module([("lazy_usm_sim_fill_u32", "pu")]))
+    program = dp.create_program_from_spirv(queue, spirv.module([("lazy_usm_sim_fill_u32", "pu")]))
     forward = program.get_sycl_kernel("lazy_usm_sim_fill_u32")
 
     loader = level_zero()
