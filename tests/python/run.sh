@@ -8,6 +8,9 @@
 # that fails. pytest's "nothing collected" (exit 5) is a failure here: the suite always has tests.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+# The simulator runs kernels through the OpenCL CPU runtime .ci/run installs, as cargo's runs do
+# (.cargo/config.toml).
+export OPENCL_DYLIB_PATH="${OPENCL_DYLIB_PATH:-$root/target/opencl-venv/lib/libintelocl.so}"
 
 run_suite() {
     local python="$1"

@@ -163,7 +163,8 @@ fn runtime(cli: &Cli) -> Result<(Runtime, String), String> {
         let config = lazy_usm::ze_sim::SimConfig::preset(preset)
             .ok_or_else(|| format!("no simulator preset `{preset}`"))?
             .with_driver_debug_keys(keys)
-            .with_wall_clock_variable(keys);
+            .with_wall_clock_variable(keys)
+            .with_kernels_variable(keys);
         let runtime = Runtime::simulated_with(config).map_err(fail)?;
         return Ok((
             runtime,
@@ -174,7 +175,8 @@ fn runtime(cli: &Cli) -> Result<(Runtime, String), String> {
         let config = lazy_usm::ze_sim::SimConfig::from_name_or_path(path)
             .map_err(fail)?
             .with_driver_debug_keys(keys)
-            .with_wall_clock_variable(keys);
+            .with_wall_clock_variable(keys)
+            .with_kernels_variable(keys);
         let runtime = Runtime::simulated_with(config).map_err(fail)?;
         return Ok((
             runtime,

@@ -31,6 +31,12 @@ const OP_CONSTANT: u32 = 43;
 const OP_FUNCTION: u32 = 54;
 const OP_FUNCTION_PARAMETER: u32 = 55;
 const OP_DECORATE: u32 = 71;
+const OP_TYPE_BOOL: u32 = 20;
+const OP_SPEC_CONSTANT_TRUE: u32 = 48;
+const OP_SPEC_CONSTANT_FALSE: u32 = 49;
+const OP_SPEC_CONSTANT: u32 = 50;
+const OP_LABEL: u32 = 248;
+const DECORATION_SPEC_ID: u32 = 1;
 
 const STORAGE_UNIFORM_CONSTANT: u32 = 0;
 const STORAGE_WORKGROUP: u32 = 4;
@@ -324,6 +330,72 @@ pub fn kernels(bytes: &[u8]) -> Result<Vec<Kernel>, SpirvError> {
                 .unwrap_or_default(),
         })
         .collect())
+}
+
+/// What a module holds beyond its kernels' signatures: whether any function has a body, and the
+/// specialization constants a build may set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Contents {
+    /// Whether any function has a body (an `OpLabel`): a module of declarations only has none,
+    /// and no kernel of it can run.
+    pub has_code: bool,
+    /// Each specialization constant's `SpecId` and its value's size in bytes (a boolean's is 1,
+    /// as OpenCL's `clSetProgramSpecializationConstant` takes it), in `SpecId` order.
+    pub specialization_constants: Vec<(u32, usize)>,
+}
+
+/// Whether a module has code, and its specialization constants (SPIR-V 1.6, 3.32.8
+/// "Constant-Creation Instructions", decoration `SpecId` = 1).
+///
+/// ```
+/// use lazy_usm_spirv::{contents, module};
+/// let declarations = module(&[("k", &[])]);
+/// let found = contents(&declarations).unwrap();
+/// assert!(!found.has_code && found.specialization_constants.is_empty());
+/// assert!(contents(&declarations[..6]).is_err());
+/// ```
+pub fn contents(bytes: &[u8]) -> Result<Contents, SpirvError> {
+    let words = words_of(bytes)?;
+    let mut sizes: HashMap<u32, usize> = HashMap::new();
+    let mut spec_ids: HashMap<u32, u32> = HashMap::new();
+    let mut constants: Vec<(u32, u32)> = Vec::new();
+    let mut has_code = false;
+    let mut at = HEADER_WORDS;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let opcode = words[at] & 0xffff;
+        if count == 0 || at + count > words.len() {
+            return Err(SpirvError::WordCount(at));
+        }
+        match (opcode, &words[at + 1..at + count]) {
+            (OP_LABEL, _) => has_code = true,
+            (OP_TYPE_BOOL, [id]) => {
+                sizes.insert(*id, 1);
+            }
+            (OP_TYPE_INT | OP_TYPE_FLOAT, [id, width, ..]) if width % 8 == 0 => {
+                sizes.insert(*id, (*width / 8) as usize);
+            }
+            (OP_DECORATE, [target, DECORATION_SPEC_ID, spec_id]) => {
+                spec_ids.insert(*target, *spec_id);
+            }
+            (
+                OP_SPEC_CONSTANT_TRUE | OP_SPEC_CONSTANT_FALSE | OP_SPEC_CONSTANT,
+                [type_id, id, ..],
+            ) => constants.push((*id, *type_id)),
+            _ => {}
+        }
+        at += count;
+    }
+    let mut specialization_constants: Vec<(u32, usize)> = constants
+        .into_iter()
+        .filter_map(|(id, type_id)| Some((*spec_ids.get(&id)?, *sizes.get(&type_id)?)))
+        .collect();
+    specialization_constants.sort_unstable();
+    specialization_constants.dedup_by_key(|&mut (spec_id, _)| spec_id);
+    Ok(Contents {
+        has_code,
+        specialization_constants,
+    })
 }
 
 /// A nul-terminated UTF-8 string packed little-endian into words.

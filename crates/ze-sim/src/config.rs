@@ -198,6 +198,11 @@ pub struct SimConfig {
     /// not resident on its device then goes through host memory at the staged rate, and a kernel
     /// that reads it is a residency violation.
     pub peer_access_reported: bool,
+    /// Whether a module's kernels run for real, built and run by an OpenCL CPU runtime (see
+    /// [`crate::kernel_runtime`]); otherwise, or when there is none, a launch of a kernel that
+    /// is not a built-in checks its arguments and runs as a no-op, counted in
+    /// `kernels_not_executed`. `ZE_SIM_KERNELS=off` turns it off on the loader path.
+    pub execute_kernels: bool,
     /// The devices, in enumeration order.
     pub devices: Vec<DeviceConfig>,
     /// Link of every pair not listed in `links`.
@@ -325,6 +330,7 @@ impl SimConfig {
             async_execution: true,
             zex_extension: true,
             peer_access_reported: true,
+            execute_kernels: true,
             devices: vec![b70("0000:0e:00.0"), b70("0000:12:00.0")],
             default_link: LinkKind::Atomics,
             links: Vec::new(),
@@ -490,6 +496,22 @@ impl SimConfig {
     pub fn with_wall_clock_variable(mut self, lookup: impl Fn(&str) -> Option<String>) -> Self {
         if lookup(crate::WALL_CLOCK_ENV).as_deref().map(str::trim) == Some("1") {
             self.timing.wall_clock = true;
+        }
+        self
+    }
+
+    /// This configuration with `ZE_SIM_KERNELS` (`lookup` gives a variable's value): `off`
+    /// runs every kernel but the built-ins as a no-op ([`SimConfig::execute_kernels`]).
+    ///
+    /// ```
+    /// let config = ze_sim::SimConfig::preset("b70x2").unwrap()
+    ///     .with_kernels_variable(|name| (name == "ZE_SIM_KERNELS").then(|| "off".to_string()));
+    /// assert!(!config.execute_kernels);
+    /// assert!(ze_sim::SimConfig::preset("b70x2").unwrap().with_kernels_variable(|_| None).execute_kernels);
+    /// ```
+    pub fn with_kernels_variable(mut self, lookup: impl Fn(&str) -> Option<String>) -> Self {
+        if lookup(crate::KERNELS_ENV).as_deref().map(str::trim) == Some("off") {
+            self.execute_kernels = false;
         }
         self
     }

@@ -45,8 +45,10 @@ pub(crate) enum Command {
     Launch(Launch),
 }
 
-/// The kernels the simulator runs for real, recognised by entry-point name in any module; any
-/// other kernel runs as a no-op that still checks its arguments' residency.
+/// Kernels the simulator runs itself, recognised by entry-point name in any module (a module of
+/// declarations only, or a native binary, may name them); other kernels run through OpenCL
+/// when their module has code and a runtime is present (`opencl`), else as no-ops that still
+/// check their arguments' residency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Builtin {
     /// `lazy_usm_sim_fill_u32(global uint* dst, uint value)`: `dst[i] = value`.
@@ -78,11 +80,35 @@ impl Builtin {
     }
 }
 
+/// A kernel's code, where it runs for real: its built module, its name and its parameters.
+pub(crate) struct Code {
+    pub program: Arc<crate::opencl::Program>,
+    pub name: String,
+    pub parameters: Vec<crate::spirv::Parameter>,
+}
+
+impl std::fmt::Debug for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Code").field("name", &self.name).finish()
+    }
+}
+
+/// A launch of a kernel with code, as the worker runs it.
+#[derive(Debug)]
+struct Run {
+    code: Arc<Code>,
+    arguments: Vec<crate::opencl::Argument>,
+    global: [usize; 3],
+    local: [usize; 3],
+}
+
 /// A launch as appended.
 #[derive(Debug, Clone)]
 pub(crate) struct Launch {
     pub kernel: usize,
     pub builtin: Option<Builtin>,
+    /// The kernel's code when it runs for real.
+    pub code: Option<Arc<Code>>,
     pub group_size: [u32; 3],
     pub groups: [u32; 3],
     pub arguments: Vec<Option<Vec<u8>>>,
@@ -113,6 +139,7 @@ enum Op {
     Launch {
         kernel: usize,
         builtin: Option<Builtin>,
+        run: Option<Run>,
         items: usize,
         pointers: Vec<usize>,
         value: u32,
@@ -448,6 +475,7 @@ fn prepare_launch(
     let mut touched = Vec::new();
     let mut pointers = Vec::new();
     let mut value = 0;
+    let mut run = None;
     let pointer_of = |bytes: &[u8]| usize::from_le_bytes(bytes.try_into().unwrap_or([0; 8]));
     match launch.builtin {
         Some(builtin) => {
@@ -495,6 +523,10 @@ fn prepare_launch(
                 }
             }
         }
+        None if launch.code.is_some() => {
+            let code = launch.code.clone().unwrap_or_else(|| unreachable!());
+            run = prepare_run(platform, state, context, engine, launch, code, &mut touched)?;
+        }
         None => {
             // An unknown kernel: any 8-byte argument that points into the platform's memory is
             // a pointer argument, checked at the byte it points to.
@@ -517,17 +549,133 @@ fn prepare_launch(
         }
     }
     state.counters.launches += 1;
+    if launch.builtin.is_some() || run.is_some() {
+        state.counters.kernels_executed += 1;
+    } else {
+        state.counters.kernels_not_executed += 1;
+    }
     let bytes = items.saturating_mul(8) as f64;
     let timing = &platform.config.timing;
     Ok(Op::Launch {
         kernel: launch.kernel,
         builtin: launch.builtin,
+        run,
         items,
         pointers,
         value,
         nanos: timing.latency_ns + (bytes / timing.same_device_gbps) as u64,
         touched,
     })
+}
+
+/// Checks a launch of a kernel with code: every argument set with its parameter's size, and
+/// every non-null pointer argument checked like a copy operand at the byte it points to. The
+/// run it returns is `None` when the kernel must not run: a pointer argument outside every
+/// allocation and registered range (it would fault this process where a GPU faults; counted as
+/// a residency violation), or a parameter OpenCL cannot be given (an image, a sampler).
+fn prepare_run(
+    platform: &Inner,
+    state: &mut State,
+    context: usize,
+    engine: Engine,
+    launch: &Launch,
+    code: Arc<Code>,
+    touched: &mut Vec<usize>,
+) -> Result<Option<Run>, ze_result_t> {
+    use crate::opencl::Argument;
+    use crate::spirv::Parameter;
+    let mut arguments = Vec::with_capacity(code.parameters.len());
+    let mut runnable = true;
+    for (index, parameter) in code.parameters.iter().enumerate() {
+        let bytes = launch
+            .arguments
+            .get(index)
+            .cloned()
+            .flatten()
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX)?;
+        match *parameter {
+            Parameter::Pointer { size } => {
+                let address = usize::from_le_bytes(
+                    bytes
+                        .get(..size.min(8))
+                        .and_then(|raw| raw.try_into().ok())
+                        .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE)?,
+                );
+                if address != 0 {
+                    let (place, _) = check_range(
+                        platform,
+                        state,
+                        context,
+                        engine,
+                        (address, 1),
+                        false,
+                        touched,
+                    )?;
+                    if place == Place::HostPageable {
+                        state.counters.residency_violations += 1;
+                        runnable = false;
+                    }
+                }
+                arguments.push(Argument::Pointer(address));
+            }
+            Parameter::Local => arguments.push(Argument::Local(bytes.len())),
+            Parameter::Value { .. } => {
+                // A 64-bit value that points into the platform's memory may be an address the
+                // kernel uses: checked as the unknown kernels' arguments are.
+                if bytes.len() == 8 {
+                    let address = usize::from_le_bytes(bytes[..].try_into().unwrap_or([0; 8]));
+                    if Inner::find_allocation(state, address, 1)?.is_some() {
+                        check_range(
+                            platform,
+                            state,
+                            context,
+                            engine,
+                            (address, 1),
+                            false,
+                            touched,
+                        )?;
+                    }
+                }
+                arguments.push(Argument::Value(bytes));
+            }
+            Parameter::Unknown => runnable = false,
+        }
+    }
+    let mut global = [0usize; 3];
+    let mut local = [0usize; 3];
+    for axis in 0..3 {
+        local[axis] = launch.group_size[axis] as usize;
+        global[axis] = (launch.groups[axis] as usize)
+            .checked_mul(local[axis])
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+    }
+    Ok(runnable.then_some(Run {
+        code,
+        arguments,
+        global,
+        local,
+    }))
+}
+
+/// Runs a kernel with code through OpenCL; a failure is counted in `kernel_failures` (a GPU
+/// would fault).
+fn run_code(platform: &Inner, run: &Run) {
+    // SAFETY: every pointer argument was checked at submission to point into a live
+    // allocation, which the pending launch keeps alive, or into memory the caller registered
+    // and must keep valid until the launch completes; what the kernel computes from them is
+    // the program's contract with the device, as on hardware.
+    let result = unsafe {
+        run.code.program.run(
+            &run.code.name,
+            &run.arguments,
+            run.global,
+            run.local,
+            [0; 3],
+        )
+    };
+    if result.is_err() {
+        platform.lock().counters.kernel_failures += 1;
+    }
 }
 
 /// Runs a built-in's work items. The gather's reads through pointers are checked as they happen
@@ -645,7 +793,11 @@ pub(crate) fn submit(
         && !platform.config.timing.wall_clock
         && engine_idle
         && platform.config.faults.command_delay_us.is_none()
-        && !ops.iter().any(|op| matches!(op, Op::Wait(_)));
+        && !ops.iter().any(|op| matches!(op, Op::Wait(_)))
+        // A real kernel runs on the engine's thread, as a GPU runs it beside the host.
+        && !ops
+            .iter()
+            .any(|op| matches!(op, Op::Launch { run: Some(_), .. }));
     // What the job uses, counted before it is sent (the worker needs the lock this holds, so
     // it cannot start earlier) and released as each part completes.
     let device = queue.engine.device;
@@ -804,6 +956,7 @@ fn run(platform: &Inner, job: Job) {
             Op::Launch {
                 kernel,
                 builtin,
+                run,
                 items,
                 pointers,
                 value,
@@ -817,6 +970,8 @@ fn run(platform: &Inner, job: Job) {
                 last_interval = Some(interval);
                 if let Some(builtin) = builtin {
                     run_builtin(platform, job.engine, builtin, items, &pointers, value);
+                } else if let Some(run) = &run {
+                    run_code(platform, run);
                 }
                 pace(until);
                 let mut state = finish(platform, &touched, job.engine.device, job.worker);

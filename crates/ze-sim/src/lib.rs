@@ -44,6 +44,7 @@ mod exec;
 mod exports;
 pub mod loader_test;
 mod machine;
+mod opencl;
 mod platform;
 mod registry;
 mod report;
@@ -55,13 +56,14 @@ pub use config::{
     TimingModel, compute_runtime_version, parse_pci_address,
 };
 pub use exports::{
-    CONFIG_ENV, WALL_CLOCK_ENV, global_platform, record_unsupported_call, unsupported_calls,
-    zesim_counter, zesim_fdinfo, zesim_host_pinned_bytes,
+    CONFIG_ENV, KERNELS_ENV, WALL_CLOCK_ENV, global_platform, record_unsupported_call,
+    unsupported_calls, zesim_counter, zesim_fdinfo, zesim_host_pinned_bytes,
 };
 pub use machine::{
     MACHINE_ENV, MAX_PROCESSES, Machine, MachineDevice, MachineError, MachineFailure,
     MachineReport, ProcessReport, ProcessState,
 };
+pub use opencl::kernel_runtime;
 pub use platform::{Counters, DeviceUsage, Platform};
 pub use report::{DeviceReport, Figure, REPORT_ENV, Report};
 pub use slots::SLOT_COUNT;

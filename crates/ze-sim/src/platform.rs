@@ -104,6 +104,14 @@ counters! {
     implicit_imports,
     /// Kernel launches.
     launches,
+    /// Launches whose work items ran: a built-in, or a module's kernel through OpenCL.
+    kernels_executed,
+    /// Launches that ran as no-ops: a kernel of a module of declarations only, of a native
+    /// binary, or of any module while no OpenCL runtime is present (or `execute_kernels` is
+    /// off), and launches refused to run for a pointer argument outside every allocation.
+    kernels_not_executed,
+    /// Launches OpenCL failed to run (a GPU would fault).
+    kernel_failures,
     /// Live modules.
     live_modules,
     /// Live kernels.

@@ -34,6 +34,7 @@ fn custom() -> SimConfig {
         async_execution: false,
         zex_extension: true,
         peer_access_reported: true,
+        execute_kernels: true,
         devices: vec![
             device("first", 0x1111, "0001:0a:00.0", 8, 3),
             device("second", 0x2222, "0001:0b:01.1", 12, 0),

@@ -2,11 +2,14 @@
 //!
 //! A SPIR-V module is checked and its entry points read, so a kernel exists exactly when the
 //! module declares it; a native binary is opaque (any kernel name, any argument index). Kernels
-//! named like the simulator's built-ins run for real (see `exec::Builtin`); others run as no-ops
-//! that still check their pointer arguments' residency.
+//! named like the simulator's built-ins run as the simulator's own (see `exec::Builtin`); a
+//! module with code is built by OpenCL when a runtime is present (`opencl`), failing as the
+//! driver's build fails, and its kernels run for real; others run as no-ops that still check
+//! their pointer arguments' residency.
 
 use super::{fill_array, guard, input, out};
-use crate::exec::{Builtin, Command, Launch};
+use crate::exec::{Builtin, Code, Command, Launch};
+use crate::opencl::{self, KernelInfo};
 use crate::platform::Inner;
 use crate::registry::{self, Object};
 use crate::spirv;
@@ -28,6 +31,8 @@ pub(crate) struct Module {
     /// Declared kernels and their argument counts; `None` for an opaque native binary.
     pub kernels: Option<Vec<spirv::EntryPoint>>,
     names: Vec<CString>,
+    /// The module built by OpenCL, when its kernels run for real.
+    program: Option<Arc<opencl::Program>>,
 }
 
 /// A build log.
@@ -46,6 +51,10 @@ pub(crate) struct Kernel {
     pub arguments: u32,
     /// Each argument's kind and size, from its SPIR-V module (empty for a native module's).
     pub parameters: Vec<spirv::Parameter>,
+    /// Its code, when it runs for real (not a built-in).
+    pub code: Option<Arc<Code>>,
+    /// What its build says of it (zeros without code).
+    pub info: KernelInfo,
     pub state: Mutex<KernelState>,
 }
 
@@ -127,6 +136,16 @@ pub(crate) unsafe extern "C" fn module_create(
             ze_module_format_t::ZE_MODULE_FORMAT_NATIVE => (Ok(None), String::new()),
             _ => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION),
         };
+        let (kernels, log, program) = match kernels {
+            Ok(Some(entries)) if platform.config.execute_kernels => {
+                // SAFETY: the caller's descriptor's optional flags and constants.
+                match unsafe { build_with_opencl(bytes, desc) } {
+                    Ok(program) => (Ok(Some(entries)), log, program),
+                    Err(why) => (Err(()), format!("error: {why}\n"), None),
+                }
+            }
+            other => (other, log, None),
+        };
         if !build_log.is_null() {
             let object = Object::BuildLog(Arc::new(BuildLog {
                 context: context as usize,
@@ -147,10 +166,71 @@ pub(crate) unsafe extern "C" fn module_create(
             device: index,
             kernels,
             names,
+            program,
         }));
         *module = adopt(&platform, context as usize, object) as ze_module_handle_t;
         Ok(())
     })
+}
+
+/// Builds a SPIR-V module with code through OpenCL: `None` when it has none (a module of
+/// declarations, as tests write) or no runtime is present, so its kernels run as no-ops;
+/// the build log's reason when the build fails.
+///
+/// # Safety
+/// `desc`'s build flags, when not null, are a nul-terminated string, and its constants, when
+/// not null, hold `numConstants` ids and value pointers, each value of its constant's size.
+unsafe fn build_with_opencl(
+    bytes: &[u8],
+    desc: &ze_module_desc_t,
+) -> Result<Option<Arc<opencl::Program>>, String> {
+    let contents = lazy_usm_spirv::contents(bytes).map_err(|error| error.to_string())?;
+    if !contents.has_code {
+        return Ok(None);
+    }
+    let Ok(runtime) = opencl::runtime() else {
+        return Ok(None);
+    };
+    let flags = if desc.pBuildFlags.is_null() {
+        String::new()
+    } else {
+        // SAFETY: the caller's nul-terminated flags.
+        unsafe { CStr::from_ptr(desc.pBuildFlags) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let mut constants = Vec::new();
+    if !desc.pConstants.is_null() {
+        // SAFETY: the caller's constants descriptor.
+        let given = unsafe { &*desc.pConstants };
+        let count = given.numConstants as usize;
+        if count > 0 && (given.pConstantIds.is_null() || given.pConstantValues.is_null()) {
+            return Err("specialization constants without ids or values".into());
+        }
+        for index in 0..count {
+            // SAFETY: `count` ids and value pointers (the caller's promise).
+            let (id, value) = unsafe {
+                (
+                    *given.pConstantIds.add(index),
+                    *given.pConstantValues.add(index),
+                )
+            };
+            let Some(&(_, size)) = contents
+                .specialization_constants
+                .iter()
+                .find(|&&(spec_id, _)| spec_id == id)
+            else {
+                return Err(format!("the module has no specialization constant {id}"));
+            };
+            if value.is_null() {
+                return Err(format!("specialization constant {id} has no value"));
+            }
+            // SAFETY: the value is of its constant's size (the caller's promise).
+            let value = unsafe { std::slice::from_raw_parts(value as *const u8, size) };
+            constants.push((id, value.to_vec()));
+        }
+    }
+    opencl::build(runtime, bytes, &flags, constants).map(Some)
 }
 
 pub(crate) unsafe extern "C" fn module_destroy(module: ze_module_handle_t) -> ze_result_t {
@@ -251,14 +331,31 @@ pub(crate) unsafe extern "C" fn kernel_create(
             ),
         };
         let context = object.context;
+        let builtin = Builtin::by_name(&name);
+        let (code, info) = match (&object.program, builtin) {
+            (Some(program), None) => {
+                let info = program
+                    .kernel_info(&name)
+                    .map_err(|_| ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_NAME)?;
+                let code = Code {
+                    program: program.clone(),
+                    name: name.clone(),
+                    parameters: parameters.clone(),
+                };
+                (Some(Arc::new(code)), info)
+            }
+            _ => (None, KernelInfo::default()),
+        };
         let object = Object::Kernel(Arc::new(Kernel {
             module: module as usize,
             context,
             device: object.device,
-            builtin: Builtin::by_name(&name),
+            builtin,
             name,
             arguments,
             parameters,
+            code,
+            info,
             state: Mutex::new(KernelState {
                 group_size: [1, 1, 1],
                 arguments: vec![None; arguments as usize],
@@ -377,6 +474,18 @@ pub(crate) unsafe extern "C" fn kernel_set_argument_value(
         {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
         }
+        // A kernel that runs for real takes each argument at its parameter's size.
+        if object.code.is_some() {
+            let fits = match object.parameters.get(index as usize) {
+                Some(spirv::Parameter::Pointer { size: expected })
+                | Some(spirv::Parameter::Value { size: expected }) => size == *expected,
+                Some(spirv::Parameter::Local) => size > 0 && value.is_null(),
+                _ => true,
+            };
+            if !fits {
+                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
+            }
+        }
         let bytes = if value.is_null() {
             // A null value: a null pointer (or local memory of `size` bytes).
             vec![0; size]
@@ -425,15 +534,16 @@ pub(crate) unsafe extern "C" fn kernel_get_properties(
         // SAFETY: the caller's output pointer.
         let properties = unsafe { out(properties) }?;
         properties.numKernelArgs = object.arguments;
-        properties.requiredGroupSizeX = 0;
-        properties.requiredGroupSizeY = 0;
-        properties.requiredGroupSizeZ = 0;
+        let [x, y, z] = object.info.required_group_size;
+        properties.requiredGroupSizeX = x;
+        properties.requiredGroupSizeY = y;
+        properties.requiredGroupSizeZ = z;
         properties.requiredNumSubGroups = 0;
         properties.requiredSubgroupSize = 0;
         properties.maxSubgroupSize = 32;
         properties.maxNumSubgroups = MAX_TOTAL_GROUP_SIZE / 8;
-        properties.localMemSize = 0;
-        properties.privateMemSize = 0;
+        properties.localMemSize = object.info.local_memory_bytes;
+        properties.privateMemSize = object.info.private_memory_bytes;
         properties.spillMemSize = 0;
         // Stable per (module, name): the name's bytes, then the module handle.
         let mut id = [0u8; 16];
@@ -506,6 +616,7 @@ pub(crate) unsafe extern "C" fn append_launch_kernel(
         let launch = Launch {
             kernel: kernel as usize,
             builtin: object.builtin,
+            code: object.code.clone(),
             group_size: state.group_size,
             groups: [groups.groupCountX, groups.groupCountY, groups.groupCountZ],
             arguments: state.arguments.clone(),

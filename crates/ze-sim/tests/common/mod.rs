@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod modules;
+
 use level_zero_sys::*;
 use std::collections::HashMap;
 use std::ffi::c_void;

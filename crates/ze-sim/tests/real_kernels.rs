@@ -1,0 +1,519 @@
+//! Kernels that run for real: SPIR-V modules with code, built and run by the OpenCL CPU runtime
+//! (`tests/kernels`, built by `scripts/build-kernels.sh`), on the simulated devices' memory.
+//! Each test says SKIPPED without a runtime, and fails under CI, which installs one.
+
+mod common;
+
+use common::modules::{build, kernel, read_u32, set_argument};
+use common::{MIB, Sim, ok};
+use level_zero_sys::*;
+use std::ffi::c_void;
+use std::ptr::null_mut;
+use ze_sim::SimConfig;
+
+const KERNELS: &[u8] = include_bytes!("kernels/kernels.spv");
+const SPECIALIZED: &[u8] = include_bytes!("kernels/specialized.spv");
+const UNRESOLVED: &[u8] = include_bytes!("kernels/unresolved.spv");
+const SPIRV: ze_module_format_t = ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV;
+
+/// Whether kernels can run here; under CI their absence fails the test.
+fn runtime_present(test: &str) -> bool {
+    match ze_sim::kernel_runtime() {
+        Ok(_) => true,
+        Err(why) if std::env::var_os("CI").is_some() => panic!("{test}: {why}"),
+        Err(why) => {
+            eprintln!("SKIPPED {test}: {why}");
+            false
+        }
+    }
+}
+
+/// Launches `kernel` in `groups` of `group_size` on `list` and waits for it.
+fn run(
+    sim: &Sim,
+    list: ze_command_list_handle_t,
+    kernel: ze_kernel_handle_t,
+    group_size: [u32; 3],
+    groups: [u32; 3],
+    done: ze_event_handle_t,
+) -> ze_result_t {
+    let [x, y, z] = group_size;
+    let counts = ze_group_count_t {
+        groupCountX: groups[0],
+        groupCountY: groups[1],
+        groupCountZ: groups[2],
+    };
+    // SAFETY: a kernel, list and event of this test.
+    unsafe {
+        ok((sim.api.kernel_set_group_size)(kernel, x, y, z));
+        let result =
+            (sim.api.command_list_append_launch_kernel)(list, kernel, &counts, done, 0, null_mut());
+        if result == ze_result_t::ZE_RESULT_SUCCESS {
+            sim.wait(done);
+            ok((sim.api.event_host_reset)(done));
+        }
+        result
+    }
+}
+
+/// Writes `values` into device memory at `to` through a copy.
+fn write_u32(
+    sim: &Sim,
+    list: ze_command_list_handle_t,
+    done: ze_event_handle_t,
+    to: *mut c_void,
+    values: &[u32],
+) {
+    ok(sim.copy(
+        list,
+        to,
+        values.as_ptr() as *const c_void,
+        values.len() * 4,
+        done,
+        &mut [],
+    ));
+    sim.wait(done);
+    // SAFETY: an event of this test.
+    ok(unsafe { (sim.api.event_host_reset)(done) });
+}
+
+fn set_local(sim: &Sim, kernel: ze_kernel_handle_t, index: u32, bytes: usize) -> ze_result_t {
+    // SAFETY: a null value with a size is how local memory is given.
+    unsafe { (sim.api.kernel_set_argument_value)(kernel, index, bytes, std::ptr::null()) }
+}
+
+fn destroy_kernel(sim: &Sim, kernel: ze_kernel_handle_t) {
+    // SAFETY: a kernel of this test, with no launch pending.
+    ok(unsafe { (sim.api.kernel_destroy)(kernel) });
+}
+
+fn destroy_module(sim: &Sim, module: ze_module_handle_t) {
+    // SAFETY: a module of this test whose kernels are destroyed.
+    ok(unsafe { (sim.api.module_destroy)(module) });
+}
+
+#[test]
+fn a_kernel_with_code_runs_on_each_device_and_reads_what_copies_wrote() {
+    if !runtime_present("a_kernel_with_code_runs_on_each_device") {
+        return;
+    }
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0, 1]);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    for device in 0..2u32 {
+        let (module, log) = build(&sim, context, device, SPIRV, KERNELS);
+        let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+        let add = kernel(&sim, module, "add_u32").unwrap();
+        let list = sim.immediate_list(context, device, 0);
+        let items = 1024usize;
+        let input = sim.alloc_device(context, device, items * 4);
+        let output = sim.alloc_device(context, device, items * 4);
+        let values: Vec<u32> = (0..items as u32).map(|i| i * 3).collect();
+        write_u32(&sim, list, done, input, &values);
+        ok(set_argument(&sim, add, 0, &output));
+        ok(set_argument(&sim, add, 1, &input));
+        ok(set_argument(&sim, add, 2, &(100 + device)));
+        ok(run(&sim, list, add, [64, 1, 1], [16, 1, 1], done));
+        let read = read_u32(&sim, list, done, output, items);
+        let expected: Vec<u32> = values.iter().map(|v| v + 100 + device).collect();
+        assert_eq!(read, expected, "device {device}");
+        destroy_kernel(&sim, add);
+        destroy_module(&sim, module);
+        sim.destroy_list(list);
+        sim.free(context, input);
+        sim.free(context, output);
+    }
+    assert_eq!(sim.counter("kernels_executed"), 2);
+    assert_eq!(sim.counter("kernels_not_executed"), 0);
+    assert_eq!(sim.counter("kernel_failures"), 0);
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+#[test]
+fn local_memory_structs_three_dimensions_atomics_and_required_group_sizes() {
+    if !runtime_present("local_memory_structs_three_dimensions_atomics") {
+        return;
+    }
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    let list = sim.immediate_list(context, 0, 0);
+    let (module, log) = build(&sim, context, 0, SPIRV, KERNELS);
+    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let buffer = sim.alloc_device(context, 0, MIB);
+
+    // Local memory and a barrier: groups of 8, each reversed.
+    let reverse = kernel(&sim, module, "reverse_in_groups").unwrap();
+    ok(set_argument(&sim, reverse, 0, &buffer));
+    assert_eq!(
+        set_argument(&sim, reverse, 1, &0u64),
+        ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
+        "local memory takes a size and no value"
+    );
+    ok(set_local(&sim, reverse, 1, 8 * 4));
+    ok(run(&sim, list, reverse, [8, 1, 1], [3, 1, 1], done));
+    let expected: Vec<u32> = (0..3u32)
+        .flat_map(|group| (0..8u32).rev().map(move |item| group * 8 + item))
+        .collect();
+    assert_eq!(read_u32(&sim, list, done, buffer, 24), expected);
+
+    // A struct by value: { uint a; ulong b; } is 16 bytes.
+    let sum = kernel(&sim, module, "sum_pair").unwrap();
+    ok(set_argument(&sim, sum, 0, &buffer));
+    assert_eq!(
+        set_argument(&sim, sum, 1, &7u64),
+        ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE
+    );
+    let pair: [u64; 2] = [7, 1 << 40];
+    ok(set_argument(&sim, sum, 1, &pair));
+    ok(run(&sim, list, sum, [1, 1, 1], [2, 1, 1], done));
+    let read = read_u32(&sim, list, done, buffer, 4);
+    assert_eq!(
+        read,
+        [7, 1 << 8, 7, 1 << 8],
+        "two u64s of 7 + 2^40, as u32 pairs"
+    );
+
+    // Three dimensions: 4 x 6 x 8 items in groups of 2 x 2 x 2.
+    let ids = kernel(&sim, module, "ids_3d").unwrap();
+    ok(set_argument(&sim, ids, 0, &buffer));
+    ok(run(&sim, list, ids, [2, 2, 2], [2, 3, 4], done));
+    let read = read_u32(&sim, list, done, buffer, 4 * 6 * 8);
+    for (linear, value) in read.iter().enumerate() {
+        let (x, y, z) = (linear % 4, (linear / 4) % 6, linear / 24);
+        assert_eq!(*value as usize, x | (y << 10) | (z << 20), "item {linear}");
+    }
+
+    // Atomics across 16 groups of 16.
+    let count = kernel(&sim, module, "count").unwrap();
+    write_u32(&sim, list, done, buffer, &[0]);
+    ok(set_argument(&sim, count, 0, &buffer));
+    ok(run(&sim, list, count, [16, 1, 1], [16, 1, 1], done));
+    assert_eq!(read_u32(&sim, list, done, buffer, 1), [256]);
+
+    // A required group size is reported, and each item sees it.
+    let fixed = kernel(&sim, module, "fixed_group").unwrap();
+    let mut properties = ze_kernel_properties_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES,
+        ..Default::default()
+    };
+    // SAFETY: a kernel of this test and a valid output struct.
+    ok(unsafe { (sim.api.kernel_get_properties)(fixed, &mut properties) });
+    assert_eq!(
+        (
+            properties.requiredGroupSizeX,
+            properties.requiredGroupSizeY,
+            properties.requiredGroupSizeZ,
+            properties.numKernelArgs
+        ),
+        (8, 1, 1, 1)
+    );
+    ok(set_argument(&sim, fixed, 0, &buffer));
+    ok(run(&sim, list, fixed, [8, 1, 1], [2, 1, 1], done));
+    assert_eq!(read_u32(&sim, list, done, buffer, 16), [8; 16]);
+
+    assert_eq!(sim.counter("kernels_executed"), 5);
+    assert_eq!(sim.counter("kernel_failures"), 0);
+    for kernel in [reverse, sum, ids, count, fixed] {
+        destroy_kernel(&sim, kernel);
+    }
+    destroy_module(&sim, module);
+    sim.free(context, buffer);
+    sim.destroy_list(list);
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+/// Builds `bytes` with `constants` (id, value); the module or the result and its log.
+fn build_specialized(
+    sim: &Sim,
+    context: ze_context_handle_t,
+    bytes: &[u8],
+    constants: &[(u32, u32)],
+) -> (Result<ze_module_handle_t, ze_result_t>, String) {
+    let ids: Vec<u32> = constants.iter().map(|&(id, _)| id).collect();
+    let values: Vec<u32> = constants.iter().map(|&(_, value)| value).collect();
+    let mut pointers: Vec<*const c_void> = values
+        .iter()
+        .map(|value| value as *const u32 as *const c_void)
+        .collect();
+    let table = ze_module_constants_t {
+        numConstants: constants.len() as u32,
+        pConstantIds: ids.as_ptr(),
+        pConstantValues: pointers.as_mut_ptr(),
+    };
+    let flags = c"-ze-opt-level=2 -cl-mad-enable";
+    let desc = ze_module_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_MODULE_DESC,
+        format: SPIRV,
+        inputSize: bytes.len(),
+        pInputModule: bytes.as_ptr(),
+        pBuildFlags: flags.as_ptr(),
+        pConstants: &table,
+        ..Default::default()
+    };
+    let (mut module, mut log) = (null_mut(), null_mut());
+    // SAFETY: a valid descriptor whose constants outlive the call; valid output pointers.
+    let result =
+        unsafe { (sim.api.module_create)(context, sim.devices[0], &desc, &mut module, &mut log) };
+    let mut size = 0;
+    // SAFETY: the build log this call made: its size, then its text.
+    let text = unsafe {
+        ok((sim.api.module_build_log_get_string)(
+            log,
+            &mut size,
+            null_mut(),
+        ));
+        let mut text = vec![0 as std::ffi::c_char; size];
+        ok((sim.api.module_build_log_get_string)(
+            log,
+            &mut size,
+            text.as_mut_ptr(),
+        ));
+        ok((sim.api.module_build_log_destroy)(log));
+        std::ffi::CStr::from_ptr(text.as_ptr())
+            .to_string_lossy()
+            .into_owned()
+    };
+    if result == ze_result_t::ZE_RESULT_SUCCESS {
+        (Ok(module), text)
+    } else {
+        (Err(result), text)
+    }
+}
+
+#[test]
+fn specialization_constants_and_build_failures_are_the_builds() {
+    if !runtime_present("specialization_constants_and_build_failures") {
+        return;
+    }
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    let list = sim.immediate_list(context, 0, 0);
+    let buffer = sim.alloc_device(context, 0, 4096);
+    for (constants, expected) in [(&[][..], 5u32), (&[(7, 42)][..], 42)] {
+        let (module, log) = build_specialized(&sim, context, SPECIALIZED, constants);
+        let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+        let write = kernel(&sim, module, "write_constant").unwrap();
+        ok(set_argument(&sim, write, 0, &buffer));
+        ok(run(&sim, list, write, [1, 1, 1], [1, 1, 1], done));
+        assert_eq!(read_u32(&sim, list, done, buffer, 1), [expected]);
+        destroy_kernel(&sim, write);
+        destroy_module(&sim, module);
+    }
+    let (module, log) = build_specialized(&sim, context, SPECIALIZED, &[(9, 1)]);
+    assert_eq!(
+        module,
+        Err(ze_result_t::ZE_RESULT_ERROR_MODULE_BUILD_FAILURE)
+    );
+    assert!(log.contains("no specialization constant 9"), "{log}");
+    // Valid SPIR-V whose build fails to link: the driver's failure, with OpenCL's log.
+    let (module, log) = build(&sim, context, 0, SPIRV, UNRESOLVED);
+    assert_eq!(
+        module,
+        Err(ze_result_t::ZE_RESULT_ERROR_MODULE_BUILD_FAILURE)
+    );
+    assert!(log.contains("lazy_usm_no_such_function"), "{log}");
+    assert_eq!(sim.counter("live_modules"), 0);
+    sim.free(context, buffer);
+    sim.destroy_list(list);
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+#[test]
+fn pointer_arguments_are_checked_and_a_pointer_outside_every_allocation_is_not_run() {
+    if !runtime_present("pointer_arguments_are_checked") {
+        return;
+    }
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0, 1]);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    let list0 = sim.immediate_list(context, 0, 0);
+    let list1 = sim.immediate_list(context, 1, 0);
+    let (module, log) = build(&sim, context, 1, SPIRV, KERNELS);
+    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let add = kernel(&sim, module, "add_u32").unwrap();
+    let items = 64usize;
+    let peer = sim.alloc_device(context, 0, items * 4);
+    let output = sim.alloc_device(context, 1, items * 4);
+    write_u32(&sim, list0, done, peer, &vec![5; items]);
+
+    // Device 0's memory, not resident on device 1: strict residency refuses the launch.
+    ok(set_argument(&sim, add, 0, &output));
+    ok(set_argument(&sim, add, 1, &peer));
+    ok(set_argument(&sim, add, 2, &1u32));
+    let violations = sim.counter("residency_violations");
+    assert_ne!(
+        run(&sim, list1, add, [64, 1, 1], [1, 1, 1], done),
+        ze_result_t::ZE_RESULT_SUCCESS
+    );
+    assert_eq!(sim.counter("residency_violations"), violations + 1);
+    // Resident there, the kernel on device 1 reads it.
+    ok(sim.make_resident(context, 1, peer, items * 4));
+    ok(run(&sim, list1, add, [64, 1, 1], [1, 1, 1], done));
+    assert_eq!(read_u32(&sim, list1, done, output, items), vec![6; items]);
+
+    // Pageable host memory is no USM: the launch completes without running (a GPU would
+    // fault), counted as a violation and as not executed.
+    let pageable = vec![9u32; items];
+    ok(set_argument(&sim, add, 1, &pageable.as_ptr()));
+    let (violations, not_executed) = (
+        sim.counter("residency_violations"),
+        sim.counter("kernels_not_executed"),
+    );
+    ok(run(&sim, list1, add, [64, 1, 1], [1, 1, 1], done));
+    assert_eq!(sim.counter("residency_violations"), violations + 1);
+    assert_eq!(sim.counter("kernels_not_executed"), not_executed + 1);
+    assert_eq!(read_u32(&sim, list1, done, output, items), vec![6; items]);
+
+    // An argument left unset is refused at append.
+    let fresh = kernel(&sim, module, "add_u32").unwrap();
+    ok(set_argument(&sim, fresh, 0, &output));
+    assert_eq!(
+        run(&sim, list1, fresh, [64, 1, 1], [1, 1, 1], done),
+        ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX
+    );
+    assert_eq!(
+        set_argument(&sim, fresh, 2, &1u64),
+        ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE
+    );
+
+    // What the simulator cannot see: a read through a table of pointers. The table names
+    // device 0's memory (evicted from device 1 now); the kernel reads it and nothing counts it.
+    ok(sim.evict(context, 1, peer, items * 4));
+    let table = sim.alloc_device(context, 1, items * 8);
+    let addresses: Vec<u64> = (0..items).map(|i| peer as u64 + 4 * i as u64).collect();
+    ok(sim.copy(
+        list1,
+        table,
+        addresses.as_ptr() as *const c_void,
+        items * 8,
+        done,
+        &mut [],
+    ));
+    sim.wait(done);
+    // SAFETY: an event of this test.
+    ok(unsafe { (sim.api.event_host_reset)(done) });
+    let gather = kernel(&sim, module, "gather_table").unwrap();
+    ok(set_argument(&sim, gather, 0, &output));
+    ok(set_argument(&sim, gather, 1, &table));
+    let violations = sim.counter("residency_violations");
+    ok(run(&sim, list1, gather, [64, 1, 1], [1, 1, 1], done));
+    assert_eq!(read_u32(&sim, list1, done, output, items), vec![5; items]);
+    assert_eq!(
+        sim.counter("residency_violations"),
+        violations,
+        "a read through a pointer in a buffer is invisible to the simulator"
+    );
+
+    for kernel in [add, fresh, gather] {
+        destroy_kernel(&sim, kernel);
+    }
+    destroy_module(&sim, module);
+    for pointer in [peer, output, table] {
+        sim.free(context, pointer);
+    }
+    sim.destroy_list(list0);
+    sim.destroy_list(list1);
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_context(context);
+    assert_eq!(sim.counter("kernel_failures"), 0);
+}
+
+#[test]
+fn with_kernel_execution_off_a_launch_is_counted_as_not_executed() {
+    let mut config = SimConfig::preset("b70x2").unwrap();
+    config.execute_kernels = false;
+    let sim = Sim::in_process(config);
+    let context = sim.context(&[0]);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    let list = sim.immediate_list(context, 0, 0);
+    let (module, log) = build(&sim, context, 0, SPIRV, KERNELS);
+    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let add = kernel(&sim, module, "add_u32").unwrap();
+    let buffer = sim.alloc_device(context, 0, 256);
+    write_u32(&sim, list, done, buffer, &[1; 64]);
+    ok(set_argument(&sim, add, 0, &buffer));
+    ok(set_argument(&sim, add, 1, &buffer));
+    ok(set_argument(&sim, add, 2, &1u32));
+    ok(run(&sim, list, add, [64, 1, 1], [1, 1, 1], done));
+    assert_eq!(read_u32(&sim, list, done, buffer, 64), [1; 64]);
+    assert_eq!(
+        (
+            sim.counter("kernels_executed"),
+            sim.counter("kernels_not_executed")
+        ),
+        (0, 1)
+    );
+    destroy_kernel(&sim, add);
+    destroy_module(&sim, module);
+    sim.free(context, buffer);
+    sim.destroy_list(list);
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+#[test]
+fn threads_launching_kernels_at_once_each_get_their_results() {
+    if !runtime_present("threads_launching_kernels_at_once") {
+        return;
+    }
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0, 1]);
+    let modules: Vec<ze_module_handle_t> = (0..2u32)
+        .map(|device| build(&sim, context, device, SPIRV, KERNELS).0.unwrap())
+        .collect();
+    let rounds = 20u32;
+    // Handles cross threads as addresses (the spec makes these calls thread-safe).
+    let shared_context = context as usize;
+    let shared_modules: Vec<usize> = modules.iter().map(|&module| module as usize).collect();
+    std::thread::scope(|scope| {
+        for thread in 0..4u32 {
+            let (sim, shared_modules) = (&sim, &shared_modules);
+            scope.spawn(move || {
+                let context = shared_context as ze_context_handle_t;
+                let device = thread % 2;
+                let pool = sim.event_pool(context, 1);
+                let done = sim.event(pool, 0);
+                let list = sim.immediate_list(context, device, 0);
+                let module = shared_modules[device as usize] as ze_module_handle_t;
+                let add = kernel(sim, module, "add_u32").unwrap();
+                let items = 256usize;
+                let buffer = sim.alloc_device(context, device, items * 4);
+                write_u32(sim, list, done, buffer, &vec![thread; items]);
+                ok(set_argument(sim, add, 0, &buffer));
+                ok(set_argument(sim, add, 1, &buffer));
+                ok(set_argument(sim, add, 2, &1u32));
+                for _ in 0..rounds {
+                    ok(run(sim, list, add, [32, 1, 1], [8, 1, 1], done));
+                }
+                assert_eq!(
+                    read_u32(sim, list, done, buffer, items),
+                    vec![thread + rounds; items]
+                );
+                destroy_kernel(sim, add);
+                sim.free(context, buffer);
+                sim.destroy_list(list);
+                sim.destroy_events(pool, &[done]);
+            });
+        }
+    });
+    assert_eq!(sim.counter("kernels_executed"), u64::from(4 * rounds));
+    for module in modules {
+        destroy_module(&sim, module);
+    }
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
