@@ -17,6 +17,7 @@ pub(crate) struct Tables {
     pub(crate) ze_fence: ze_fence_dditable_t,
     pub(crate) ze_global: ze_global_dditable_t,
     pub(crate) ze_kernel: ze_kernel_dditable_t,
+    pub(crate) ze_kernel_exp: ze_kernel_exp_dditable_t,
     pub(crate) ze_mem: ze_mem_dditable_t,
     pub(crate) ze_module_build_log: ze_module_build_log_dditable_t,
     pub(crate) ze_module: ze_module_dditable_t,
@@ -46,6 +47,8 @@ pub(crate) fn fill(tables: &mut Tables, version: ze_api_version_t) {
     unsafe { ze_sim::ddi::zeGetGlobalProcAddrTable(version, &mut tables.ze_global) };
     // SAFETY: a whole `ze_kernel_dditable_t`, which `version` (this crate's) sizes.
     unsafe { ze_sim::ddi::zeGetKernelProcAddrTable(version, &mut tables.ze_kernel) };
+    // SAFETY: a whole `ze_kernel_exp_dditable_t`, which `version` (this crate's) sizes.
+    unsafe { ze_sim::ddi::zeGetKernelExpProcAddrTable(version, &mut tables.ze_kernel_exp) };
     // SAFETY: a whole `ze_mem_dditable_t`, which `version` (this crate's) sizes.
     unsafe { ze_sim::ddi::zeGetMemProcAddrTable(version, &mut tables.ze_mem) };
     // SAFETY: a whole `ze_module_build_log_dditable_t`, which `version` (this crate's) sizes.
@@ -2350,8 +2353,12 @@ pub unsafe extern "C" fn zeKernelGetName(arg1: ze_kernel_handle_t, arg2: *mut us
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeKernelSetGlobalOffsetExp(_arg1: ze_kernel_handle_t, _arg2: u32, _arg3: u32, _arg4: u32) -> ze_result_t {
-    unsupported("zeKernelSetGlobalOffsetExp")
+pub unsafe extern "C" fn zeKernelSetGlobalOffsetExp(arg1: ze_kernel_handle_t, arg2: u32, arg3: u32, arg4: u32) -> ze_result_t {
+    match crate::forward::tables().ze_kernel_exp.pfnSetGlobalOffsetExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4) },
+        None => unsupported("zeKernelSetGlobalOffsetExp"),
+    }
 }
 
 /// `zeKernelSchedulingHintExp`, from `ze_kernel_exp_dditable_t`.
@@ -2359,8 +2366,12 @@ pub unsafe extern "C" fn zeKernelSetGlobalOffsetExp(_arg1: ze_kernel_handle_t, _
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeKernelSchedulingHintExp(_arg1: ze_kernel_handle_t, _arg2: *mut ze_scheduling_hint_exp_desc_t) -> ze_result_t {
-    unsupported("zeKernelSchedulingHintExp")
+pub unsafe extern "C" fn zeKernelSchedulingHintExp(arg1: ze_kernel_handle_t, arg2: *mut ze_scheduling_hint_exp_desc_t) -> ze_result_t {
+    match crate::forward::tables().ze_kernel_exp.pfnSchedulingHintExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zeKernelSchedulingHintExp"),
+    }
 }
 
 /// `zeKernelGetBinaryExp`, from `ze_kernel_exp_dditable_t`.
@@ -2368,8 +2379,12 @@ pub unsafe extern "C" fn zeKernelSchedulingHintExp(_arg1: ze_kernel_handle_t, _a
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeKernelGetBinaryExp(_arg1: ze_kernel_handle_t, _arg2: *mut usize, _arg3: *mut u8) -> ze_result_t {
-    unsupported("zeKernelGetBinaryExp")
+pub unsafe extern "C" fn zeKernelGetBinaryExp(arg1: ze_kernel_handle_t, arg2: *mut usize, arg3: *mut u8) -> ze_result_t {
+    match crate::forward::tables().ze_kernel_exp.pfnGetBinaryExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zeKernelGetBinaryExp"),
+    }
 }
 
 /// `zeKernelGetAllocationPropertiesExp`, from `ze_kernel_exp_dditable_t`.
@@ -2377,8 +2392,12 @@ pub unsafe extern "C" fn zeKernelGetBinaryExp(_arg1: ze_kernel_handle_t, _arg2: 
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeKernelGetAllocationPropertiesExp(_arg1: ze_kernel_handle_t, _arg2: *mut u32, _arg3: *mut ze_kernel_allocation_exp_properties_t) -> ze_result_t {
-    unsupported("zeKernelGetAllocationPropertiesExp")
+pub unsafe extern "C" fn zeKernelGetAllocationPropertiesExp(arg1: ze_kernel_handle_t, arg2: *mut u32, arg3: *mut ze_kernel_allocation_exp_properties_t) -> ze_result_t {
+    match crate::forward::tables().ze_kernel_exp.pfnGetAllocationPropertiesExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zeKernelGetAllocationPropertiesExp"),
+    }
 }
 
 /// `zeMemAllocShared`, from `ze_mem_dditable_t`.

@@ -185,6 +185,7 @@ pub unsafe extern "C" fn zeGetCommandListProcAddrTable(
         pfnAppendBarrier: Some(command::append_barrier),
         pfnAppendMemoryCopy: Some(command::append_memory_copy),
         pfnAppendMemoryFill: Some(command::append_memory_fill),
+        pfnAppendMemoryCopyRegion: Some(command::append_memory_copy_region),
         pfnAppendSignalEvent: Some(command::append_signal_event),
         pfnAppendWaitOnEvents: Some(command::append_wait_on_events),
         pfnAppendEventReset: Some(command::append_event_reset),
@@ -233,6 +234,7 @@ pub unsafe extern "C" fn zeGetEventProcAddrTable(
         pfnQueryStatus: Some(event::query_status),
         pfnHostReset: Some(event::host_reset),
         pfnQueryKernelTimestamp: Some(event::query_kernel_timestamp),
+        pfnCounterBasedCreate: Some(event::counter_based_create),
         ..Default::default()
     };
     // SAFETY: the loader's table.
@@ -340,6 +342,21 @@ pub unsafe extern "C" fn zeGetKernelProcAddrTable(
 /// # Safety
 /// Called by the loader with a table of the layout its version gives.
 #[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetKernelExpProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_kernel_exp_dditable_t,
+) -> ze_result_t {
+    let full = ze_kernel_exp_dditable_t {
+        pfnSetGlobalOffsetExp: Some(module::kernel_set_global_offset),
+        ..Default::default()
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_kernel_exp_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn zeGetVirtualMemProcAddrTable(
     version: ze_api_version_t,
     table: *mut ze_virtual_mem_dditable_t,
@@ -404,7 +421,6 @@ empty_tables! {
     zeGetFabricVertexExpProcAddrTable,
     zeGetImageProcAddrTable,
     zeGetImageExpProcAddrTable,
-    zeGetKernelExpProcAddrTable,
     zeGetSamplerProcAddrTable,
     zetGetCommandListProcAddrTable,
     zetGetContextProcAddrTable,
@@ -473,6 +489,10 @@ mod tests {
                 size_of::<ze_module_build_log_dditable_t>(),
             ),
             ("ze_kernel_dditable_t", size_of::<ze_kernel_dditable_t>()),
+            (
+                "ze_kernel_exp_dditable_t",
+                size_of::<ze_kernel_exp_dditable_t>(),
+            ),
         ];
         for (table, size) in sizes {
             let count = field_count(table, ze_api_version_t::ZE_API_VERSION_1_17).unwrap();

@@ -100,6 +100,7 @@ struct Run {
     arguments: Vec<crate::opencl::Argument>,
     global: [usize; 3],
     local: [usize; 3],
+    offset: [usize; 3],
 }
 
 /// A launch as appended.
@@ -109,6 +110,8 @@ pub(crate) struct Launch {
     pub builtin: Option<Builtin>,
     /// The kernel's code when it runs for real.
     pub code: Option<Arc<Code>>,
+    /// The first work item's global id (`zeKernelSetGlobalOffsetExp`).
+    pub global_offset: [u32; 3],
     pub group_size: [u32; 3],
     pub groups: [u32; 3],
     pub arguments: Vec<Option<Vec<u8>>>,
@@ -477,6 +480,10 @@ fn prepare_launch(
     let mut value = 0;
     let mut run = None;
     let pointer_of = |bytes: &[u8]| usize::from_le_bytes(bytes.try_into().unwrap_or([0; 8]));
+    if launch.builtin.is_some() && launch.global_offset != [0; 3] {
+        // The built-ins index their arrays from the first work item.
+        return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    }
     match launch.builtin {
         Some(builtin) => {
             for (index, &(size, reach)) in builtin.arguments().iter().enumerate() {
@@ -654,6 +661,7 @@ fn prepare_run(
         arguments,
         global,
         local,
+        offset: launch.global_offset.map(|offset| offset as usize),
     }))
 }
 
@@ -670,7 +678,7 @@ fn run_code(platform: &Inner, run: &Run) {
             &run.arguments,
             run.global,
             run.local,
-            [0; 3],
+            run.offset,
         )
     };
     if result.is_err() {

@@ -45,6 +45,9 @@ pub(crate) struct Event {
     /// How many times a counter-based event was armed: only the latest arming's work signals
     /// it (an earlier append that completes later does not).
     pub armings: std::sync::atomic::AtomicU64,
+    /// The context of a counter-based event made without a pool (`zeEventCounterBasedCreate`),
+    /// whose child it is.
+    pub context: Option<usize>,
 }
 
 impl Event {
@@ -57,6 +60,7 @@ impl Event {
             state: Default::default(),
             changed: Default::default(),
             uses: Default::default(),
+            context: None,
         }
     }
 

@@ -425,3 +425,296 @@ fn status_error_description_prefetch_and_advice_are_answered() {
     }
     sim.assert_clean();
 }
+
+#[test]
+fn region_copies_move_the_rows_they_name_and_refuse_overlap_and_mismatched_shapes() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the name with its header's type; handles of this test; regions and
+    // buffers that outlive each call.
+    unsafe {
+        let copy_region = sim
+            .function::<ze_pfnCommandListAppendMemoryCopyRegion_t>(
+                "zeCommandListAppendMemoryCopyRegion",
+            )
+            .unwrap();
+        let context = sim.context(&[0, 1]);
+        let list = sim.immediate_list(context, 0, 0);
+        // A 16 x 8 x 2 byte volume of distinct bytes on the host, copied into device memory.
+        let (width, height, depth) = (16usize, 8usize, 2usize);
+        let volume: Vec<u8> = (0..width * height * depth).map(|i| i as u8).collect();
+        let device = sim.alloc_device(context, 0, volume.len());
+        ok(sim.copy(
+            list,
+            device,
+            volume.as_ptr() as _,
+            volume.len(),
+            null_mut(),
+            &mut [],
+        ));
+        // A 5 x 3 x 2 box at (4, 2, 0) of the device volume into a packed host buffer.
+        let source = ze_copy_region_t {
+            originX: 4,
+            originY: 2,
+            originZ: 0,
+            width: 5,
+            height: 3,
+            depth: 2,
+        };
+        let target = ze_copy_region_t {
+            originX: 0,
+            originY: 0,
+            originZ: 0,
+            ..source
+        };
+        let mut packed = vec![0u8; 5 * 3 * 2];
+        let submissions = sim.counter("submissions");
+        ok(copy_region(
+            list,
+            packed.as_mut_ptr() as _,
+            &target,
+            5,
+            15,
+            device,
+            &source,
+            width as u32,
+            (width * height) as u32,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        assert_eq!(sim.counter("submissions"), submissions + 1, "one append");
+        let expected: Vec<u8> = (0..2)
+            .flat_map(|z| {
+                (2..5).flat_map(move |y| (4..9).map(move |x| (z * 128 + y * 16 + x) as u8))
+            })
+            .collect();
+        assert_eq!(packed, expected);
+        // Whole rows of both sides are contiguous: merged into one copy.
+        let copies = sim.counter("device_copies")
+            + sim.counter("host_direct_copies")
+            + sim.counter("host_staged_copies");
+        let whole = ze_copy_region_t {
+            originX: 0,
+            originY: 0,
+            originZ: 0,
+            width: width as u32,
+            height: height as u32,
+            depth: 1,
+        };
+        let mut plane = vec![0u8; width * height];
+        ok(copy_region(
+            list,
+            plane.as_mut_ptr() as _,
+            &whole,
+            width as u32,
+            0,
+            device,
+            &whole,
+            width as u32,
+            0,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        let after = sim.counter("device_copies")
+            + sim.counter("host_direct_copies")
+            + sim.counter("host_staged_copies");
+        assert_eq!(after, copies + 1, "eight contiguous rows are one copy");
+        assert_eq!(plane, volume[..width * height]);
+        // Rows of the same buffer that meet: refused. Rows that interleave without meeting: fine.
+        let left = ze_copy_region_t {
+            originX: 0,
+            originY: 0,
+            originZ: 0,
+            width: 8,
+            height: 8,
+            depth: 1,
+        };
+        let right = ze_copy_region_t { originX: 8, ..left };
+        ok(copy_region(
+            list,
+            device,
+            &right,
+            16,
+            0,
+            device,
+            &left,
+            16,
+            0,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        let shifted = ze_copy_region_t { originX: 4, ..left };
+        assert_eq!(
+            copy_region(
+                list,
+                device,
+                &shifted,
+                16,
+                0,
+                device,
+                &left,
+                16,
+                0,
+                null_mut(),
+                0,
+                null_mut()
+            ),
+            ze_result_t::ZE_RESULT_ERROR_OVERLAPPING_REGIONS
+        );
+        // Regions of different shapes, rows wider than their pitch, and null regions.
+        let narrower = ze_copy_region_t { width: 4, ..left };
+        assert_eq!(
+            copy_region(
+                list,
+                device,
+                &narrower,
+                16,
+                0,
+                device,
+                &right,
+                16,
+                0,
+                null_mut(),
+                0,
+                null_mut()
+            ),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE
+        );
+        assert_eq!(
+            copy_region(
+                list,
+                device,
+                &right,
+                4,
+                0,
+                device,
+                &left,
+                4,
+                0,
+                null_mut(),
+                0,
+                null_mut()
+            ),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE
+        );
+        assert_eq!(
+            copy_region(
+                list,
+                device,
+                std::ptr::null(),
+                16,
+                0,
+                device,
+                &left,
+                16,
+                0,
+                null_mut(),
+                0,
+                null_mut()
+            ),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER
+        );
+        // A row straddling the allocation's end is refused like such a copy, and nothing moves.
+        let straddling = ze_copy_region_t {
+            originX: 12,
+            originY: 8,
+            ..left
+        };
+        plane.fill(0);
+        assert_eq!(
+            copy_region(
+                list,
+                plane.as_mut_ptr() as _,
+                &left,
+                16,
+                0,
+                device,
+                &straddling,
+                16,
+                0,
+                null_mut(),
+                0,
+                null_mut()
+            ),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(plane, vec![0u8; width * height]);
+        sim.destroy_list(list);
+        sim.free(context, device);
+        sim.destroy_context(context);
+    }
+    sim.assert_clean();
+}
+
+#[test]
+fn an_event_made_without_a_pool_is_counter_based_and_a_child_of_its_context() {
+    let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+    config.faults.command_delay_us = Some(20_000);
+    let sim = Sim::in_process(config);
+    // SAFETY (whole test): the name with its header's type; handles of this test and valid
+    // descriptors and outputs.
+    unsafe {
+        let create = sim
+            .function::<ze_pfnEventCounterBasedCreate_t>("zeEventCounterBasedCreate")
+            .unwrap();
+        let context = sim.context(&[0]);
+        let mut desc = ze_event_counter_based_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_EVENT_COUNTER_BASED_DESC,
+            flags: ze_event_counter_based_flag_t::ZE_EVENT_COUNTER_BASED_FLAG_IMMEDIATE.0
+                | ze_event_counter_based_flag_t::ZE_EVENT_COUNTER_BASED_FLAG_HOST_VISIBLE.0,
+            ..Default::default()
+        };
+        let mut event = null_mut();
+        ok(create(context, sim.devices[0], &desc, &mut event));
+        assert_eq!(sim.counter("live_events"), 1);
+        let list = sim.immediate_list(context, 0, 1);
+        let device = sim.alloc_device(context, 0, 4096);
+        for round in 1..=3u8 {
+            let source = vec![round; 4096];
+            let mut back = vec![0u8; 4096];
+            ok(sim.copy(
+                list,
+                device,
+                source.as_ptr() as _,
+                4096,
+                null_mut(),
+                &mut [],
+            ));
+            ok(sim.copy(list, back.as_mut_ptr() as _, device, 4096, event, &mut []));
+            sim.wait(event);
+            assert_eq!(
+                back, source,
+                "round {round}: the wait waited for this round's copy"
+            );
+        }
+        // The context has a child: it cannot go before the event.
+        assert_eq!(
+            (sim.api.context_destroy)(context),
+            ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE
+        );
+        // IPC events are not modelled; unknown flags are refused; the device must be the context's.
+        desc.flags = ze_event_counter_based_flag_t::ZE_EVENT_COUNTER_BASED_FLAG_IPC.0;
+        let mut other = null_mut();
+        assert_eq!(
+            create(context, sim.devices[0], &desc, &mut other),
+            ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
+        );
+        desc.flags = 1 << 30;
+        assert_eq!(
+            create(context, sim.devices[0], &desc, &mut other),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION
+        );
+        desc.flags = 0;
+        assert_ne!(
+            create(context, sim.devices[1], &desc, &mut other),
+            ze_result_t::ZE_RESULT_SUCCESS
+        );
+        ok((sim.api.event_destroy)(event));
+        sim.destroy_list(list);
+        sim.free(context, device);
+        sim.destroy_context(context);
+    }
+    sim.assert_clean();
+}

@@ -517,3 +517,67 @@ fn threads_launching_kernels_at_once_each_get_their_results() {
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+#[test]
+fn a_global_offset_moves_the_first_work_items_id() {
+    if !runtime_present("a_global_offset_moves_the_first_work_items_id") {
+        return;
+    }
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the name with its header's type, on a kernel of this test.
+    let set_offset = unsafe {
+        sim.function::<ze_pfnKernelSetGlobalOffsetExp_t>("zeKernelSetGlobalOffsetExp")
+            .unwrap()
+    };
+    let context = sim.context(&[0]);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    let list = sim.immediate_list(context, 0, 0);
+    let (module, log) = build(&sim, context, 0, SPIRV, KERNELS);
+    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let add = kernel(&sim, module, "add_u32").unwrap();
+    let items = 128usize;
+    let input = sim.alloc_device(context, 0, items * 4);
+    let output = sim.alloc_device(context, 0, items * 4);
+    let values: Vec<u32> = (0..items as u32).collect();
+    write_u32(&sim, list, done, input, &values);
+    write_u32(&sim, list, done, output, &vec![0; items]);
+    ok(set_argument(&sim, add, 0, &output));
+    ok(set_argument(&sim, add, 1, &input));
+    ok(set_argument(&sim, add, 2, &1000u32));
+    // SAFETY: a kernel of this test.
+    ok(unsafe { set_offset(add, 16, 0, 0) });
+    ok(run(&sim, list, add, [16, 1, 1], [4, 1, 1], done));
+    let read = read_u32(&sim, list, done, output, items);
+    for (index, value) in read.iter().enumerate() {
+        let expected = if (16..80).contains(&index) {
+            index as u32 + 1000
+        } else {
+            0
+        };
+        assert_eq!(*value, expected, "item {index}");
+    }
+    // The built-ins index from the first work item: an offset is refused for them.
+    let builtins = ze_sim::spirv::module_with_kernels(&[("lazy_usm_sim_fill_u32", 2)]);
+    let (declared, _) = build(&sim, context, 0, SPIRV, &builtins);
+    let declared = declared.unwrap();
+    let fill = kernel(&sim, declared, "lazy_usm_sim_fill_u32").unwrap();
+    ok(set_argument(&sim, fill, 0, &output));
+    ok(set_argument(&sim, fill, 1, &7u32));
+    // SAFETY: a kernel of this test.
+    ok(unsafe { set_offset(fill, 4, 0, 0) });
+    assert_eq!(
+        run(&sim, list, fill, [4, 1, 1], [1, 1, 1], done),
+        ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
+    );
+    destroy_kernel(&sim, fill);
+    destroy_kernel(&sim, add);
+    destroy_module(&sim, declared);
+    destroy_module(&sim, module);
+    sim.free(context, input);
+    sim.free(context, output);
+    sim.destroy_list(list);
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}

@@ -434,6 +434,130 @@ unsafe fn copy_between(
     })
 }
 
+/// Most row copies one region copy may become (after merging rows that are contiguous in both
+/// source and destination): each is a command of its own.
+const MAX_REGION_ROWS: usize = 1 << 16;
+
+/// A region of `region` at `base` with row pitch `pitch` and slice pitch `slice_pitch`: each
+/// row's (address, width), rows of a slice first.
+fn region_rows(
+    base: usize,
+    region: &ze_copy_region_t,
+    pitch: u32,
+    slice_pitch: u32,
+) -> Result<Vec<(usize, usize)>, ze_result_t> {
+    let invalid = ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE;
+    let width = region.width as usize;
+    if region.height > 1 && region.width > pitch {
+        // Rows would overlap each other.
+        return Err(invalid);
+    }
+    if region.depth > 1 && u64::from(pitch) * u64::from(region.height) > u64::from(slice_pitch) {
+        return Err(invalid);
+    }
+    let rows = (region.height as usize)
+        .checked_mul(region.depth as usize)
+        .ok_or(invalid)?;
+    if rows > MAX_REGION_ROWS {
+        return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
+    }
+    let mut out = Vec::with_capacity(rows);
+    for z in 0..u64::from(region.depth) {
+        for y in 0..u64::from(region.height) {
+            let offset = (u64::from(region.originZ) + z)
+                .checked_mul(u64::from(slice_pitch))
+                .and_then(|slice| {
+                    (u64::from(region.originY) + y)
+                        .checked_mul(u64::from(pitch))
+                        .and_then(|row| slice.checked_add(row))
+                })
+                .and_then(|offset| offset.checked_add(u64::from(region.originX)))
+                .and_then(|offset| usize::try_from(offset).ok())
+                .ok_or(invalid)?;
+            let address = base.checked_add(offset).ok_or(invalid)?;
+            address.checked_add(width).ok_or(invalid)?;
+            out.push((address, width));
+        }
+    }
+    Ok(out)
+}
+
+/// Copies a 2D or 3D region (`zeCommandListAppendMemoryCopyRegion`): one copy per row, rows
+/// contiguous on both sides merged, every row checked like a copy; overlapping source and
+/// destination bytes are refused.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn append_memory_copy_region(
+    list: ze_command_list_handle_t,
+    dst: *mut c_void,
+    dst_region: *const ze_copy_region_t,
+    dst_pitch: u32,
+    dst_slice_pitch: u32,
+    src: *const c_void,
+    src_region: *const ze_copy_region_t,
+    src_pitch: u32,
+    src_slice_pitch: u32,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        if dst.is_null() || src.is_null() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        // SAFETY: the caller's regions.
+        let (dst_region, src_region) = unsafe { (input(dst_region)?, input(src_region)?) };
+        let same_shape = (dst_region.width, dst_region.height, dst_region.depth)
+            == (src_region.width, src_region.height, src_region.depth);
+        if !same_shape {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE);
+        }
+        let dst_rows = region_rows(dst as usize, dst_region, dst_pitch, dst_slice_pitch)?;
+        let src_rows = region_rows(src as usize, src_region, src_pitch, src_slice_pitch)?;
+        // Overlap of any source row with any destination row. Destination rows are of one
+        // width and do not overlap each other, so sorted by start their ends are sorted too:
+        // the last one starting before a source row ends is the only one that can reach it.
+        let mut sorted = dst_rows.clone();
+        sorted.sort_unstable();
+        let overlaps = src_rows.iter().any(|&(start, width)| {
+            let before_end = sorted.partition_point(|&(row, _)| row < start + width);
+            width > 0
+                && sorted[..before_end]
+                    .last()
+                    .is_some_and(|&(row, row_width)| row + row_width > start)
+        });
+        if overlaps {
+            return Err(ze_result_t::ZE_RESULT_ERROR_OVERLAPPING_REGIONS);
+        }
+        let mut copies: Vec<(usize, usize, usize)> = Vec::with_capacity(dst_rows.len());
+        for (&(dst, size), &(src, _)) in dst_rows.iter().zip(&src_rows) {
+            if size == 0 {
+                continue;
+            }
+            match copies.last_mut() {
+                Some((last_dst, last_src, last_size))
+                    if *last_dst + *last_size == dst && *last_src + *last_size == src =>
+                {
+                    *last_size += size;
+                }
+                _ => copies.push((dst, src, size)),
+            }
+        }
+        // SAFETY: the caller's wait list.
+        let mut commands = unsafe { with_events(None, signal, wait_count, waits) }?;
+        let at = usize::from(matches!(commands.first(), Some(Command::Wait(_))));
+        commands.splice(
+            at..at,
+            copies.into_iter().map(|(dst, src, size)| Command::Copy {
+                dst,
+                src,
+                size,
+                src_context: None,
+            }),
+        );
+        append(list, commands)
+    })
+}
+
 pub(crate) unsafe extern "C" fn append_memory_fill(
     list: ze_command_list_handle_t,
     dst: *mut c_void,

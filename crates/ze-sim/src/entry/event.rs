@@ -144,6 +144,53 @@ pub(crate) unsafe extern "C" fn create(
     })
 }
 
+/// Index of the next counter-based event made without a pool: with its context, the slot it
+/// holds.
+static NEXT_POOLLESS_EVENT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// A counter-based event of its own (`zeEventCounterBasedCreate`), a child of `context`: re-armed
+/// by each append that signals it, as a counter-based pool's events are. IPC sharing of it is not
+/// modelled (answered as unsupported).
+pub(crate) unsafe extern "C" fn counter_based_create(
+    context: ze_context_handle_t,
+    device: ze_device_handle_t,
+    desc: *const ze_event_counter_based_desc_t,
+    event: *mut ze_event_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, _) = super::context::context_device(context, device)?;
+        // SAFETY: the caller's descriptor.
+        let desc = unsafe { input(desc) }?;
+        // SAFETY: the caller's output pointer.
+        let event = unsafe { out(event) }?;
+        type Flag = ze_event_counter_based_flag_t;
+        let known = Flag::ZE_EVENT_COUNTER_BASED_FLAG_IMMEDIATE.0
+            | Flag::ZE_EVENT_COUNTER_BASED_FLAG_NON_IMMEDIATE.0
+            | Flag::ZE_EVENT_COUNTER_BASED_FLAG_HOST_VISIBLE.0
+            | Flag::ZE_EVENT_COUNTER_BASED_FLAG_IPC.0
+            | Flag::ZE_EVENT_COUNTER_BASED_FLAG_DEVICE_TIMESTAMP.0
+            | Flag::ZE_EVENT_COUNTER_BASED_FLAG_HOST_TIMESTAMP.0;
+        if desc.flags & !known != 0 {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION);
+        }
+        if desc.flags & Flag::ZE_EVENT_COUNTER_BASED_FLAG_IPC.0 != 0 {
+            return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+        }
+        let index = NEXT_POOLLESS_EVENT.fetch_add(1, Ordering::Relaxed);
+        let mut object = Event::new(context as usize, index, true);
+        object.context = Some(context as usize);
+        {
+            let mut state = platform.lock();
+            state.used_event_slots.insert((context as usize, index));
+            state.counters.live_events += 1;
+            *state.context_children.entry(context as usize).or_default() += 1;
+        }
+        *event =
+            registry::register(&platform, Object::Event(Arc::new(object))) as ze_event_handle_t;
+        Ok(())
+    })
+}
+
 pub(crate) unsafe extern "C" fn destroy(event: ze_event_handle_t) -> ze_result_t {
     guard(|| {
         let (platform, object) = registry::event(event as usize)?;
@@ -156,6 +203,11 @@ pub(crate) unsafe extern "C" fn destroy(event: ze_event_handle_t) -> ze_result_t
         registry::unregister(event as usize);
         state.used_event_slots.remove(&(object.pool, object.index));
         state.counters.live_events -= 1;
+        if let Some(context) = object.context
+            && let Some(children) = state.context_children.get_mut(&context)
+        {
+            *children -= 1;
+        }
         Ok(())
     })
 }

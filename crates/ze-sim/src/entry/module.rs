@@ -82,6 +82,8 @@ impl Kernel {
 #[derive(Default)]
 pub(crate) struct KernelState {
     pub group_size: [u32; 3],
+    /// `zeKernelSetGlobalOffsetExp`'s offset.
+    pub global_offset: [u32; 3],
     pub arguments: Vec<Option<Vec<u8>>>,
     pub indirect: ze_kernel_indirect_access_flags_t,
 }
@@ -358,6 +360,7 @@ pub(crate) unsafe extern "C" fn kernel_create(
             info,
             state: Mutex::new(KernelState {
                 group_size: [1, 1, 1],
+                global_offset: [0; 3],
                 arguments: vec![None; arguments as usize],
                 indirect: 0,
             }),
@@ -502,6 +505,20 @@ pub(crate) unsafe extern "C" fn kernel_set_argument_value(
     })
 }
 
+/// The offset of the first work item's global id in each dimension, for the next launches.
+pub(crate) unsafe extern "C" fn kernel_set_global_offset(
+    kernel: ze_kernel_handle_t,
+    x: u32,
+    y: u32,
+    z: u32,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::kernel(kernel as usize)?;
+        kernel_state(&object).global_offset = [x, y, z];
+        Ok(())
+    })
+}
+
 pub(crate) unsafe extern "C" fn kernel_set_indirect_access(
     kernel: ze_kernel_handle_t,
     flags: ze_kernel_indirect_access_flags_t,
@@ -618,6 +635,7 @@ pub(crate) unsafe extern "C" fn append_launch_kernel(
             builtin: object.builtin,
             code: object.code.clone(),
             group_size: state.group_size,
+            global_offset: state.global_offset,
             groups: [groups.groupCountX, groups.groupCountY, groups.groupCountZ],
             arguments: state.arguments.clone(),
         };
