@@ -1,5 +1,7 @@
 //! Runs the same test bodies on the in-process simulator and, in a child process, on
-//! `libze_sim.so` behind the system's Level Zero loader with its validation layer on.
+//! `libze_sim.so` behind the system's Level Zero loader with its validation layer on. Both are
+//! in the simulator's checking mode (`SimConfig::checking`): a peer's memory the library forgot
+//! to make resident is refused and counted, where the driver would import it unseen.
 
 #![allow(dead_code)]
 
@@ -12,15 +14,14 @@ pub struct Harness {
 
 impl Harness {
     pub fn simulated(preset: &str) -> Self {
-        Self {
-            runtime: Runtime::simulated(preset).expect("simulated runtime"),
-            exports: None,
-        }
+        let config = ze_sim::SimConfig::preset(preset).expect("a preset");
+        Self::with_config(config)
     }
 
+    /// `config` in checking mode.
     pub fn with_config(config: ze_sim::SimConfig) -> Self {
         Self {
-            runtime: Runtime::simulated_with(config).expect("simulated runtime"),
+            runtime: Runtime::simulated_with(config.checking()).expect("simulated runtime"),
             exports: None,
         }
     }
@@ -103,7 +104,12 @@ impl Harness {
 /// Runs the `#[ignore]`d test `name` in a child process behind the real loader, with its
 /// validation layer on.
 pub fn run_in_loader_child(name: &str, config: &str) {
-    ze_sim::loader_test::run_in_loader_child(name, config, true);
+    ze_sim::loader_test::run_in_loader_child_with(
+        name,
+        config,
+        true,
+        &[(ze_sim::CHECKING_ENV, "1")],
+    );
 }
 
 /// Declares `in_process`, `child` and `loader` tests for a body taking `&Harness`.

@@ -101,7 +101,9 @@ class Run:
 @pytest.fixture
 def run_sycl(runtime_available, tmp_path):
     """run_sycl(code, preset="b70x2", adapter="v2") runs `code` (after PRELUDE) on the
-    simulated platform with that adapter of the runtime; the code prints `RESULT <json>`."""
+    simulated platform with that adapter of the runtime; the code prints `RESULT <json>`. With
+    the shim, the simulator is in checking mode (ZE_SIM_CHECKING=1): a peer's memory the shim
+    forgot to make resident is refused, where the driver would import it unseen."""
 
     def run(code, preset="b70x2", adapter="v2", extra_env=None, shim=False):
         exports = subprocess.run(
@@ -113,6 +115,9 @@ def run_sycl(runtime_available, tmp_path):
             name, value = line[len("export "):].split("=", 1)
             env[name] = value.strip("'")
         env["SYCL_UR_USE_LEVEL_ZERO_V2"] = ADAPTERS[adapter]
+        env.pop("ZE_SIM_CHECKING", None)
+        if shim:
+            env["ZE_SIM_CHECKING"] = "1"
         env.update(extra_env or {})
         report_path = tmp_path / "report.json"
         env["ZE_SIM_REPORT"] = str(report_path)

@@ -87,11 +87,12 @@ completed = subprocess.run([{str(virtual_mem_program)!r}], capture_output=True, 
 assert completed.returncode == 0, completed.stdout + completed.stderr
 print(completed.stdout)
 """
-    # Intel's runtime makes no residency call for mapped memory; with strict residency the peer's
-    # read is refused without the shim...
-    plain = run_sycl(code, adapter=adapter).result
+    # Intel's runtime makes no residency call for mapped memory; in checking mode the peer's
+    # read is refused without the shim (the driver's default would import it unseen)...
+    checking = {"ZE_SIM_CHECKING": "1"}
+    plain = run_sycl(code, adapter=adapter, extra_env=checking).result
     assert plain["refused"] and not plain["bytes_match"], plain
     # ...and through it, the mapping is device 0's memory, made resident on device 1 at its use.
-    shimmed = run_sycl(code, adapter=adapter, shim=True).result
+    shimmed = run_sycl(code, adapter=adapter, shim=True, extra_env=checking).result
     assert shimmed["refused"] is False and shimmed["bytes_match"], shimmed
     assert (shimmed["before"], shimmed["after"], shimmed["unmapped"]) == (0, shimmed["size"], 0), shimmed

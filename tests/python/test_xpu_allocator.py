@@ -135,9 +135,10 @@ print("RESULT " + json.dumps({"block": block, "during": during, "after": after})
 
 
 def test_an_in_order_queue_reuses_its_own_freed_block_at_once_without_a_barrier(run_sycl, xpu_library, tmp_path):
-    # Slow, asynchronous engines: each free happens while the queue's copy still runs.
+    # Slow, asynchronous engines: each free happens while the queue's copy still runs (100 ms a
+    # command: a margin a loaded 2-core machine keeps; at 20 ms one free in a run came too late).
     config = tmp_path / "slow.toml"
-    config.write_text('name = "b70x2-slow"\nasync_execution = true\n[faults]\ncommand_delay_us = 20000\n')
+    config.write_text('name = "b70x2-slow"\nasync_execution = true\n[faults]\ncommand_delay_us = 100000\n')
     run = run_sycl(
         XPU
         + """

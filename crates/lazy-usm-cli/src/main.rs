@@ -164,7 +164,8 @@ fn runtime(cli: &Cli) -> Result<(Runtime, String), String> {
             .ok_or_else(|| format!("no simulator preset `{preset}`"))?
             .with_driver_debug_keys(keys)
             .with_wall_clock_variable(keys)
-            .with_kernels_variable(keys);
+            .with_kernels_variable(keys)
+            .with_checking_variable(keys);
         let runtime = Runtime::simulated_with(config).map_err(fail)?;
         return Ok((
             runtime,
@@ -176,7 +177,8 @@ fn runtime(cli: &Cli) -> Result<(Runtime, String), String> {
             .map_err(fail)?
             .with_driver_debug_keys(keys)
             .with_wall_clock_variable(keys)
-            .with_kernels_variable(keys);
+            .with_kernels_variable(keys)
+            .with_checking_variable(keys);
         let runtime = Runtime::simulated_with(config).map_err(fail)?;
         return Ok((
             runtime,

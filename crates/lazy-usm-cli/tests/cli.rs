@@ -486,7 +486,18 @@ fn doctor_tells_the_presets_apart_by_what_it_measures() {
     assert_eq!(pinned[cost], "pinned host memory of the allocation's size");
     assert!(pinned["peer residency is per allocation"].starts_with("yes"));
     assert_eq!(pinned["eviction releases it at once"], "yes");
-    assert!(pinned[import].starts_with("refused"), "{}", pinned[import]);
+    assert!(
+        pinned[import].starts_with("imported by the driver"),
+        "{}",
+        pinned[import]
+    );
+    // In checking mode the simulator refuses such a use instead.
+    let checking = doctor("b70x2", &[("ZE_SIM_CHECKING", "1")]);
+    assert!(
+        checking[import].starts_with("refused"),
+        "{}",
+        checking[import]
+    );
     assert!(pinned["P2P, after the self-test (row: the reading device)"].contains("atomics"));
     assert!(pinned["registered host memory (page-aligned, 1 MiB)"].starts_with("imported"));
     // 26.05, and 26.09+ with EnableDeferBacking=0: registered only.

@@ -164,15 +164,18 @@ pub struct SimConfig {
     pub host_memory_bytes: u64,
     /// What peer residency costs on the host.
     pub mirror: MirrorMode,
-    /// A copy that touches device memory not resident on the executing device is refused
-    /// (and always counted as a violation).
+    /// Without `implicit_peer_import`: a copy or kernel argument that touches device memory
+    /// not resident on the executing device is refused (and always counted as a violation);
+    /// otherwise it is counted and goes ahead.
     pub strict_residency: bool,
-    /// Instead, the driver imports a peer's allocation by itself when a copy operand or a
-    /// kernel's pointer argument needs it, as compute-runtime does (its `getPeerAllocation`);
-    /// a kernel's read through a pointer is not imported (the driver's indirect-access
-    /// residency covers only the device's own allocations) and stays a violation. The import is counted
-    /// (`implicit_imports`), costs what the import's mirror costs, and lasts until the memory is
-    /// evicted or freed. Takes precedence over `strict_residency`.
+    /// The driver imports a peer's allocation by itself when a copy operand or a kernel's
+    /// pointer argument needs it, as compute-runtime does (its `getPeerAllocation`): on in
+    /// every preset. A kernel's read through a pointer is not imported (the driver's
+    /// indirect-access residency covers only the device's own allocations) and stays a
+    /// violation. The import is counted (`implicit_imports`), costs what the import's mirror
+    /// costs (see `implicit_import_pins_host`), and lasts until the memory is evicted or freed.
+    /// Off in [`SimConfig::checking`], lazy-usm's own tests' mode, where a use the library
+    /// forgot to make resident is refused instead.
     pub implicit_peer_import: bool,
     /// Whether an implicit import also builds the pinned host mirror (under
     /// `MirrorMode::Pinned`; GTT grows either way). Unknown on real hardware: a parameter.
@@ -321,7 +324,8 @@ impl SimConfig {
             host_memory_bytes: 123 * GIB,
             mirror: MirrorMode::Pinned,
             strict_residency: true,
-            implicit_peer_import: false,
+            // Faithful: compute-runtime imports a peer's memory that a command uses.
+            implicit_peer_import: true,
             implicit_import_pins_host: true,
             // Assumed like the driver's import on use.
             ipc_import_pins_host: true,
@@ -381,11 +385,10 @@ impl SimConfig {
                 },
                 ..b70x2
             },
-            // The real driver's behaviour: a peer's memory used without a residency call is
-            // imported on use (and, as assumed here, mirrored like explicit residency).
+            // The name `b70x2` had when only it imported a peer's memory on use, as every
+            // preset does now: kept for the scripts and reports that name it.
             "b70x2-faithful" => SimConfig {
                 name: name.into(),
-                implicit_peer_import: true,
                 ..b70x2
             },
             // A true P2P fabric: no host mirror at all.
@@ -498,6 +501,39 @@ impl SimConfig {
             self.timing.wall_clock = true;
         }
         self
+    }
+
+    /// This configuration in checking mode: a copy or kernel argument reaching a peer's memory
+    /// that is not resident on the executing device is refused and counted as a residency
+    /// violation, instead of imported as the driver imports it. lazy-usm's own tests run in
+    /// it, so that a use the library forgot fails where the driver would hide it.
+    ///
+    /// ```
+    /// let faithful = ze_sim::SimConfig::preset("b70x2").unwrap();
+    /// assert!(faithful.implicit_peer_import);
+    /// let checking = faithful.checking();
+    /// assert!(!checking.implicit_peer_import && checking.strict_residency);
+    /// ```
+    pub fn checking(mut self) -> Self {
+        self.implicit_peer_import = false;
+        self.strict_residency = true;
+        self
+    }
+
+    /// This configuration with `ZE_SIM_CHECKING` (`lookup` gives a variable's value): `1` puts
+    /// it in checking mode ([`SimConfig::checking`]).
+    ///
+    /// ```
+    /// let config = ze_sim::SimConfig::preset("b70x2").unwrap()
+    ///     .with_checking_variable(|name| (name == "ZE_SIM_CHECKING").then(|| "1".to_string()));
+    /// assert!(!config.implicit_peer_import);
+    /// ```
+    pub fn with_checking_variable(self, lookup: impl Fn(&str) -> Option<String>) -> Self {
+        if lookup(crate::CHECKING_ENV).as_deref().map(str::trim) == Some("1") {
+            self.checking()
+        } else {
+            self
+        }
     }
 
     /// This configuration with `ZE_SIM_KERNELS` (`lookup` gives a variable's value): `off`

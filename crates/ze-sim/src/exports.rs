@@ -23,6 +23,10 @@ const AFFINITY_ENV: &str = "ZE_AFFINITY_MASK";
 /// wall clock too (`TimingModel::wall_clock`).
 pub const WALL_CLOCK_ENV: &str = "ZE_SIM_WALL_CLOCK";
 
+/// `ZE_SIM_CHECKING=1`: the loader-driven platform is in checking mode
+/// ([`crate::SimConfig::checking`]): a peer's memory used without residency is refused.
+pub const CHECKING_ENV: &str = "ZE_SIM_CHECKING";
+
 /// `ZE_SIM_KERNELS=off`: the loader-driven platform runs no module's kernels for real
 /// ([`crate::SimConfig::execute_kernels`]).
 pub const KERNELS_ENV: &str = "ZE_SIM_KERNELS";
@@ -77,7 +81,8 @@ pub fn global_platform() -> Result<Platform, SimError> {
             // The driver's debug keys, read from the environment as compute-runtime reads them.
             .map(|config| config.with_driver_debug_keys(|name| std::env::var(name).ok()))
             .map(|config| config.with_wall_clock_variable(|name| std::env::var(name).ok()))
-            .map(|config| config.with_kernels_variable(|name| std::env::var(name).ok()));
+            .map(|config| config.with_kernels_variable(|name| std::env::var(name).ok()))
+            .map(|config| config.with_checking_variable(|name| std::env::var(name).ok()));
             let platform = config
                 .map_err(SimError::from)
                 .and_then(|config| {

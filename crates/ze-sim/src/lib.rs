@@ -56,8 +56,9 @@ pub use config::{
     TimingModel, compute_runtime_version, parse_pci_address,
 };
 pub use exports::{
-    CONFIG_ENV, KERNELS_ENV, WALL_CLOCK_ENV, global_platform, record_unsupported_call,
-    unsupported_calls, zesim_counter, zesim_fdinfo, zesim_host_pinned_bytes,
+    CHECKING_ENV, CONFIG_ENV, KERNELS_ENV, WALL_CLOCK_ENV, global_platform,
+    record_unsupported_call, unsupported_calls, zesim_counter, zesim_fdinfo,
+    zesim_host_pinned_bytes,
 };
 pub use machine::{
     MACHINE_ENV, MAX_PROCESSES, Machine, MachineDevice, MachineError, MachineFailure,

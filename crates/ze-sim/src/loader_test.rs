@@ -63,6 +63,22 @@ pub fn driver_library() -> Result<PathBuf, String> {
 /// }
 /// ```
 pub fn run_in_loader_child(name: &str, config: &str, validation: bool) {
+    run_in_loader_child_with(name, config, validation, &[]);
+}
+
+/// [`run_in_loader_child`] with `variables` set in the child's environment (such as
+/// [`crate::CHECKING_ENV`]).
+///
+/// ```no_run
+/// ze_sim::loader_test::run_in_loader_child_with(
+///     "my_body::child", "b70x2", true, &[(ze_sim::CHECKING_ENV, "1")]);
+/// ```
+pub fn run_in_loader_child_with(
+    name: &str,
+    config: &str,
+    validation: bool,
+    variables: &[(&str, &str)],
+) {
     if let Some(why) = unavailable() {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -87,7 +103,9 @@ pub fn run_in_loader_child(name: &str, config: &str, validation: bool) {
         .env(crate::CONFIG_ENV, config)
         .env_remove("LAZY_USM_ZE_LOADER")
         .env_remove("ZE_ENABLE_VALIDATION_LAYER")
-        .env_remove("ZE_ENABLE_PARAMETER_VALIDATION");
+        .env_remove("ZE_ENABLE_PARAMETER_VALIDATION")
+        .env_remove(crate::CHECKING_ENV)
+        .envs(variables.iter().copied());
     if validation {
         command
             .env("ZE_ENABLE_VALIDATION_LAYER", "1")

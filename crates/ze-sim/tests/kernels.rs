@@ -187,7 +187,7 @@ fn builtins_run_with_residency_checked(sim: &Sim) {
     sim.destroy_context(context);
     sim.assert_clean();
 }
-on_both_paths!(builtins_run_with_residency_checked, "b70x2");
+on_both_paths!(builtins_run_with_residency_checked, "b70x2", checking);
 
 /// A native binary is opaque: any kernel name exists, its arguments are not checked for
 /// count beyond a limit, and a launch of an unknown kernel is a no-op.

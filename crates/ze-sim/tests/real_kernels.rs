@@ -334,7 +334,8 @@ fn pointer_arguments_are_checked_and_a_pointer_outside_every_allocation_is_not_r
     if !runtime_present("pointer_arguments_are_checked") {
         return;
     }
-    let sim = Sim::preset("b70x2");
+    // Checking mode: a peer's memory not resident on the kernel's device is refused.
+    let sim = Sim::checking("b70x2");
     let context = sim.context(&[0, 1]);
     let pool = sim.event_pool(context, 1);
     let done = sim.event(pool, 0);
@@ -348,7 +349,7 @@ fn pointer_arguments_are_checked_and_a_pointer_outside_every_allocation_is_not_r
     let output = sim.alloc_device(context, 1, items * 4);
     write_u32(&sim, list0, done, peer, &vec![5; items]);
 
-    // Device 0's memory, not resident on device 1: strict residency refuses the launch.
+    // Device 0's memory, not resident on device 1: checking mode refuses the launch.
     ok(set_argument(&sim, add, 0, &output));
     ok(set_argument(&sim, add, 1, &peer));
     ok(set_argument(&sim, add, 2, &1u32));

@@ -191,7 +191,7 @@ fn strict_residency_refuses_then_allows(sim: &Sim) {
     sim.destroy_context(context);
     sim.assert_clean();
 }
-on_both_paths!(strict_residency_refuses_then_allows, "b70x2");
+on_both_paths!(strict_residency_refuses_then_allows, "b70x2", checking);
 
 /// The faithful preset: a peer's memory used without a residency call is imported by the driver
 /// on first use, mirrored like explicit residency, once, until it is freed.

@@ -207,7 +207,8 @@ fn misuse_gets_the_answers_the_driver_gives() {
 
 #[test]
 fn a_mapping_is_its_physical_memorys_devices_memory_with_real_bytes() {
-    let sim = Sim::preset("b70x2");
+    // Checking mode: a peer's use of a mapping not resident there is refused.
+    let sim = Sim::checking("b70x2");
     let vm = vm(&sim);
     let context = sim.context(&[0, 1]);
     let (owner, peer) = (

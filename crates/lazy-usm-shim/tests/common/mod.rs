@@ -108,6 +108,9 @@ impl Program {
             .env("LAZY_USM_REAL_LOADER", &self.stand_in)
             .env("ZE_SIM_LIBRARY", &self.stand_in)
             .env("ZE_SIM_CONFIG", "b70x2")
+            // Checking mode: a peer's memory the shim forgot to make resident is refused, where
+            // the driver would import it.
+            .env("ZE_SIM_CHECKING", "1")
             .env_remove("LAZY_USM_POLICY")
             .env_remove("LAZY_USM_INDIRECT")
             .env_remove("LAZY_USM_REPORT")

@@ -73,6 +73,11 @@ impl Sim {
         Self::in_process(SimConfig::preset(name).expect("preset"))
     }
 
+    /// A preset in checking mode (`SimConfig::checking`).
+    pub fn checking(name: &str) -> Self {
+        Self::in_process(SimConfig::preset(name).expect("preset").checking())
+    }
+
     /// Inside a child started by [`run_in_loader_child`]: the system loader driving
     /// `libze_sim.so`.
     pub fn loader_child() -> Self {
@@ -436,6 +441,16 @@ pub fn run_in_loader_child(name: &str, preset: &str, validation: bool) {
     ze_sim::loader_test::run_in_loader_child(name, preset, validation);
 }
 
+/// [`run_in_loader_child`] with the child's platform in checking mode.
+pub fn run_in_loader_child_checking(name: &str, preset: &str, validation: bool) {
+    ze_sim::loader_test::run_in_loader_child_with(
+        name,
+        preset,
+        validation,
+        &[(ze_sim::CHECKING_ENV, "1")],
+    );
+}
+
 // SAFETY: driver, device and context handles may be used from any thread (the spec makes those
 // calls thread-safe); tests give each thread its own command lists and events.
 unsafe impl Sync for Sim {}
@@ -446,6 +461,42 @@ unsafe impl Send for Sim {}
 /// with `ZE_ENABLE_VALIDATION_LAYER=1 ZE_ENABLE_PARAMETER_VALIDATION=1`.
 #[macro_export]
 macro_rules! on_both_paths {
+    // In checking mode (`SimConfig::checking`): a peer's memory used without residency is
+    // refused, where the driver's default imports it.
+    ($body:ident, $preset:literal, checking) => {
+        mod $body {
+            use super::*;
+
+            #[test]
+            fn in_process() {
+                super::$body(&Sim::checking($preset));
+            }
+
+            #[test]
+            #[ignore = "runs in a child process started by the loader tests"]
+            fn child() {
+                super::$body(&Sim::loader_child());
+            }
+
+            #[test]
+            fn loader() {
+                common::run_in_loader_child_checking(
+                    concat!(stringify!($body), "::child"),
+                    $preset,
+                    false,
+                );
+            }
+
+            #[test]
+            fn loader_validated() {
+                common::run_in_loader_child_checking(
+                    concat!(stringify!($body), "::child"),
+                    $preset,
+                    true,
+                );
+            }
+        }
+    };
     ($body:ident, $preset:literal) => {
         mod $body {
             use super::*;
