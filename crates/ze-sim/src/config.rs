@@ -326,6 +326,11 @@ impl SimConfig {
             strict_residency: true,
             // Faithful: compute-runtime imports a peer's memory that a command uses.
             implicit_peer_import: true,
+            // Assumed, as no public measurement says: the driver's import makes the peer's
+            // memory resident the way explicit residency does, which pins host memory of the
+            // allocation's size since 26.09 (seed 000). Every preset inherits it; where the
+            // mirror pins nothing (26.05's registered mirror, xelink's none) the import pins
+            // nothing either, and b60x4 reaches a peer only through pinned host memory anyway.
             implicit_import_pins_host: true,
             // Assumed like the driver's import on use.
             ipc_import_pins_host: true,
