@@ -377,11 +377,16 @@ impl CommandList {
     /// # let runtime = Runtime::simulated("b70x2")?;
     /// # let devices = runtime.devices()?;
     /// let context = Context::new(&devices)?;
-    /// let list = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// let list = context.immediate_list(&devices[0].compute_engine()?)?;
     /// let mut buffer = context.alloc_host(8, 0)?;
     /// list.fill(&mut buffer, 0, 8, &[1, 2])?;
     /// assert_eq!(buffer.as_slice(), &[1, 2, 1, 2, 1, 2, 1, 2]);
     /// assert!(list.fill(&mut buffer, 0, 8, &[1, 2, 3]).is_err(), "not a power of two");
+    /// // Copy engines take one-byte patterns (Xe2's, as compute-runtime reports them).
+    /// let copy = context.immediate_list(&devices[0].preferred_copy_engine()?)?;
+    /// assert!(copy.fill(&mut buffer, 0, 8, &[1, 2]).is_err());
+    /// copy.fill(&mut buffer, 0, 8, &[3])?;
+    /// assert_eq!(buffer.as_slice(), &[3; 8]);
     /// # Ok::<(), Error>(())
     /// ```
     pub fn fill(

@@ -190,6 +190,7 @@ pub unsafe extern "C" fn zeGetCommandListProcAddrTable(
         pfnAppendWaitOnEvents: Some(command::append_wait_on_events),
         pfnAppendEventReset: Some(command::append_event_reset),
         pfnAppendLaunchKernel: Some(module::append_launch_kernel),
+        pfnAppendLaunchCooperativeKernel: Some(module::append_launch_cooperative_kernel),
         pfnHostSynchronize: Some(command::list_host_synchronize),
         pfnAppendMemoryCopyFromContext: Some(command::append_memory_copy_from_context),
         pfnAppendWriteGlobalTimestamp: Some(command::append_write_global_timestamp),
@@ -328,6 +329,9 @@ pub unsafe extern "C" fn zeGetKernelProcAddrTable(
         pfnDestroy: Some(module::kernel_destroy),
         pfnSetGroupSize: Some(module::kernel_set_group_size),
         pfnSuggestGroupSize: Some(module::kernel_suggest_group_size),
+        pfnSuggestMaxCooperativeGroupCount: Some(
+            module::kernel_suggest_max_cooperative_group_count,
+        ),
         pfnSetArgumentValue: Some(module::kernel_set_argument_value),
         pfnSetIndirectAccess: Some(module::kernel_set_indirect_access),
         pfnGetIndirectAccess: Some(module::kernel_get_indirect_access),

@@ -88,9 +88,6 @@ pub enum SimError {
     Global(String),
 }
 
-/// Largest fill pattern the simulated engines take (`maxMemoryFillPatternSize`).
-pub const MAX_FILL_PATTERN_SIZE: usize = 128;
-
 /// One command-queue group of a simulated device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueueGroup {
@@ -98,28 +95,37 @@ pub struct QueueGroup {
     pub flags: u32,
     /// Number of queues (engines) in the group.
     pub queues: u32,
+    /// Largest fill pattern its engines take (`maxMemoryFillPatternSize`).
+    pub max_fill_pattern_size: usize,
 }
 
-/// The command-queue groups of a device: ordinal 0 computes and copies; ordinal 1, when the
-/// device has copy queues, only copies (the blitter engines the library prefers for copies).
+/// The command-queue groups of a device, as compute-runtime reports Xe2's
+/// (`Device::getCommandQueueGroupProperties`, and `getMaxFillPatternSizeForCopyEngine` for PVC
+/// to Xe3P): ordinal 0 computes, copies and runs cooperative kernels, with fill patterns of any
+/// size; ordinal 1, when the device has copy queues, only copies (the blitter engines the
+/// library prefers for copies), with one-byte fill patterns.
 ///
 /// ```
 /// let config = ze_sim::SimConfig::preset("b70x2").unwrap();
 /// let groups = ze_sim::queue_groups(&config.devices[0]);
 /// assert_eq!(groups.len(), 2);
 /// assert_eq!(groups[1].queues, 2);
+/// assert_eq!((groups[0].max_fill_pattern_size, groups[1].max_fill_pattern_size), (usize::MAX, 1));
 /// ```
 pub fn queue_groups(device: &DeviceConfig) -> Vec<QueueGroup> {
     let compute = GroupFlag::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE.0;
     let copy = GroupFlag::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY.0;
+    let cooperative = GroupFlag::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS.0;
     let mut groups = vec![QueueGroup {
-        flags: compute | copy,
+        flags: compute | copy | cooperative,
         queues: device.compute_queues,
+        max_fill_pattern_size: usize::MAX,
     }];
     if device.copy_queues > 0 {
         groups.push(QueueGroup {
             flags: copy,
             queues: device.copy_queues,
+            max_fill_pattern_size: 1,
         });
     }
     groups

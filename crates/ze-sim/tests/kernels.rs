@@ -168,11 +168,6 @@ fn builtins_run_with_residency_checked(sim: &Sim) {
     ok(launch(sim, list, scale, done, 4));
     // SAFETY: objects of this test, destroyed once; kernels before their module.
     unsafe {
-        assert_eq!(
-            (sim.api.module_destroy)(module),
-            ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
-            "kernels first"
-        );
         for kernel in [fill, copy, gather, scale] {
             ok((sim.api.kernel_destroy)(kernel));
         }

@@ -184,7 +184,12 @@ fn every_configured_field_reads_back() {
             ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE.0;
         let copy =
             ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY.0;
-        assert_eq!((groups[0].flags, groups[0].numQueues), (compute | copy, 2));
+        let cooperative =
+            ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS.0;
+        assert_eq!(
+            (groups[0].flags, groups[0].numQueues),
+            (compute | copy | cooperative, 2)
+        );
         if expected.copy_queues > 0 {
             assert_eq!(
                 (groups[1].flags, groups[1].numQueues),

@@ -287,7 +287,8 @@ pub(crate) unsafe extern "C" fn list_close(list: ze_command_list_handle_t) -> ze
     guard(|| {
         let (_, object) = registry::list(list as usize)?;
         if object.immediate.is_some() {
-            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            // Nothing to close: compute-runtime answers success (its immediate list's `close`).
+            return Ok(());
         }
         object
             .recording
@@ -572,11 +573,18 @@ pub(crate) unsafe extern "C" fn append_memory_fill(
         if dst.is_null() || pattern.is_null() {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
         }
-        if !pattern_size.is_power_of_two() || pattern_size > crate::MAX_FILL_PATTERN_SIZE {
+        let (platform, object) = registry::list(list as usize)?;
+        let groups = crate::queue_groups(&platform.config.devices[object.engine.device as usize]);
+        let limit = groups
+            .get(object.engine.ordinal as usize)
+            .map_or(1, |group| group.max_fill_pattern_size);
+        if !pattern_size.is_power_of_two() || pattern_size > limit {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE);
         }
-        // SAFETY: the caller's pattern of `pattern_size` bytes.
-        let pattern = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) };
+        // Only the bytes a fill of `size` reaches: a pattern may be longer than the fill.
+        let used = pattern_size.min(size);
+        // SAFETY: the caller's pattern of `pattern_size` bytes, of which the first `used`.
+        let pattern = unsafe { std::slice::from_raw_parts(pattern as *const u8, used) };
         let fill = Command::Fill {
             dst: dst as usize,
             pattern: pattern.to_vec(),

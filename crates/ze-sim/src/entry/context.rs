@@ -65,7 +65,10 @@ pub(crate) unsafe extern "C" fn destroy(context: ze_context_handle_t) -> ze_resu
     guard(|| {
         let (platform, _) = registry::context(context as usize)?;
         let mut state = platform.lock();
-        // Objects made in the context must go first; refusing keeps leaks visible.
+        // Objects made in the context should go first; compute-runtime destroys it anyway
+        // (`Context::destroy` answers success), and so does the simulator, counting the hazard.
+        // What is left stays live (and counted): the driver keeps allocations in its own
+        // manager, not the context's.
         if state
             .context_children
             .get(&(context as usize))
@@ -73,7 +76,7 @@ pub(crate) unsafe extern "C" fn destroy(context: ze_context_handle_t) -> ze_resu
             .unwrap_or(0)
             > 0
         {
-            return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+            state.counters.destroy_hazards += 1;
         }
         state.context_children.remove(&(context as usize));
         state.counters.live_contexts -= 1;

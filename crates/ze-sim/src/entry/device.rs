@@ -53,11 +53,12 @@ pub(crate) unsafe extern "C" fn get_properties(
         // them, and no seed measured them.
         properties.maxHardwareContexts = 4096;
         properties.maxCommandQueuePriority = 0;
-        properties.numThreadsPerEU = 8;
-        properties.physicalEUSimdWidth = 16;
-        properties.numEUsPerSubslice = 8;
-        properties.numSubslicesPerSlice = 4;
-        properties.numSlices = 8;
+        let [slices, subslices, eus, threads] = EXECUTION_UNITS;
+        properties.numThreadsPerEU = threads;
+        properties.physicalEUSimdWidth = SIMD_WIDTH;
+        properties.numEUsPerSubslice = eus;
+        properties.numSubslicesPerSlice = subslices;
+        properties.numSlices = slices;
         // One tick is one nanosecond; the 1.2 struct reports cycles per second instead.
         properties.timerResolution =
             if properties.stype == ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 {
@@ -112,6 +113,13 @@ pub(crate) unsafe extern "C" fn get_memory_access_properties(
     })
 }
 
+/// Slices, subslices per slice, EUs per subslice and hardware threads per EU, as
+/// `zeDeviceGetProperties` reports them: plausible placeholders (nothing in lazy-usm reads them,
+/// and no seed measured them).
+pub(crate) const EXECUTION_UNITS: [u32; 4] = [8, 4, 8, 8];
+/// The EUs' SIMD width.
+pub(crate) const SIMD_WIDTH: u32 = 16;
+
 pub(crate) unsafe extern "C" fn get_module_properties(
     device: ze_device_handle_t,
     properties: *mut ze_device_module_properties_t,
@@ -123,8 +131,10 @@ pub(crate) unsafe extern "C" fn get_module_properties(
         // The SPIR-V the simulator's module reader accepts; the rest are plausible limits of
         // the kind a Xe2 GPU reports (no seed measured them).
         properties.spirvVersionSupported = ze_make_version(1, 4);
+        // DP4A as compute-runtime sets it for every device (`Device::getKernelProperties`).
         properties.flags = ze_device_module_flag_t::ZE_DEVICE_MODULE_FLAG_FP16.0
-            | ze_device_module_flag_t::ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS.0;
+            | ze_device_module_flag_t::ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS.0
+            | ze_device_module_flag_t::ZE_DEVICE_MODULE_FLAG_DP4A.0;
         let fp = ze_device_fp_flag_t::ZE_DEVICE_FP_FLAG_DENORM.0
             | ze_device_fp_flag_t::ZE_DEVICE_FP_FLAG_INF_NAN.0
             | ze_device_fp_flag_t::ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST.0
@@ -135,6 +145,30 @@ pub(crate) unsafe extern "C" fn get_module_properties(
         properties.maxArgumentsSize = 2048;
         properties.printfBufferSize = 4 << 20;
         properties.nativeKernelSupported.id = [0; 16];
+        // Float atomics as compute-runtime reports them (`CompilerProductHelper::
+        // getKernelFp32AtomicCapabilities` and `...Fp64...`: load/store, add, min/max, global
+        // and local; `CompilerReleaseHelper::getKernelFp16AtomicCapabilities`: load/store and
+        // min/max, no release-specific extras assumed).
+        type Fp = ze_device_fp_atomic_ext_flag_t;
+        let load_store = Fp::ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_LOAD_STORE.0
+            | Fp::ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_LOAD_STORE.0;
+        let add = Fp::ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_ADD.0
+            | Fp::ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_ADD.0;
+        let min_max = Fp::ZE_DEVICE_FP_ATOMIC_EXT_FLAG_GLOBAL_MIN_MAX.0
+            | Fp::ZE_DEVICE_FP_ATOMIC_EXT_FLAG_LOCAL_MIN_MAX.0;
+        let mut next = properties.pNext;
+        while !next.is_null() {
+            // SAFETY: every extension struct starts with stype and pNext (spec).
+            let (stype, following) = unsafe { super::chain_link(next) };
+            if stype == ze_structure_type_t::ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES {
+                // SAFETY: the caller's chained struct of the type its stype names.
+                let atomics = unsafe { &mut *(next as *mut ze_float_atomic_ext_properties_t) };
+                atomics.fp16Flags = load_store | min_max;
+                atomics.fp32Flags = load_store | add | min_max;
+                atomics.fp64Flags = load_store | add | min_max;
+            }
+            next = following;
+        }
         Ok(())
     })
 }
@@ -343,7 +377,7 @@ pub(crate) unsafe extern "C" fn get_command_queue_group_properties(
             // leaves alone.
             let property = unsafe { &mut *properties.add(slot) };
             property.flags = group.flags;
-            property.maxMemoryFillPatternSize = crate::MAX_FILL_PATTERN_SIZE;
+            property.maxMemoryFillPatternSize = group.max_fill_pattern_size;
             property.numQueues = group.queues;
         }
         *requested = written as u32;

@@ -238,9 +238,11 @@ unsafe fn build_with_opencl(
 pub(crate) unsafe extern "C" fn module_destroy(module: ze_module_handle_t) -> ze_result_t {
     guard(|| {
         let (platform, object) = registry::module(module as usize)?;
-        // Kernels of the module must go first.
+        // Kernels of the module should go first; compute-runtime destroys it anyway
+        // (`ModuleImp::destroy` answers success), and so does the simulator, counting the
+        // hazard. The kernels keep their code, so they stay usable.
         if registry::any_kernel_of(module as usize) {
-            return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+            platform.lock().counters.destroy_hazards += 1;
         }
         registry::unregister(module as usize);
         release(&platform, object.context, &Object::Module(object.clone()));
@@ -645,6 +647,74 @@ pub(crate) unsafe extern "C" fn append_launch_kernel(
             super::command::with_events(Some(Command::Launch(launch)), signal, wait_count, waits)
         }?;
         super::command::append(list, commands)
+    })
+}
+
+/// A cooperative launch: the list's engine must run cooperative kernels (the compute group),
+/// and all groups must fit at once (`zeKernelSuggestMaxCooperativeGroupCount`); then it runs as
+/// any launch does.
+pub(crate) unsafe extern "C" fn append_launch_cooperative_kernel(
+    list: ze_command_list_handle_t,
+    kernel: ze_kernel_handle_t,
+    groups: *const ze_group_count_t,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    let checked = guard(|| {
+        let (platform, list_object) = registry::list(list as usize)?;
+        let (_, object) = registry::kernel(kernel as usize)?;
+        let cooperative =
+            ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS.0;
+        let groups_of_device =
+            crate::queue_groups(&platform.config.devices[list_object.engine.device as usize]);
+        if groups_of_device
+            .get(list_object.engine.ordinal as usize)
+            .is_none_or(|group| group.flags & cooperative == 0)
+        {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE);
+        }
+        // SAFETY: the caller's group counts.
+        let counts = unsafe { input(groups) }?;
+        let total = u64::from(counts.groupCountX)
+            * u64::from(counts.groupCountY)
+            * u64::from(counts.groupCountZ);
+        if total > u64::from(max_cooperative_groups(kernel_state(&object).group_size)) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        Ok(())
+    });
+    if checked != ze_result_t::ZE_RESULT_SUCCESS {
+        return checked;
+    }
+    // SAFETY: the caller's list, kernel, group counts, events and wait list.
+    unsafe { append_launch_kernel(list, kernel, groups, signal, wait_count, waits) }
+}
+
+/// How many groups of `group_size` run at once: each group's items in SIMD-wide hardware
+/// threads, as many groups as the device's hardware threads hold (a model: compute-runtime
+/// also counts barriers and local memory).
+fn max_cooperative_groups(group_size: [u32; 3]) -> u32 {
+    use super::device::{EXECUTION_UNITS, SIMD_WIDTH};
+    let threads: u32 = EXECUTION_UNITS.iter().product();
+    let items = group_size
+        .iter()
+        .map(|&side| u64::from(side))
+        .product::<u64>();
+    let per_group = items.div_ceil(u64::from(SIMD_WIDTH)).max(1);
+    u32::try_from((u64::from(threads) / per_group).max(1)).unwrap_or(u32::MAX)
+}
+
+pub(crate) unsafe extern "C" fn kernel_suggest_max_cooperative_group_count(
+    kernel: ze_kernel_handle_t,
+    count: *mut u32,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::kernel(kernel as usize)?;
+        // SAFETY: the caller's output pointer.
+        let count = unsafe { out(count) }?;
+        *count = max_cooperative_groups(kernel_state(&object).group_size);
+        Ok(())
     })
 }
 
