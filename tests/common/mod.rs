@@ -15,13 +15,16 @@ pub struct Harness {
 impl Harness {
     pub fn simulated(preset: &str) -> Self {
         let config = ze_sim::SimConfig::preset(preset).expect("a preset");
-        Self::with_config(config)
+        Self::with_config(config.checking())
     }
 
-    /// `config` in checking mode.
-    pub fn with_config(config: ze_sim::SimConfig) -> Self {
+    /// `config` with the driver's implicit import off, as checking mode has it: a peer's
+    /// memory the library forgot is refused (or, where a test turned `strict_residency` off,
+    /// counted and run).
+    pub fn with_config(mut config: ze_sim::SimConfig) -> Self {
+        config.implicit_peer_import = false;
         Self {
-            runtime: Runtime::simulated_with(config.checking()).expect("simulated runtime"),
+            runtime: Runtime::simulated_with(config).expect("simulated runtime"),
             exports: None,
         }
     }

@@ -372,7 +372,9 @@ pub fn contents(bytes: &[u8]) -> Result<Contents, SpirvError> {
             (OP_TYPE_BOOL, [id]) => {
                 sizes.insert(*id, 1);
             }
-            (OP_TYPE_INT | OP_TYPE_FLOAT, [id, width, ..]) if width % 8 == 0 => {
+            // The scalar widths SPIR-V kernels have: a constant of another width has no size
+            // here (and is not settable), so a made-up width cannot make a reader copy more.
+            (OP_TYPE_INT | OP_TYPE_FLOAT, [id, width @ (8 | 16 | 32 | 64), ..]) => {
                 sizes.insert(*id, (*width / 8) as usize);
             }
             (OP_DECORATE, [target, DECORATION_SPEC_ID, spec_id]) => {

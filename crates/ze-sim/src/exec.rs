@@ -96,6 +96,8 @@ impl std::fmt::Debug for Code {
 /// A launch of a kernel with code, as the worker runs it.
 #[derive(Debug)]
 struct Run {
+    /// The launch's context, whose frees wait for it (`State::real_launches`).
+    context: usize,
     code: Arc<Code>,
     arguments: Vec<crate::opencl::Argument>,
     global: [usize; 3],
@@ -657,6 +659,7 @@ fn prepare_run(
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
     }
     Ok(runnable.then_some(Run {
+        context,
         code,
         arguments,
         global,
@@ -669,9 +672,11 @@ fn prepare_run(
 /// would fault).
 fn run_code(platform: &Inner, run: &Run) {
     // SAFETY: every pointer argument was checked at submission to point into a live
-    // allocation, which the pending launch keeps alive, or into memory the caller registered
-    // and must keep valid until the launch completes; what the kernel computes from them is
-    // the program's contract with the device, as on hardware.
+    // allocation or memory the caller registered (and must keep valid until the launch
+    // completes); no allocation of the launch's context is released while it is in flight
+    // (`State::real_launches` turns frees into zombies), so addresses the kernel reaches
+    // through pointer tables stay valid too. Reaching outside its allocations is the kernel's
+    // own fault, as on hardware.
     let result = unsafe {
         run.code.program.run(
             &run.code.name,
@@ -682,7 +687,11 @@ fn run_code(platform: &Inner, run: &Run) {
         )
     };
     if result.is_err() {
-        platform.lock().counters.kernel_failures += 1;
+        let mut state = platform.lock();
+        state.counters.kernel_failures += 1;
+        // Counted as executed when it was submitted; it was not.
+        state.counters.kernels_executed = state.counters.kernels_executed.saturating_sub(1);
+        state.counters.kernels_not_executed += 1;
     }
 }
 
@@ -834,9 +843,15 @@ pub(crate) fn submit(
                 event.uses.fetch_add(1, Ordering::AcqRel);
             }
             Op::Launch {
-                kernel, touched, ..
+                kernel,
+                touched,
+                run,
+                ..
             } => {
                 count_use(&mut state.kernel_uses, *kernel, 1);
+                if let Some(run) = run {
+                    Inner::count_real_launch(&mut state, run.context, true);
+                }
                 for &base in touched.iter() {
                     if let Some(allocation) = state.allocations.get_mut(&base) {
                         allocation.pending += 1;
@@ -984,6 +999,9 @@ fn run(platform: &Inner, job: Job) {
                 pace(until);
                 let mut state = finish(platform, &touched, job.engine.device, job.worker);
                 count_use(&mut state.kernel_uses, kernel, -1);
+                if let Some(run) = &run {
+                    Inner::count_real_launch(&mut state, run.context, false);
+                }
                 held = Some(state);
             }
             Op::Fill {

@@ -112,6 +112,9 @@ counters! {
     kernels_not_executed,
     /// Launches OpenCL failed to run (a GPU would fault).
     kernel_failures,
+    /// Modules with code the OpenCL runtime could not build (their kernels run as no-ops; the
+    /// build log says why).
+    modules_not_built,
     /// Live modules.
     live_modules,
     /// Live kernels.
@@ -249,6 +252,10 @@ pub(crate) struct State {
     pub allocations: BTreeMap<usize, Allocation>,
     /// Freed while work was pending: kept alive until that work completes.
     pub zombies: FxHashMap<usize, Allocation>,
+    /// Launches of kernels with code queued or running, per context: a real kernel may reach
+    /// any allocation of its context through pointers the simulator cannot see, so while any is
+    /// in flight, a free in that context keeps the memory (a zombie) until they complete.
+    pub real_launches: FxHashMap<usize, u32>,
     /// Reserved virtual address ranges by base.
     pub reservations: BTreeMap<usize, crate::entry::virtual_mem::Reservation>,
     /// Each mapping's physical memory and recorded access attribute, by the mapping's base.
@@ -627,13 +634,34 @@ impl Inner {
         if let Some(children) = state.context_children.get_mut(&context) {
             *children -= 1;
         }
+        let held_by_kernels = state.real_launches.get(&context).copied().unwrap_or(0) > 0;
         if allocation.pending > 0 {
             if !defer {
                 state.counters.free_hazards += 1;
             }
             state.zombies.insert(address, allocation);
+        } else if held_by_kernels {
+            // Not known to be in use, but a running kernel may reach it: kept, no hazard.
+            state.zombies.insert(address, allocation);
         }
         Ok(())
+    }
+
+    /// A launch of a kernel with code in `context` was queued (`started`) or completed: once
+    /// none is in flight, the zombies of the context that no work uses any more are freed.
+    pub(crate) fn count_real_launch(state: &mut State, context: usize, started: bool) {
+        let in_flight = state.real_launches.entry(context).or_default();
+        if started {
+            *in_flight += 1;
+            return;
+        }
+        *in_flight = in_flight.saturating_sub(1);
+        if *in_flight == 0 {
+            state.real_launches.remove(&context);
+            state
+                .zombies
+                .retain(|_, zombie| zombie.context != context || zombie.pending > 0);
+        }
     }
 
     /// Undoes the accounting of every residency of `allocation` (freed or unmapped).
@@ -886,7 +914,8 @@ impl Inner {
             allocation.pending = allocation.pending.saturating_sub(1);
         } else if let Some(zombie) = state.zombies.get_mut(&base) {
             zombie.pending = zombie.pending.saturating_sub(1);
-            if zombie.pending == 0 {
+            let context = zombie.context;
+            if zombie.pending == 0 && !state.real_launches.contains_key(&context) {
                 state.zombies.remove(&base);
             }
         }
@@ -983,6 +1012,7 @@ impl Platform {
             host_pinned: 0,
             allocations: BTreeMap::new(),
             zombies: FxHashMap::default(),
+            real_launches: FxHashMap::default(),
             reservations: BTreeMap::new(),
             mapped_from: FxHashMap::default(),
             imports: BTreeMap::new(),

@@ -288,8 +288,8 @@ fn build_specialized(
 }
 
 #[test]
-fn specialization_constants_and_build_failures_are_the_builds() {
-    if !runtime_present("specialization_constants_and_build_failures") {
+fn specialization_constants_reach_the_build_and_what_opencl_cannot_build_runs_as_a_no_op() {
+    if !runtime_present("specialization_constants_reach_the_build") {
         return;
     }
     let sim = Sim::preset("b70x2");
@@ -314,13 +314,20 @@ fn specialization_constants_and_build_failures_are_the_builds() {
         Err(ze_result_t::ZE_RESULT_ERROR_MODULE_BUILD_FAILURE)
     );
     assert!(log.contains("no specialization constant 9"), "{log}");
-    // Valid SPIR-V whose build fails to link: the driver's failure, with OpenCL's log.
+    // Valid SPIR-V that OpenCL fails to build (to link): the module stays, its kernels run as
+    // no-ops (a GPU driver may build what the CPU runtime cannot), and the log says why.
     let (module, log) = build(&sim, context, 0, SPIRV, UNRESOLVED);
-    assert_eq!(
-        module,
-        Err(ze_result_t::ZE_RESULT_ERROR_MODULE_BUILD_FAILURE)
-    );
+    let module = module.unwrap();
+    assert!(log.starts_with("warning:"), "{log}");
     assert!(log.contains("lazy_usm_no_such_function"), "{log}");
+    assert_eq!(sim.counter("modules_not_built"), 1);
+    let calls = kernel(&sim, module, "calls_missing").unwrap();
+    ok(set_argument(&sim, calls, 0, &buffer));
+    let not_executed = sim.counter("kernels_not_executed");
+    ok(run(&sim, list, calls, [1, 1, 1], [1, 1, 1], done));
+    assert_eq!(sim.counter("kernels_not_executed"), not_executed + 1);
+    destroy_kernel(&sim, calls);
+    destroy_module(&sim, module);
     assert_eq!(sim.counter("live_modules"), 0);
     sim.free(context, buffer);
     sim.destroy_list(list);
@@ -579,6 +586,87 @@ fn a_global_offset_moves_the_first_work_items_id() {
     sim.free(context, output);
     sim.destroy_list(list);
     sim.destroy_events(pool, &[done]);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+#[test]
+fn memory_a_queued_kernel_reaches_through_a_table_outlives_its_free() {
+    if !runtime_present("memory_a_queued_kernel_reaches_through_a_table_outlives_its_free") {
+        return;
+    }
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let pool = sim.event_pool(context, 2);
+    let (gate, done) = (sim.event(pool, 0), sim.event(pool, 1));
+    let list = sim.immediate_list(context, 0, 0);
+    let (module, log) = build(&sim, context, 0, SPIRV, KERNELS);
+    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let gather = kernel(&sim, module, "gather_table").unwrap();
+    let items = 64usize;
+    let values = sim.alloc_device(context, 0, items * 4);
+    let table = sim.alloc_device(context, 0, items * 8);
+    let output = sim.alloc_device(context, 0, items * 4);
+    write_u32(
+        &sim,
+        list,
+        done,
+        values,
+        &(0..items as u32).map(|i| i * 7).collect::<Vec<_>>(),
+    );
+    let addresses: Vec<u64> = (0..items).map(|i| values as u64 + 4 * i as u64).collect();
+    ok(sim.copy(
+        list,
+        table,
+        addresses.as_ptr() as _,
+        items * 8,
+        done,
+        &mut [],
+    ));
+    sim.wait(done);
+    ok(set_argument(&sim, gather, 0, &output));
+    ok(set_argument(&sim, gather, 1, &table));
+    let mut waits = [gate];
+    let groups = ze_group_count_t {
+        groupCountX: 1,
+        groupCountY: 1,
+        groupCountZ: 1,
+    };
+    // SAFETY: handles of this test; the wait list outlives the call.
+    unsafe {
+        ok((sim.api.kernel_set_group_size)(gather, items as u32, 1, 1));
+        ok((sim.api.event_host_reset)(done));
+        ok((sim.api.command_list_append_launch_kernel)(
+            list,
+            gather,
+            &groups,
+            done,
+            1,
+            waits.as_mut_ptr(),
+        ));
+    }
+    // Freed while the launch waits: only the table reaches it, so the simulator cannot know the
+    // kernel uses it, and keeps it until the launch completes (no hazard: nothing is known).
+    sim.free(context, values);
+    assert_eq!(sim.counter("free_hazards"), 0);
+    assert_eq!(
+        sim.counter("live_allocations"),
+        2,
+        "freed as the program sees it"
+    );
+    // SAFETY: an event of this test.
+    ok(unsafe { (sim.api.event_host_signal)(gate) });
+    sim.wait(done);
+    // SAFETY: an event of this test.
+    ok(unsafe { (sim.api.event_host_reset)(done) });
+    let expected: Vec<u32> = (0..items as u32).map(|i| i * 7).collect();
+    assert_eq!(read_u32(&sim, list, done, output, items), expected);
+    destroy_kernel(&sim, gather);
+    destroy_module(&sim, module);
+    sim.free(context, table);
+    sim.free(context, output);
+    sim.destroy_list(list);
+    sim.destroy_events(pool, &[gate, done]);
     sim.destroy_context(context);
     sim.assert_clean();
 }

@@ -435,9 +435,10 @@ unsafe fn copy_between(
     })
 }
 
-/// Most row copies one region copy may become (after merging rows that are contiguous in both
-/// source and destination): each is a command of its own.
-const MAX_REGION_ROWS: usize = 1 << 16;
+/// Most rows one region copy may have (height times depth): each becomes a command of its own
+/// unless contiguous with the one before on both sides, so this bounds the memory an append
+/// takes (about 64 MiB of commands).
+const MAX_REGION_ROWS: usize = 1 << 20;
 
 /// A region of `region` at `base` with row pitch `pitch` and slice pitch `slice_pitch`: each
 /// row's (address, width), rows of a slice first.
@@ -453,7 +454,10 @@ fn region_rows(
         // Rows would overlap each other.
         return Err(invalid);
     }
-    if region.depth > 1 && u64::from(pitch) * u64::from(region.height) > u64::from(slice_pitch) {
+    // A slice's last row ends within the slice pitch, or slices would overlap.
+    let slice_extent =
+        u64::from(pitch) * u64::from(region.height.saturating_sub(1)) + u64::from(region.width);
+    if region.depth > 1 && slice_extent > u64::from(slice_pitch) {
         return Err(invalid);
     }
     let rows = (region.height as usize)
@@ -529,6 +533,13 @@ pub(crate) unsafe extern "C" fn append_memory_copy_region(
         if overlaps {
             return Err(ze_result_t::ZE_RESULT_ERROR_OVERLAPPING_REGIONS);
         }
+        // Rows contiguous with the one before on both sides become one copy, unless that copy
+        // would span two allocations (each row alone may lie in one).
+        let (platform, _) = registry::list(list as usize)?;
+        let state = platform.lock();
+        let within_one = |start: usize, size: usize| {
+            crate::platform::Inner::find_allocation(&state, start, size).is_ok()
+        };
         let mut copies: Vec<(usize, usize, usize)> = Vec::with_capacity(dst_rows.len());
         for (&(dst, size), &(src, _)) in dst_rows.iter().zip(&src_rows) {
             if size == 0 {
@@ -536,13 +547,17 @@ pub(crate) unsafe extern "C" fn append_memory_copy_region(
             }
             match copies.last_mut() {
                 Some((last_dst, last_src, last_size))
-                    if *last_dst + *last_size == dst && *last_src + *last_size == src =>
+                    if *last_dst + *last_size == dst
+                        && *last_src + *last_size == src
+                        && within_one(*last_dst, *last_size + size)
+                        && within_one(*last_src, *last_size + size) =>
                 {
                     *last_size += size;
                 }
                 _ => copies.push((dst, src, size)),
             }
         }
+        drop(state);
         // SAFETY: the caller's wait list.
         let mut commands = unsafe { with_events(None, signal, wait_count, waits) }?;
         let at = usize::from(matches!(commands.first(), Some(Command::Wait(_))));

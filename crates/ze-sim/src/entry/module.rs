@@ -33,6 +33,9 @@ pub(crate) struct Module {
     names: Vec<CString>,
     /// The module built by OpenCL, when its kernels run for real.
     program: Option<Arc<opencl::Program>>,
+    /// Whether it is SPIR-V with function bodies: its kernels' arguments are then taken at
+    /// their parameters' sizes, whether or not a runtime runs them.
+    has_code: bool,
 }
 
 /// A build log.
@@ -53,6 +56,8 @@ pub(crate) struct Kernel {
     pub parameters: Vec<spirv::Parameter>,
     /// Its code, when it runs for real (not a built-in).
     pub code: Option<Arc<Code>>,
+    /// Whether its module has code (see `Module::has_code`).
+    pub has_code: bool,
     /// What its build says of it (zeros without code).
     pub info: KernelInfo,
     pub state: Mutex<KernelState>,
@@ -138,11 +143,24 @@ pub(crate) unsafe extern "C" fn module_create(
             ze_module_format_t::ZE_MODULE_FORMAT_NATIVE => (Ok(None), String::new()),
             _ => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION),
         };
+        let has_code = desc.format == ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV
+            && lazy_usm_spirv::contents(bytes).is_ok_and(|contents| contents.has_code);
         let (kernels, log, program) = match kernels {
             Ok(Some(entries)) if platform.config.execute_kernels => {
                 // SAFETY: the caller's descriptor's optional flags and constants.
                 match unsafe { build_with_opencl(bytes, desc) } {
-                    Ok(program) => (Ok(Some(entries)), log, program),
+                    Ok(Ok(program)) => (Ok(Some(entries)), log, program),
+                    Ok(Err(opencl_log)) => {
+                        // The CPU runtime could not build what a GPU driver may (Intel's
+                        // GPU-only SPIR-V extensions): the module stays, its kernels run as
+                        // no-ops, and the log says so.
+                        platform.lock().counters.modules_not_built += 1;
+                        let warning = format!(
+                            "warning: the simulator's OpenCL CPU runtime could not build this \
+                             module, so its kernels run as no-ops:\n{opencl_log}\n"
+                        );
+                        (Ok(Some(entries)), warning, None)
+                    }
                     Err(why) => (Err(()), format!("error: {why}\n"), None),
                 }
             }
@@ -169,6 +187,7 @@ pub(crate) unsafe extern "C" fn module_create(
             kernels,
             names,
             program,
+            has_code,
         }));
         *module = adopt(&platform, context as usize, object) as ze_module_handle_t;
         Ok(())
@@ -177,7 +196,8 @@ pub(crate) unsafe extern "C" fn module_create(
 
 /// Builds a SPIR-V module with code through OpenCL: `None` when it has none (a module of
 /// declarations, as tests write) or no runtime is present, so its kernels run as no-ops;
-/// the build log's reason when the build fails.
+/// OpenCL's log when its build fails (`Ok(Err)`); why the module is refused when its
+/// specialization constants do not match it (`Err`).
 ///
 /// # Safety
 /// `desc`'s build flags, when not null, are a nul-terminated string, and its constants, when
@@ -185,13 +205,13 @@ pub(crate) unsafe extern "C" fn module_create(
 unsafe fn build_with_opencl(
     bytes: &[u8],
     desc: &ze_module_desc_t,
-) -> Result<Option<Arc<opencl::Program>>, String> {
+) -> Result<Result<Option<Arc<opencl::Program>>, String>, String> {
     let contents = lazy_usm_spirv::contents(bytes).map_err(|error| error.to_string())?;
     if !contents.has_code {
-        return Ok(None);
+        return Ok(Ok(None));
     }
     let Ok(runtime) = opencl::runtime() else {
-        return Ok(None);
+        return Ok(Ok(None));
     };
     let flags = if desc.pBuildFlags.is_null() {
         String::new()
@@ -232,7 +252,7 @@ unsafe fn build_with_opencl(
             constants.push((id, value.to_vec()));
         }
     }
-    opencl::build(runtime, bytes, &flags, constants).map(Some)
+    Ok(opencl::build(runtime, bytes, &flags, constants).map(Some))
 }
 
 pub(crate) unsafe extern "C" fn module_destroy(module: ze_module_handle_t) -> ze_result_t {
@@ -359,6 +379,7 @@ pub(crate) unsafe extern "C" fn kernel_create(
             arguments,
             parameters,
             code,
+            has_code: object.has_code && builtin.is_none(),
             info,
             state: Mutex::new(KernelState {
                 group_size: [1, 1, 1],
@@ -415,7 +436,8 @@ pub(crate) unsafe extern "C" fn kernel_set_group_size(
 ) -> ze_result_t {
     guard(|| {
         let (_, object) = registry::kernel(kernel as usize)?;
-        if !group_size_fits([x, y, z]) {
+        let required = object.info.required_group_size;
+        if !group_size_fits([x, y, z]) || (required != [0; 3] && required != [x, y, z]) {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION);
         }
         kernel_state(&object).group_size = [x, y, z];
@@ -433,7 +455,15 @@ pub(crate) unsafe extern "C" fn kernel_suggest_group_size(
     z: *mut u32,
 ) -> ze_result_t {
     guard(|| {
-        registry::kernel(kernel as usize)?;
+        let (_, object) = registry::kernel(kernel as usize)?;
+        if object.info.required_group_size != [0; 3] {
+            // The size its source requires is the only one it takes.
+            for (pointer, size) in [x, y, z].into_iter().zip(object.info.required_group_size) {
+                // SAFETY: the caller's output pointers.
+                *unsafe { out(pointer) }? = size;
+            }
+            return Ok(());
+        }
         // The largest size in each dimension that divides the global size, within the limits
         // (x first, then what the total leaves for y and z).
         let mut budget = MAX_TOTAL_GROUP_SIZE;
@@ -479,8 +509,8 @@ pub(crate) unsafe extern "C" fn kernel_set_argument_value(
         {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
         }
-        // A kernel that runs for real takes each argument at its parameter's size.
-        if object.code.is_some() {
+        // A kernel with code takes each argument at its parameter's size.
+        if object.has_code {
             let fits = match object.parameters.get(index as usize) {
                 Some(spirv::Parameter::Pointer { size: expected })
                 | Some(spirv::Parameter::Value { size: expected }) => size == *expected,
