@@ -31,8 +31,9 @@ use cl3::kernel::{
 };
 use cl3::platform::{CL_PLATFORM_NAME, get_platform_ids, get_platform_info};
 use cl3::program::{
-    CL_PROGRAM_BUILD_LOG, build_program, create_program_with_il, get_program_build_info,
-    release_program, set_program_specialization_constant,
+    CL_PROGRAM_BUILD_LOG, build_program, compile_program, create_program_with_il,
+    create_program_with_source, get_program_build_info, link_program, release_program,
+    set_program_specialization_constant,
 };
 use cl3::types::{cl_command_queue, cl_context, cl_device_id, cl_kernel, cl_program};
 use std::collections::HashMap;
@@ -171,10 +172,117 @@ pub(crate) fn build(
     if let Some(program) = builds.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(program.clone());
     }
+    let program = match build_il(runtime, &key, false) {
+        Ok(program) => program,
+        // Legacy atomics on generic pointers (`atomic_add(generic int*, int)`, which some
+        // translators emit for OpenCL C 2.0 atomics) are no builtins of the CPU runtime: link
+        // the module with definitions of them, and keep the first log if that fails too.
+        Err(log) if log.contains("Symbols not found") => {
+            build_il(runtime, &key, true).map_err(|_| log)?
+        }
+        Err(log) => return Err(log),
+    };
+    let program = Arc::new(program);
+    builds
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, program.clone());
+    Ok(program)
+}
+
+/// OpenCL C 1.x's atomic functions on generic pointers, as OpenCL C 2.0's atomics define them
+/// (relaxed, device scope: the 1.x functions order nothing), for int and uint.
+fn generic_atomics_source() -> String {
+    let mut source = String::new();
+    for ty in ["int", "uint"] {
+        let atomic = if ty == "int" {
+            "atomic_int"
+        } else {
+            "atomic_uint"
+        };
+        let cast = format!("(volatile generic {atomic} *)p");
+        let relaxed = "memory_order_relaxed, memory_scope_device";
+        let mut binary = |name: &str, body: &str| {
+            source.push_str(&format!(
+                "{ty} __attribute__((overloadable)) {name}(volatile generic {ty} *p, {ty} v) \
+                 {{ return {body}; }}\n"
+            ));
+        };
+        for (name, op) in [
+            ("atomic_add", "add"),
+            ("atomic_sub", "sub"),
+            ("atomic_and", "and"),
+            ("atomic_or", "or"),
+            ("atomic_xor", "xor"),
+            ("atomic_min", "min"),
+            ("atomic_max", "max"),
+        ] {
+            binary(
+                name,
+                &format!("atomic_fetch_{op}_explicit({cast}, v, {relaxed})"),
+            );
+        }
+        binary(
+            "atomic_xchg",
+            &format!("atomic_exchange_explicit({cast}, v, {relaxed})"),
+        );
+        source.push_str(&format!(
+            "{ty} __attribute__((overloadable)) atomic_inc(volatile generic {ty} *p) \
+             {{ return atomic_fetch_add_explicit({cast}, 1, {relaxed}); }}\n\
+             {ty} __attribute__((overloadable)) atomic_dec(volatile generic {ty} *p) \
+             {{ return atomic_fetch_sub_explicit({cast}, 1, {relaxed}); }}\n\
+             {ty} __attribute__((overloadable)) atomic_cmpxchg(volatile generic {ty} *p, {ty} c, {ty} v) \
+             {{ atomic_compare_exchange_strong_explicit({cast}, &c, v, {relaxed}); return c; }}\n"
+        ));
+    }
+    source
+}
+
+/// The compiled library of [`generic_atomics_source`], made once per process.
+struct CompiledLibrary(cl_program);
+
+// SAFETY: a compiled program, only ever an input of `clLinkProgram` (thread-safe, see `Runtime`).
+unsafe impl Send for CompiledLibrary {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for CompiledLibrary {}
+
+static GENERIC_ATOMICS: OnceLock<Result<CompiledLibrary, String>> = OnceLock::new();
+
+fn generic_atomics(runtime: &Runtime) -> Result<cl_program, String> {
+    GENERIC_ATOMICS
+        .get_or_init(|| {
+            let source = generic_atomics_source();
+            let program = create_program_with_source(runtime.context, &[source.as_str()])
+                .map_err(|code| format!("clCreateProgramWithSource: {}", ClError(code)))?;
+            compile_program(
+                program,
+                &[runtime.device],
+                c"-cl-std=CL2.0",
+                &[],
+                &[],
+                None,
+                std::ptr::null_mut(),
+            )
+            .map_err(|code| format!("compiling the generic atomics: {}", ClError(code)))?;
+            Ok(CompiledLibrary(program))
+        })
+        .as_ref()
+        .map(|library| library.0)
+        .map_err(Clone::clone)
+}
+
+/// Builds the module of `key` (bytes, options, specialization constants); with `link_atomics`,
+/// compiles it and links it with the generic atomics instead. The build log when it fails.
+fn build_il(
+    runtime: &'static Runtime,
+    key: &BuildKey,
+    link_atomics: bool,
+) -> Result<Program, String> {
+    let (spirv, options, constants) = key;
     let program = create_program_with_il(runtime.context, spirv)
         .map_err(|code| format!("clCreateProgramWithIL: {}", ClError(code)))?;
     let program = Program { program, runtime };
-    for (id, value) in &key.2 {
+    for (id, value) in constants {
         // SAFETY: `value` holds the constant's bytes, and its length is the size given.
         unsafe {
             set_program_specialization_constant(
@@ -186,26 +294,53 @@ pub(crate) fn build(
         }
         .map_err(|code| format!("specialization constant {id}: {}", ClError(code)))?;
     }
-    let options = CString::new(key.1.clone()).unwrap_or_default();
-    if let Err(code) = build_program(
-        program.program,
-        &[runtime.device],
-        &options,
-        None,
-        std::ptr::null_mut(),
-    ) {
+    let options = CString::new(options.clone()).unwrap_or_default();
+    let log_of = |program: &Program, code| {
         let log: String =
             get_program_build_info(program.program, runtime.device, CL_PROGRAM_BUILD_LOG)
                 .map(Into::into)
                 .unwrap_or_default();
-        return Err(format!("{}\n{log}", ClError(code)));
+        format!("{}\n{log}", ClError(code))
+    };
+    if !link_atomics {
+        return match build_program(
+            program.program,
+            &[runtime.device],
+            &options,
+            None,
+            std::ptr::null_mut(),
+        ) {
+            Ok(()) => Ok(program),
+            Err(code) => Err(log_of(&program, code)),
+        };
     }
-    let program = Arc::new(program);
-    builds
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, program.clone());
-    Ok(program)
+    let library = generic_atomics(runtime)?;
+    compile_program(
+        program.program,
+        &[runtime.device],
+        &options,
+        &[],
+        &[],
+        None,
+        std::ptr::null_mut(),
+    )
+    .map_err(|code| log_of(&program, code))?;
+    // SAFETY: two compiled programs of the runtime's context, for its device.
+    let linked = unsafe {
+        link_program(
+            runtime.context,
+            &[runtime.device],
+            c"",
+            &[program.program, library],
+            None,
+            std::ptr::null_mut(),
+        )
+    }
+    .map_err(|code| format!("clLinkProgram: {}", ClError(code)))?;
+    Ok(Program {
+        program: linked,
+        runtime,
+    })
 }
 
 /// A kernel's properties, as its build found them.

@@ -14,6 +14,7 @@ use ze_sim::SimConfig;
 const KERNELS: &[u8] = include_bytes!("kernels/kernels.spv");
 const SPECIALIZED: &[u8] = include_bytes!("kernels/specialized.spv");
 const UNRESOLVED: &[u8] = include_bytes!("kernels/unresolved.spv");
+const ATOMICS: &[u8] = include_bytes!("kernels/atomics.spv");
 const SPIRV: ze_module_format_t = ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV;
 
 /// Whether kernels can run here; under CI their absence fails the test.
@@ -667,6 +668,51 @@ fn memory_a_queued_kernel_reaches_through_a_table_outlives_its_free() {
     sim.free(context, output);
     sim.destroy_list(list);
     sim.destroy_events(pool, &[gate, done]);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+#[test]
+fn atomics_through_generic_pointers_run_with_the_builtins_the_cpu_runtime_lacks() {
+    if !runtime_present("atomics_through_generic_pointers_run") {
+        return;
+    }
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    let list = sim.immediate_list(context, 0, 0);
+    let (module, log) = build(&sim, context, 0, SPIRV, ATOMICS);
+    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    assert!(log.is_empty(), "built, with the atomics linked in: {log}");
+    assert_eq!(sim.counter("modules_not_built"), 0);
+    let items = 256usize;
+    let (source, target) = (
+        sim.alloc_device(context, 0, items * 4),
+        sim.alloc_device(context, 0, items * 4),
+    );
+    let values: Vec<u32> = (0..items as u32).map(|i| i ^ 0x5a5a).collect();
+    write_u32(&sim, list, done, source, &values);
+    let copy = kernel(&sim, module, "atomic_copy").unwrap();
+    ok(set_argument(&sim, copy, 0, &target));
+    ok(set_argument(&sim, copy, 1, &source));
+    ok(run(&sim, list, copy, [64, 1, 1], [4, 1, 1], done));
+    assert_eq!(read_u32(&sim, list, done, target, items), values);
+    // Every work item of 32 groups adds one.
+    let count = kernel(&sim, module, "atomic_count").unwrap();
+    write_u32(&sim, list, done, target, &[0]);
+    ok(set_argument(&sim, count, 0, &target));
+    ok(run(&sim, list, count, [32, 1, 1], [32, 1, 1], done));
+    assert_eq!(read_u32(&sim, list, done, target, 1), [1024]);
+    assert_eq!(sim.counter("kernels_executed"), 2);
+    for kernel in [copy, count] {
+        destroy_kernel(&sim, kernel);
+    }
+    destroy_module(&sim, module);
+    sim.free(context, source);
+    sim.free(context, target);
+    sim.destroy_list(list);
+    sim.destroy_events(pool, &[done]);
     sim.destroy_context(context);
     sim.assert_clean();
 }
