@@ -7,7 +7,7 @@
 use crate::config::LinkKind;
 use crate::platform::{Inner, MemKind, State, count_use};
 use crate::registry::Event;
-use level_zero_sys::ze_result_t;
+use level_zero_sys::{ze_group_count_t, ze_result_t};
 use parking_lot::MutexGuard;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
@@ -103,6 +103,8 @@ struct Run {
     global: [usize; 3],
     local: [usize; 3],
     offset: [usize; 3],
+    /// An indirect launch's group counts, read when it runs.
+    groups_at: Option<usize>,
 }
 
 /// A launch as appended.
@@ -114,6 +116,9 @@ pub(crate) struct Launch {
     pub code: Option<Arc<Code>>,
     /// The first work item's global id (`zeKernelSetGlobalOffsetExp`).
     pub global_offset: [u32; 3],
+    /// Where the group counts are read when the launch runs, for an indirect launch
+    /// (`zeCommandListAppendLaunchKernelIndirect`); `groups` is then unused.
+    pub groups_at: Option<usize>,
     pub group_size: [u32; 3],
     pub groups: [u32; 3],
     pub arguments: Vec<Option<Vec<u8>>>,
@@ -482,9 +487,26 @@ fn prepare_launch(
     let mut value = 0;
     let mut run = None;
     let pointer_of = |bytes: &[u8]| usize::from_le_bytes(bytes.try_into().unwrap_or([0; 8]));
-    if launch.builtin.is_some() && launch.global_offset != [0; 3] {
-        // The built-ins index their arrays from the first work item.
+    if launch.builtin.is_some() && (launch.global_offset != [0; 3] || launch.groups_at.is_some()) {
+        // The built-ins index their arrays from the first work item, over counts known when
+        // they are appended.
         return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    }
+    if let Some(address) = launch.groups_at {
+        // The counts are read by the device: memory it reaches, checked like an argument.
+        let size = size_of::<ze_group_count_t>();
+        let (place, _) = check_range(
+            platform,
+            state,
+            context,
+            engine,
+            (address, size),
+            false,
+            &mut touched,
+        )?;
+        if place == Place::HostPageable || !address.is_multiple_of(4) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
     }
     match launch.builtin {
         Some(builtin) => {
@@ -665,12 +687,29 @@ fn prepare_run(
         global,
         local,
         offset: launch.global_offset.map(|offset| offset as usize),
+        groups_at: launch.groups_at,
     }))
 }
 
 /// Runs a kernel with code through OpenCL; a failure is counted in `kernel_failures` (a GPU
 /// would fault).
 fn run_code(platform: &Inner, run: &Run) {
+    let mut global = run.global;
+    if let Some(address) = run.groups_at {
+        // SAFETY: 12 aligned bytes inside an allocation checked at submission and kept alive
+        // by the pending launch; the program's earlier commands have completed (in order).
+        let counts = unsafe { (address as *const [u32; 3]).read_volatile() };
+        for axis in 0..3 {
+            match (counts[axis] as usize).checked_mul(run.local[axis]) {
+                Some(items) => global[axis] = items,
+                None => {
+                    let mut state = platform.lock();
+                    state.counters.kernel_failures += 1;
+                    return;
+                }
+            }
+        }
+    }
     // SAFETY: every pointer argument was checked at submission to point into a live
     // allocation or memory the caller registered (and must keep valid until the launch
     // completes); no allocation of the launch's context is released while it is in flight
@@ -681,7 +720,7 @@ fn run_code(platform: &Inner, run: &Run) {
         run.code.program.run(
             &run.code.name,
             &run.arguments,
-            run.global,
+            global,
             run.local,
             run.offset,
         )

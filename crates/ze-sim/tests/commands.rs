@@ -877,3 +877,104 @@ fn float_atomics_are_reported_as_compute_runtime_reports_them() {
     assert_eq!(atomics.fp16Flags & add, 0, "no fp16 add");
     assert_ne!(atomics.fp16Flags & min_max, 0);
 }
+
+#[test]
+fn an_unsupported_append_still_signals_its_event_and_parameter_variants_run() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the names with their headers' types; handles of this test and
+    // buffers that outlive each call.
+    unsafe {
+        let image_copy = sim
+            .function::<ze_pfnCommandListAppendImageCopy_t>("zeCommandListAppendImageCopy")
+            .unwrap();
+        let ranges_barrier = sim
+            .function::<ze_pfnCommandListAppendMemoryRangesBarrier_t>(
+                "zeCommandListAppendMemoryRangesBarrier",
+            )
+            .unwrap();
+        let copy_with = sim
+            .function::<ze_pfnCommandListAppendMemoryCopyWithParameters_t>(
+                "zeCommandListAppendMemoryCopyWithParameters",
+            )
+            .unwrap();
+        let fill_with = sim
+            .function::<ze_pfnCommandListAppendMemoryFillWithParameters_t>(
+                "zeCommandListAppendMemoryFillWithParameters",
+            )
+            .unwrap();
+        let context = sim.context(&[0]);
+        let pool = sim.event_pool(context, 1);
+        let event = sim.event(pool, 0);
+        let list = sim.immediate_list(context, 0, 0);
+        // Unsupported, counted by name, and the event a caller would wait on is signalled.
+        assert_eq!(
+            image_copy(list, null_mut(), null_mut(), event, 0, null_mut()),
+            ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
+        );
+        sim.wait(event);
+        ok((sim.api.event_host_reset)(event));
+        assert!(
+            ze_sim::unsupported_calls()
+                .iter()
+                .any(|(name, _)| *name == "zeCommandListAppendImageCopy")
+        );
+        // The parameter variants copy and fill; a ranges barrier orders like a barrier.
+        let memory = sim.alloc_device(context, 0, 256);
+        let source = [9u8; 256];
+        let mut back = [0u8; 256];
+        ok(copy_with(
+            list,
+            memory,
+            source.as_ptr() as _,
+            256,
+            std::ptr::null(),
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        let pattern = [4u8];
+        ok(fill_with(
+            list,
+            memory,
+            pattern.as_ptr() as _,
+            1,
+            128,
+            std::ptr::null(),
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        let sizes = [256usize];
+        let mut ranges = [memory as *const c_void];
+        ok(ranges_barrier(
+            list,
+            1,
+            sizes.as_ptr(),
+            ranges.as_mut_ptr(),
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        assert_eq!(
+            ranges_barrier(
+                list,
+                1,
+                std::ptr::null(),
+                ranges.as_mut_ptr(),
+                null_mut(),
+                0,
+                null_mut()
+            ),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER
+        );
+        ok(sim.copy(list, back.as_mut_ptr() as _, memory, 256, event, &mut []));
+        sim.wait(event);
+        assert_eq!(&back[..128], &[4u8; 128]);
+        assert_eq!(&back[128..], &[9u8; 128]);
+        sim.destroy_events(pool, &[event]);
+        sim.destroy_list(list);
+        sim.free(context, memory);
+        sim.destroy_context(context);
+    }
+    sim.assert_clean();
+}

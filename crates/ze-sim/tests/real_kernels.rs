@@ -716,3 +716,112 @@ fn atomics_through_generic_pointers_run_with_the_builtins_the_cpu_runtime_lacks(
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+#[test]
+fn an_indirect_launch_reads_its_group_counts_when_it_runs() {
+    if !runtime_present("an_indirect_launch_reads_its_group_counts_when_it_runs") {
+        return;
+    }
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the name with its header's type; handles of this test.
+    let indirect = unsafe {
+        sim.function::<ze_pfnCommandListAppendLaunchKernelIndirect_t>(
+            "zeCommandListAppendLaunchKernelIndirect",
+        )
+        .unwrap()
+    };
+    let context = sim.context(&[0]);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    let list = sim.immediate_list(context, 0, 0);
+    let (module, log) = build(&sim, context, 0, SPIRV, KERNELS);
+    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let add = kernel(&sim, module, "add_u32").unwrap();
+    let items = 256usize;
+    let input = sim.alloc_device(context, 0, items * 4);
+    let output = sim.alloc_device(context, 0, items * 4);
+    let counts = sim.alloc_device(context, 0, 64);
+    write_u32(&sim, list, done, input, &vec![1; items]);
+    write_u32(&sim, list, done, output, &vec![0; items]);
+    ok(set_argument(&sim, add, 0, &output));
+    ok(set_argument(&sim, add, 1, &input));
+    ok(set_argument(&sim, add, 2, &1u32));
+    // SAFETY: a kernel of this test.
+    ok(unsafe { (sim.api.kernel_set_group_size)(add, 32, 1, 1) });
+    // A regular list: the counts are written by its own copy, just before the launch reads them
+    // (3 groups of 32), so reading them at append would see the zeros there now.
+    write_u32(&sim, list, done, counts, &[0, 0, 0]);
+    let queue_desc = ze_command_queue_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+        ..Default::default()
+    };
+    let list_desc = ze_command_list_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
+        ..Default::default()
+    };
+    let (mut queue, mut regular) = (null_mut(), null_mut());
+    let groups: [u32; 3] = [3, 1, 1];
+    // SAFETY: handles of this test; descriptors and the counts outlive the calls.
+    unsafe {
+        ok((sim.api.command_queue_create)(
+            context,
+            sim.devices[0],
+            &queue_desc,
+            &mut queue,
+        ));
+        ok((sim.api.command_list_create)(
+            context,
+            sim.devices[0],
+            &list_desc,
+            &mut regular,
+        ));
+        ok(sim.copy(
+            regular,
+            counts,
+            groups.as_ptr() as _,
+            12,
+            null_mut(),
+            &mut [],
+        ));
+        ok((sim.api.command_list_append_barrier)(
+            regular,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        ok(indirect(
+            regular,
+            add,
+            counts as *const ze_group_count_t,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        ok((sim.api.command_list_close)(regular));
+        let mut lists = [regular];
+        ok((sim.api.command_queue_execute_command_lists)(
+            queue,
+            1,
+            lists.as_mut_ptr(),
+            null_mut(),
+        ));
+        ok((sim.api.command_queue_synchronize)(queue, u64::MAX));
+    }
+    let read = read_u32(&sim, list, done, output, items);
+    let expected: Vec<u32> = (0..items).map(|i| if i < 96 { 2 } else { 0 }).collect();
+    assert_eq!(read, expected, "3 groups of 32 ran");
+    // SAFETY: handles of this test, idle now.
+    unsafe {
+        ok((sim.api.command_list_destroy)(regular));
+        ok((sim.api.command_queue_destroy)(queue));
+    }
+    destroy_kernel(&sim, add);
+    destroy_module(&sim, module);
+    for pointer in [input, output, counts] {
+        sim.free(context, pointer);
+    }
+    sim.destroy_list(list);
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}

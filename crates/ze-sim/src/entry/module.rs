@@ -641,6 +641,55 @@ pub(crate) unsafe extern "C" fn append_launch_kernel(
     wait_count: u32,
     waits: *mut ze_event_handle_t,
 ) -> ze_result_t {
+    // SAFETY: the caller's arguments.
+    unsafe { append_launch(list, kernel, groups, false, signal, wait_count, waits) }
+}
+
+/// `zeCommandListAppendLaunchKernelIndirect`: the group counts are read from `groups`, memory
+/// the device reaches, when the launch runs (kernels with code; refused for the built-ins).
+pub(crate) unsafe extern "C" fn append_launch_kernel_indirect(
+    list: ze_command_list_handle_t,
+    kernel: ze_kernel_handle_t,
+    groups: *const ze_group_count_t,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    // SAFETY: the caller's arguments.
+    unsafe { append_launch(list, kernel, groups, true, signal, wait_count, waits) }
+}
+
+/// `zeCommandListAppendLaunchKernelWithParameters`: a launch whose extension chain (cooperative
+/// and dispatch hints) changes nothing here.
+pub(crate) unsafe extern "C" fn append_launch_kernel_with_parameters(
+    list: ze_command_list_handle_t,
+    kernel: ze_kernel_handle_t,
+    groups: *const ze_group_count_t,
+    _parameters: *const c_void,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    // SAFETY: the caller's arguments.
+    unsafe { append_launch(list, kernel, groups, false, signal, wait_count, waits) }
+}
+
+/// A launch of `kernel` on `list`, its group counts at `groups`: read now, or when it runs
+/// (`indirect`).
+///
+/// # Safety
+/// `groups` must be null or valid for reading (now unless `indirect`), and `waits` valid for
+/// `wait_count` reads.
+#[allow(clippy::too_many_arguments)]
+unsafe fn append_launch(
+    list: ze_command_list_handle_t,
+    kernel: ze_kernel_handle_t,
+    groups: *const ze_group_count_t,
+    indirect: bool,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
     guard(|| {
         let (_, object) = registry::kernel(kernel as usize)?;
         let (_, list_object) = registry::list(list as usize)?;
@@ -659,8 +708,19 @@ pub(crate) unsafe extern "C" fn append_launch_kernel(
         {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
-        // SAFETY: the caller's group counts.
-        let groups = unsafe { input(groups) }?;
+        let (counts, groups_at) = if indirect {
+            if groups.is_null() {
+                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+            }
+            ([0; 3], Some(groups as usize))
+        } else {
+            // SAFETY: the caller's group counts.
+            let groups = unsafe { input(groups) }?;
+            (
+                [groups.groupCountX, groups.groupCountY, groups.groupCountZ],
+                None,
+            )
+        };
         let state = kernel_state(&object);
         let launch = Launch {
             kernel: kernel as usize,
@@ -668,7 +728,8 @@ pub(crate) unsafe extern "C" fn append_launch_kernel(
             code: object.code.clone(),
             group_size: state.group_size,
             global_offset: state.global_offset,
-            groups: [groups.groupCountX, groups.groupCountY, groups.groupCountZ],
+            groups_at,
+            groups: counts,
             arguments: state.arguments.clone(),
         };
         drop(state);
