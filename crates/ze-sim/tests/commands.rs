@@ -978,3 +978,30 @@ fn an_unsupported_append_still_signals_its_event_and_parameter_variants_run() {
     }
     sim.assert_clean();
 }
+
+#[test]
+fn a_large_copy_split_across_threads_keeps_every_byte() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0, 1]);
+    let size = 24 << 20;
+    let source: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+    let (first, second) = (
+        sim.alloc_device(context, 0, size),
+        sim.alloc_device(context, 1, size),
+    );
+    let list = sim.immediate_list(context, 0, 0);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    let mut back = vec![0u8; size];
+    ok(sim.copy(list, first, source.as_ptr() as _, size, null_mut(), &mut []));
+    ok(sim.copy(list, second, first, size, null_mut(), &mut []));
+    ok(sim.copy(list, back.as_mut_ptr() as _, second, size, done, &mut []));
+    sim.wait(done);
+    assert!(back == source, "24 MiB through three copies, each split in parts");
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_list(list);
+    sim.free(context, first);
+    sim.free(context, second);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
