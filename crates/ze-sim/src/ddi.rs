@@ -308,6 +308,7 @@ pub unsafe extern "C" fn zeGetModuleProcAddrTable(
         pfnCreate: Some(module::module_create),
         pfnDestroy: Some(module::module_destroy),
         pfnGetKernelNames: Some(module::module_get_kernel_names),
+        pfnGetNativeBinary: Some(module::module_get_native_binary),
         ..Default::default()
     };
     // SAFETY: the loader's table.

@@ -997,7 +997,10 @@ fn a_large_copy_split_across_threads_keeps_every_byte() {
     ok(sim.copy(list, second, first, size, null_mut(), &mut []));
     ok(sim.copy(list, back.as_mut_ptr() as _, second, size, done, &mut []));
     sim.wait(done);
-    assert!(back == source, "24 MiB through three copies, each split in parts");
+    assert!(
+        back == source,
+        "24 MiB through three copies, each split in parts"
+    );
     sim.destroy_events(pool, &[done]);
     sim.destroy_list(list);
     sim.free(context, first);

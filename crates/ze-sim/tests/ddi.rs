@@ -148,6 +148,9 @@ fn in_process_resolution_hands_out_exactly_what_the_loader_tables_hold() {
         );
     }
     // A field the table leaves empty resolves to nothing.
-    assert!(table.pfnAppendImageCopy.is_none());
-    assert_eq!(platform.resolve("zeCommandListAppendImageCopy"), None);
+    assert!(table.pfnAppendSignalExternalSemaphoreExt.is_none());
+    assert_eq!(
+        platform.resolve("zeCommandListAppendSignalExternalSemaphoreExt"),
+        None
+    );
 }

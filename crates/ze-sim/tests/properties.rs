@@ -245,7 +245,23 @@ fn extensions_are_listed_with_the_two_call_pattern() {
     let mut count = 0;
     // SAFETY: valid handles and output pointers.
     ok(unsafe { (sim.api.driver_get_extension_properties)(sim.driver, &mut count, null_mut()) });
-    assert_eq!(count, 3);
+    assert_eq!(count, 6);
+    let mut all = vec![ze_driver_extension_properties_t::default(); 6];
+    // SAFETY: an array of `count` elements.
+    ok(unsafe {
+        (sim.api.driver_get_extension_properties)(sim.driver, &mut count, all.as_mut_ptr())
+    });
+    let names: Vec<String> = all
+        .iter()
+        .map(|property| name(&property.name).to_string())
+        .collect();
+    for expected in [
+        "ZE_experimental_global_offset",
+        "ZE_extension_float_atomics",
+        "ZE_experimental_event_pool_counter_based",
+    ] {
+        assert!(names.iter().any(|name| name == expected), "{names:?}");
+    }
     let mut properties = vec![ze_driver_extension_properties_t::default(); 2];
     let mut asked = 2;
     // SAFETY: an array of `asked` elements.

@@ -825,3 +825,65 @@ fn an_indirect_launch_reads_its_group_counts_when_it_runs() {
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+#[test]
+fn a_native_binary_builds_the_module_again_with_its_constants() {
+    if !runtime_present("a_native_binary_builds_the_module_again") {
+        return;
+    }
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the name with its header's type; handles of this test.
+    let get_binary = unsafe {
+        sim.function::<ze_pfnModuleGetNativeBinary_t>("zeModuleGetNativeBinary")
+            .unwrap()
+    };
+    let context = sim.context(&[0]);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    let list = sim.immediate_list(context, 0, 0);
+    let buffer = sim.alloc_device(context, 0, 4096);
+    let (module, log) = build_specialized(&sim, context, SPECIALIZED, &[(7, 99)]);
+    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let mut size = 0;
+    // SAFETY: a module of this test; size query, then a buffer of that size.
+    let binary = unsafe {
+        ok(get_binary(module, &mut size, null_mut()));
+        let mut binary = vec![0u8; size];
+        let mut short = size - 1;
+        assert_eq!(
+            get_binary(module, &mut short, binary.as_mut_ptr()),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE
+        );
+        ok(get_binary(module, &mut size, binary.as_mut_ptr()));
+        binary
+    };
+    destroy_module(&sim, module);
+    let (again, log) = build(
+        &sim,
+        context,
+        0,
+        ze_module_format_t::ZE_MODULE_FORMAT_NATIVE,
+        &binary,
+    );
+    let again = again.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    // Its kernels are the module's: a name it lacks is refused, as for SPIR-V.
+    assert_eq!(
+        kernel(&sim, again, "missing"),
+        Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_NAME)
+    );
+    let write = kernel(&sim, again, "write_constant").unwrap();
+    ok(set_argument(&sim, write, 0, &buffer));
+    ok(run(&sim, list, write, [1, 1, 1], [1, 1, 1], done));
+    assert_eq!(
+        read_u32(&sim, list, done, buffer, 1),
+        [99],
+        "the constant came along"
+    );
+    destroy_kernel(&sim, write);
+    destroy_module(&sim, again);
+    sim.free(context, buffer);
+    sim.destroy_list(list);
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}

@@ -113,7 +113,7 @@ pub(crate) unsafe extern "C" fn get_ipc_properties(
 }
 
 /// The extensions the simulator implements, with their versions (names from the headers).
-fn extensions() -> [(&'static [u8], u32); 3] {
+fn extensions() -> [(&'static [u8], u32); 6] {
     [
         (
             ZE_PCI_PROPERTIES_EXT_NAME,
@@ -127,6 +127,18 @@ fn extensions() -> [(&'static [u8], u32); 3] {
         (
             ZE_MEMORY_FREE_POLICIES_EXT_NAME,
             ze_memory_free_policies_ext_version_t::ZE_MEMORY_FREE_POLICIES_EXT_VERSION_CURRENT.0,
+        ),
+        (
+            ZE_GLOBAL_OFFSET_EXP_NAME,
+            ze_global_offset_exp_version_t::ZE_GLOBAL_OFFSET_EXP_VERSION_CURRENT.0,
+        ),
+        (
+            ZE_FLOAT_ATOMICS_EXT_NAME,
+            ze_float_atomics_ext_version_t::ZE_FLOAT_ATOMICS_EXT_VERSION_CURRENT.0,
+        ),
+        (
+            ZE_EVENT_POOL_COUNTER_BASED_EXP_NAME,
+            ze_event_pool_counter_based_exp_version_t::ZE_EVENT_POOL_COUNTER_BASED_EXP_VERSION_CURRENT.0,
         ),
     ]
 }

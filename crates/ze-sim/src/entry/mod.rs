@@ -9,6 +9,7 @@ pub(crate) mod event;
 pub(crate) mod ipc;
 pub(crate) mod memory;
 pub(crate) mod module;
+mod native_binary;
 pub(crate) mod virtual_mem;
 pub(crate) mod zex;
 

@@ -7,7 +7,7 @@
 //! driver's build fails, and its kernels run for real; others run as no-ops that still check
 //! their pointer arguments' residency.
 
-use super::{fill_array, guard, input, out};
+use super::{fill_array, guard, input, native_binary, out};
 use crate::exec::{Builtin, Code, Command, Launch};
 use crate::opencl::{self, KernelInfo};
 use crate::platform::Inner;
@@ -36,6 +36,9 @@ pub(crate) struct Module {
     /// Whether it is SPIR-V with function bodies: its kernels' arguments are then taken at
     /// their parameters' sizes, whether or not a runtime runs them.
     has_code: bool,
+    /// Its native binary (`zeModuleGetNativeBinary`): the simulator's form for a module it
+    /// built from SPIR-V, the caller's bytes for an opaque native one.
+    binary: Vec<u8>,
 }
 
 /// A build log.
@@ -135,20 +138,34 @@ pub(crate) unsafe extern "C" fn module_create(
         }
         // SAFETY: the caller's module of `inputSize` bytes.
         let bytes = unsafe { std::slice::from_raw_parts(desc.pInputModule, desc.inputSize) };
-        let (kernels, log) = match desc.format {
-            ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV => match spirv::entry_points(bytes) {
+        // What builds the module: SPIR-V with the descriptor's flags and constants, or a
+        // native binary the simulator wrote; `None` for an opaque native binary.
+        let source = match desc.format {
+            // SAFETY: the caller's descriptor's optional flags and constants.
+            ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV => {
+                Some(unsafe { source_of(bytes, desc) })
+            }
+            ze_module_format_t::ZE_MODULE_FORMAT_NATIVE => native_binary::decode(bytes).map(Ok),
+            _ => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION),
+        };
+        let (kernels, log) = match &source {
+            Some(Ok(source)) => match spirv::entry_points(&source.spirv) {
                 Ok(entries) => (Ok(Some(entries)), String::new()),
                 Err(error) => (Err(()), format!("error: invalid SPIR-V module: {error}\n")),
             },
-            ze_module_format_t::ZE_MODULE_FORMAT_NATIVE => (Ok(None), String::new()),
-            _ => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION),
+            Some(Err(why)) => (Err(()), format!("error: {why}\n")),
+            None => (Ok(None), String::new()),
         };
-        let has_code = desc.format == ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV
-            && lazy_usm_spirv::contents(bytes).is_ok_and(|contents| contents.has_code);
-        let (kernels, log, program) = match kernels {
-            Ok(Some(entries)) if platform.config.execute_kernels => {
-                // SAFETY: the caller's descriptor's optional flags and constants.
-                match unsafe { build_with_opencl(bytes, desc) } {
+        let source = source.and_then(Result::ok);
+        let has_code = source.as_ref().is_some_and(|source| {
+            lazy_usm_spirv::contents(&source.spirv).is_ok_and(|contents| contents.has_code)
+        });
+        let binary = source
+            .as_ref()
+            .map_or_else(|| bytes.to_vec(), native_binary::encode);
+        let (kernels, log, program) = match (kernels, &source) {
+            (Ok(Some(entries)), Some(source)) if platform.config.execute_kernels => {
+                match build_with_opencl(source) {
                     Ok(Ok(program)) => (Ok(Some(entries)), log, program),
                     Ok(Err(opencl_log)) => {
                         // The CPU runtime could not build what a GPU driver may (Intel's
@@ -164,7 +181,7 @@ pub(crate) unsafe extern "C" fn module_create(
                     Err(why) => (Err(()), format!("error: {why}\n"), None),
                 }
             }
-            other => (other, log, None),
+            (other, _) => (other, log, None),
         };
         if !build_log.is_null() {
             let object = Object::BuildLog(Arc::new(BuildLog {
@@ -188,6 +205,7 @@ pub(crate) unsafe extern "C" fn module_create(
             names,
             program,
             has_code,
+            binary,
         }));
         *module = adopt(&platform, context as usize, object) as ze_module_handle_t;
         Ok(())
@@ -196,23 +214,37 @@ pub(crate) unsafe extern "C" fn module_create(
 
 /// Builds a SPIR-V module with code through OpenCL: `None` when it has none (a module of
 /// declarations, as tests write) or no runtime is present, so its kernels run as no-ops;
-/// OpenCL's log when its build fails (`Ok(Err)`); why the module is refused when its
-/// specialization constants do not match it (`Err`).
-///
-/// # Safety
-/// `desc`'s build flags, when not null, are a nul-terminated string, and its constants, when
-/// not null, hold `numConstants` ids and value pointers, each value of its constant's size.
-unsafe fn build_with_opencl(
-    bytes: &[u8],
-    desc: &ze_module_desc_t,
+/// OpenCL's log when its build fails (`Ok(Err)`); why the module is refused (`Err`).
+fn build_with_opencl(
+    source: &native_binary::Source,
 ) -> Result<Result<Option<Arc<opencl::Program>>, String>, String> {
-    let contents = lazy_usm_spirv::contents(bytes).map_err(|error| error.to_string())?;
+    let contents = lazy_usm_spirv::contents(&source.spirv).map_err(|error| error.to_string())?;
     if !contents.has_code {
         return Ok(Ok(None));
     }
     let Ok(runtime) = opencl::runtime() else {
         return Ok(Ok(None));
     };
+    Ok(opencl::build(
+        runtime,
+        &source.spirv,
+        &source.flags,
+        source.constants.clone(),
+    )
+    .map(Some))
+}
+
+/// What builds a SPIR-V module: its bytes, the descriptor's build flags, and its
+/// specialization constants checked against the module's; why not, when they do not match.
+///
+/// # Safety
+/// `desc`'s build flags, when not null, are a nul-terminated string, and its constants, when
+/// not null, hold `numConstants` ids and value pointers, each value of its constant's size.
+unsafe fn source_of(
+    bytes: &[u8],
+    desc: &ze_module_desc_t,
+) -> Result<native_binary::Source, String> {
+    let contents = lazy_usm_spirv::contents(bytes).map_err(|error| error.to_string())?;
     let flags = if desc.pBuildFlags.is_null() {
         String::new()
     } else {
@@ -252,7 +284,37 @@ unsafe fn build_with_opencl(
             constants.push((id, value.to_vec()));
         }
     }
-    Ok(opencl::build(runtime, bytes, &flags, constants).map(Some))
+    Ok(native_binary::Source {
+        spirv: bytes.to_vec(),
+        flags,
+        constants,
+    })
+}
+
+/// `zeModuleGetNativeBinary`: the module's native binary (see `native_binary`).
+pub(crate) unsafe extern "C" fn module_get_native_binary(
+    module: ze_module_handle_t,
+    size: *mut usize,
+    binary: *mut u8,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::module(module as usize)?;
+        // SAFETY: the caller's size pointer.
+        let size = unsafe { out(size) }?;
+        if binary.is_null() {
+            *size = object.binary.len();
+            return Ok(());
+        }
+        if *size < object.binary.len() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE);
+        }
+        // SAFETY: the caller's buffer of at least `*size` bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(object.binary.as_ptr(), binary, object.binary.len())
+        };
+        *size = object.binary.len();
+        Ok(())
+    })
 }
 
 pub(crate) unsafe extern "C" fn module_destroy(module: ze_module_handle_t) -> ze_result_t {

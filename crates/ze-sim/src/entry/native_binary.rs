@@ -1,0 +1,96 @@
+//! The simulator's native binaries: what `zeModuleGetNativeBinary` hands out and a module
+//! created from `ZE_MODULE_FORMAT_NATIVE` takes back. A real driver's is the device's ISA; the
+//! simulator's holds what builds the module again: its SPIR-V, build flags and specialization
+//! constants, behind a magic number, so a program that caches native binaries (as SYCL's
+//! persistent cache does) gets its kernels back. A native binary of any other form stays an
+//! opaque module whose kernels run as no-ops.
+
+/// The first bytes of every native binary the simulator writes.
+const MAGIC: &[u8; 8] = b"ZESIMNB1";
+
+/// What builds a module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Source {
+    pub spirv: Vec<u8>,
+    pub flags: String,
+    /// Specialization constants: each `SpecId` and its value's bytes.
+    pub constants: Vec<(u32, Vec<u8>)>,
+}
+
+/// `source` as a native binary: the magic, then length-prefixed SPIR-V and flags, then the
+/// constants' count and each id, length and value, every number little-endian.
+pub(crate) fn encode(source: &Source) -> Vec<u8> {
+    let mut out = MAGIC.to_vec();
+    let mut bytes = |data: &[u8]| {
+        out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        out.extend_from_slice(data);
+    };
+    bytes(&source.spirv);
+    bytes(source.flags.as_bytes());
+    out.extend_from_slice(&(source.constants.len() as u64).to_le_bytes());
+    for (id, value) in &source.constants {
+        out.extend_from_slice(&id.to_le_bytes());
+        out.extend_from_slice(&(value.len() as u64).to_le_bytes());
+        out.extend_from_slice(value);
+    }
+    out
+}
+
+/// A native binary [`encode`] wrote, or `None` for anything else (cut short, or another form).
+pub(crate) fn decode(binary: &[u8]) -> Option<Source> {
+    let mut rest = binary.strip_prefix(MAGIC)?;
+    let mut take = |count: usize| -> Option<&[u8]> {
+        let (head, tail) = rest.split_at_checked(count)?;
+        rest = tail;
+        Some(head)
+    };
+    let number = |raw: &[u8]| -> Option<usize> {
+        usize::try_from(u64::from_le_bytes(raw.try_into().ok()?)).ok()
+    };
+    let spirv_length = number(take(8)?)?;
+    let spirv = take(spirv_length)?.to_vec();
+    let flags_length = number(take(8)?)?;
+    let flags = String::from_utf8(take(flags_length)?.to_vec()).ok()?;
+    let count = number(take(8)?)?;
+    let mut constants = Vec::new();
+    for _ in 0..count {
+        let id = u32::from_le_bytes(take(4)?.try_into().ok()?);
+        let value_length = number(take(8)?)?;
+        constants.push((id, take(value_length)?.to_vec()));
+    }
+    if !rest.is_empty() {
+        return None;
+    }
+    Some(Source {
+        spirv,
+        flags,
+        constants,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_source_round_trips_and_anything_else_is_no_binary_of_ours() {
+        let source = Source {
+            spirv: vec![3, 2, 0x23, 7, 1, 0, 1, 0],
+            flags: "-cl-mad-enable".into(),
+            constants: vec![(7, 42u32.to_le_bytes().to_vec()), (9, vec![1])],
+        };
+        let binary = encode(&source);
+        assert_eq!(decode(&binary), Some(source));
+        for cut in 0..binary.len() {
+            assert_eq!(decode(&binary[..cut]), None, "cut at {cut}");
+        }
+        let mut longer = binary.clone();
+        longer.push(0);
+        assert_eq!(decode(&longer), None);
+        assert_eq!(decode(b"\x7fELF some device's ISA"), None);
+        // A length beyond the binary is refused, not allocated.
+        let mut huge = MAGIC.to_vec();
+        huge.extend_from_slice(&u64::MAX.to_le_bytes());
+        assert_eq!(decode(&huge), None);
+    }
+}
