@@ -468,3 +468,49 @@ fn peer_residency_is_backed_at_the_next_kernel_and_a_kernel_fails_when_the_host_
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+#[test]
+fn kernel_properties_fill_the_extensions_chained_to_them() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let bytes = ze_sim::spirv::module_with_kernels(&[("k", 1)]);
+    let (module, _) = build(
+        &sim,
+        context,
+        0,
+        ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV,
+        &bytes,
+    );
+    let module = module.unwrap();
+    let k = kernel(&sim, module, "k").unwrap();
+    let mut preferred = ze_kernel_preferred_group_size_properties_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES,
+        ..Default::default()
+    };
+    let mut limit = ze_kernel_max_group_size_properties_ext_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES,
+        pNext: &mut preferred as *mut _ as *mut c_void,
+        ..Default::default()
+    };
+    let mut properties = ze_kernel_properties_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES,
+        pNext: &mut limit as *mut _ as *mut c_void,
+        ..Default::default()
+    };
+    // SAFETY: a kernel of this test and a valid chain of outputs; then its destruction.
+    unsafe {
+        ok((sim.api.kernel_get_properties)(k, &mut properties));
+        ok((sim.api.kernel_destroy)(k));
+        ok((sim.api.module_destroy)(module));
+    }
+    assert_eq!(
+        (
+            properties.numKernelArgs,
+            limit.maxGroupSize,
+            preferred.preferredMultiple
+        ),
+        (1, 1024, 16)
+    );
+    sim.destroy_context(context);
+    sim.assert_clean();
+}

@@ -655,6 +655,29 @@ pub(crate) unsafe extern "C" fn kernel_get_properties(
         properties.maxNumSubgroups = MAX_TOTAL_GROUP_SIZE / 8;
         properties.localMemSize = object.info.local_memory_bytes;
         properties.privateMemSize = object.info.private_memory_bytes;
+        // Extensions asked for in the chain: the largest group it takes (the device's
+        // limit), and the multiple of the SIMD width its groups should be.
+        let mut next = properties.pNext;
+        while !next.is_null() {
+            // SAFETY: every extension struct starts with stype and pNext (spec).
+            let (stype, following) = unsafe { super::chain_link(next) };
+            match stype {
+                ze_structure_type_t::ZE_STRUCTURE_TYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES => {
+                    // SAFETY: the caller's chained struct of the type its stype names.
+                    let limit =
+                        unsafe { &mut *(next as *mut ze_kernel_max_group_size_properties_ext_t) };
+                    limit.maxGroupSize = MAX_TOTAL_GROUP_SIZE;
+                }
+                ze_structure_type_t::ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES => {
+                    // SAFETY: as above.
+                    let preferred =
+                        unsafe { &mut *(next as *mut ze_kernel_preferred_group_size_properties_t) };
+                    preferred.preferredMultiple = super::device::SIMD_WIDTH;
+                }
+                _ => {}
+            }
+            next = following;
+        }
         properties.spillMemSize = 0;
         // Stable per (module, name): the name's bytes, then the module handle.
         let mut id = [0u8; 16];
