@@ -25,6 +25,10 @@ pub struct DeviceUsage {
     pub allocated_bytes: u64,
 }
 
+/// Where the modelled clock starts: a device that has been up a while, so no timestamp of
+/// its work is zero (programs and conformance tests take a zero timestamp for none written).
+pub(crate) const CLOCK_START_NS: u64 = 1_000_000;
+
 macro_rules! counters {
     ($($(#[doc = $doc:literal])* $name:ident,)*) => {
         /// Event counts and live-object counts of one platform.
@@ -102,6 +106,8 @@ counters! {
     fills,
     /// Peer allocations the driver imported by itself on use (`implicit_peer_import`).
     implicit_imports,
+    /// Commands that used another context's memory (refused in checking mode).
+    cross_context_uses,
     /// Kernel launches.
     launches,
     /// Launches whose work items ran: a built-in, or a module's kernel through OpenCL.
@@ -335,7 +341,7 @@ pub(crate) struct Inner {
     pub epoch: Instant,
     slot: Option<usize>,
     /// The host's modelled clock (ns): advances when the host sees device work complete. An
-    /// atomic, so host waits on events need no platform lock.
+    /// atomic, so host waits on events need no platform lock. Starts at `CLOCK_START_NS`.
     pub host_clock: AtomicU64,
     /// Host waits answered so far (for the `not_ready_waits` and `failed_waits` faults).
     pub host_waits: AtomicU64,
@@ -1041,7 +1047,7 @@ impl Platform {
             devices: (0..device_count).map(|_| registry::reserve()).collect(),
             epoch: Instant::now(),
             slot,
-            host_clock: AtomicU64::new(0),
+            host_clock: AtomicU64::new(CLOCK_START_NS),
             host_waits: AtomicU64::new(0),
             machine,
             machine_devices,

@@ -1008,3 +1008,67 @@ fn a_large_copy_split_across_threads_keeps_every_byte() {
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+#[test]
+fn another_contexts_memory_is_used_as_the_driver_does_and_refused_in_checking_mode() {
+    for (sim, checking) in [
+        (Sim::preset("b70x2"), false),
+        (Sim::checking("b70x2"), true),
+    ] {
+        let (owner, user) = (sim.context(&[0]), sim.context(&[0]));
+        let memory = sim.alloc_device(owner, 0, 4096);
+        let list = sim.immediate_list(user, 0, 0);
+        let source = [3u8; 4096];
+        let result = sim.copy(
+            list,
+            memory,
+            source.as_ptr() as _,
+            4096,
+            null_mut(),
+            &mut [],
+        );
+        if checking {
+            assert_eq!(result, ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            assert_eq!(sim.counter("cross_context_uses"), 0);
+        } else {
+            ok(result);
+            assert_eq!(sim.counter("cross_context_uses"), 1);
+        }
+        // SAFETY: a list of this test.
+        ok(unsafe {
+            sim.function::<ze_pfnCommandListHostSynchronize_t>("zeCommandListHostSynchronize")
+                .unwrap()(list, u64::MAX)
+        });
+        sim.destroy_list(list);
+        sim.free(owner, memory);
+        sim.destroy_context(owner);
+        sim.destroy_context(user);
+        sim.assert_clean();
+    }
+}
+
+#[test]
+fn the_first_commands_timestamps_are_not_zero() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let list = sim.immediate_list(context, 0, 0);
+    let pool = sim.event_pool(context, 1);
+    let event = sim.event(pool, 0);
+    let memory = sim.alloc_device(context, 0, 4096);
+    let source = [1u8; 4096];
+    ok(sim.copy(list, memory, source.as_ptr() as _, 4096, event, &mut []));
+    sim.wait(event);
+    let mut stamp = ze_kernel_timestamp_result_t::default();
+    // SAFETY: an event of this test, signalled, and a valid output.
+    ok(unsafe { (sim.api.event_query_kernel_timestamp)(event, &mut stamp) });
+    assert!(stamp.global.kernelStart > 0, "{stamp:?}");
+    assert!(
+        stamp.global.kernelEnd > stamp.global.kernelStart,
+        "{stamp:?}"
+    );
+    sim.destroy_events(pool, &[event]);
+    sim.free(context, memory);
+    sim.destroy_list(list);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
