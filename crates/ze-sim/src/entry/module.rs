@@ -776,10 +776,19 @@ unsafe fn append_launch(
     waits: *mut ze_event_handle_t,
 ) -> ze_result_t {
     guard(|| {
-        let (_, object) = registry::kernel(kernel as usize)?;
+        let (platform, object) = registry::kernel(kernel as usize)?;
         let (_, list_object) = registry::list(list as usize)?;
-        if list_object.context != object.context || list_object.engine.device != object.device {
+        if list_object.engine.device != object.device {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        if list_object.context != object.context {
+            // A kernel of another context's module: compute-runtime's modules are the
+            // device's, and it launches them (as for memory, see `exec::check_range`);
+            // checking mode refuses it.
+            if !platform.config.implicit_peer_import {
+                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            platform.lock().counters.cross_context_uses += 1;
         }
         // Kernels run on compute engines only.
         let (platform, _) = registry::kernel(kernel as usize)?;
