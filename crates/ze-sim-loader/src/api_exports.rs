@@ -8,6 +8,7 @@ use level_zero_sys::*;
 #[derive(Default)]
 pub(crate) struct Tables {
     pub(crate) ze_command_list: ze_command_list_dditable_t,
+    pub(crate) ze_command_list_exp: ze_command_list_exp_dditable_t,
     pub(crate) ze_command_queue: ze_command_queue_dditable_t,
     pub(crate) ze_context: ze_context_dditable_t,
     pub(crate) ze_device: ze_device_dditable_t,
@@ -29,6 +30,8 @@ pub(crate) struct Tables {
 pub(crate) fn fill(tables: &mut Tables, version: ze_api_version_t) {
     // SAFETY: a whole `ze_command_list_dditable_t`, which `version` (this crate's) sizes.
     unsafe { ze_sim::ddi::zeGetCommandListProcAddrTable(version, &mut tables.ze_command_list) };
+    // SAFETY: a whole `ze_command_list_exp_dditable_t`, which `version` (this crate's) sizes.
+    unsafe { ze_sim::ddi::zeGetCommandListExpProcAddrTable(version, &mut tables.ze_command_list_exp) };
     // SAFETY: a whole `ze_command_queue_dditable_t`, which `version` (this crate's) sizes.
     unsafe { ze_sim::ddi::zeGetCommandQueueProcAddrTable(version, &mut tables.ze_command_queue) };
     // SAFETY: a whole `ze_context_dditable_t`, which `version` (this crate's) sizes.
@@ -742,8 +745,12 @@ pub unsafe extern "C" fn zeCommandListAppendHostFunction(arg1: ze_command_list_h
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListCreateCloneExp(_arg1: ze_command_list_handle_t, _arg2: *mut ze_command_list_handle_t) -> ze_result_t {
-    unsupported("zeCommandListCreateCloneExp")
+pub unsafe extern "C" fn zeCommandListCreateCloneExp(arg1: ze_command_list_handle_t, arg2: *mut ze_command_list_handle_t) -> ze_result_t {
+    match crate::forward::tables().ze_command_list_exp.pfnCreateCloneExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zeCommandListCreateCloneExp"),
+    }
 }
 
 /// `zeCommandListImmediateAppendCommandListsExp`, from `ze_command_list_exp_dditable_t`.
@@ -751,8 +758,12 @@ pub unsafe extern "C" fn zeCommandListCreateCloneExp(_arg1: ze_command_list_hand
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(_arg1: ze_command_list_handle_t, _arg2: u32, _arg3: *mut ze_command_list_handle_t, _arg4: ze_event_handle_t, _arg5: u32, _arg6: *mut ze_event_handle_t) -> ze_result_t {
-    unsupported("zeCommandListImmediateAppendCommandListsExp")
+pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(arg1: ze_command_list_handle_t, arg2: u32, arg3: *mut ze_command_list_handle_t, arg4: ze_event_handle_t, arg5: u32, arg6: *mut ze_event_handle_t) -> ze_result_t {
+    match crate::forward::tables().ze_command_list_exp.pfnImmediateAppendCommandListsExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6) },
+        None => unsupported("zeCommandListImmediateAppendCommandListsExp"),
+    }
 }
 
 /// `zeCommandListGetNextCommandIdExp`, from `ze_command_list_exp_dditable_t`.
@@ -760,8 +771,12 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(_arg1: ze_c
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListGetNextCommandIdExp(_arg1: ze_command_list_handle_t, _arg2: *const ze_mutable_command_id_exp_desc_t, _arg3: *mut u64) -> ze_result_t {
-    unsupported("zeCommandListGetNextCommandIdExp")
+pub unsafe extern "C" fn zeCommandListGetNextCommandIdExp(arg1: ze_command_list_handle_t, arg2: *const ze_mutable_command_id_exp_desc_t, arg3: *mut u64) -> ze_result_t {
+    match crate::forward::tables().ze_command_list_exp.pfnGetNextCommandIdExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zeCommandListGetNextCommandIdExp"),
+    }
 }
 
 /// `zeCommandListUpdateMutableCommandsExp`, from `ze_command_list_exp_dditable_t`.
@@ -769,8 +784,12 @@ pub unsafe extern "C" fn zeCommandListGetNextCommandIdExp(_arg1: ze_command_list
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListUpdateMutableCommandsExp(_arg1: ze_command_list_handle_t, _arg2: *const ze_mutable_commands_exp_desc_t) -> ze_result_t {
-    unsupported("zeCommandListUpdateMutableCommandsExp")
+pub unsafe extern "C" fn zeCommandListUpdateMutableCommandsExp(arg1: ze_command_list_handle_t, arg2: *const ze_mutable_commands_exp_desc_t) -> ze_result_t {
+    match crate::forward::tables().ze_command_list_exp.pfnUpdateMutableCommandsExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zeCommandListUpdateMutableCommandsExp"),
+    }
 }
 
 /// `zeCommandListUpdateMutableCommandSignalEventExp`, from `ze_command_list_exp_dditable_t`.
@@ -778,8 +797,12 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandsExp(_arg1: ze_command
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListUpdateMutableCommandSignalEventExp(_arg1: ze_command_list_handle_t, _arg2: u64, _arg3: ze_event_handle_t) -> ze_result_t {
-    unsupported("zeCommandListUpdateMutableCommandSignalEventExp")
+pub unsafe extern "C" fn zeCommandListUpdateMutableCommandSignalEventExp(arg1: ze_command_list_handle_t, arg2: u64, arg3: ze_event_handle_t) -> ze_result_t {
+    match crate::forward::tables().ze_command_list_exp.pfnUpdateMutableCommandSignalEventExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zeCommandListUpdateMutableCommandSignalEventExp"),
+    }
 }
 
 /// `zeCommandListUpdateMutableCommandWaitEventsExp`, from `ze_command_list_exp_dditable_t`.
@@ -787,8 +810,12 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandSignalEventExp(_arg1: 
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListUpdateMutableCommandWaitEventsExp(_arg1: ze_command_list_handle_t, _arg2: u64, _arg3: u32, _arg4: *mut ze_event_handle_t) -> ze_result_t {
-    unsupported("zeCommandListUpdateMutableCommandWaitEventsExp")
+pub unsafe extern "C" fn zeCommandListUpdateMutableCommandWaitEventsExp(arg1: ze_command_list_handle_t, arg2: u64, arg3: u32, arg4: *mut ze_event_handle_t) -> ze_result_t {
+    match crate::forward::tables().ze_command_list_exp.pfnUpdateMutableCommandWaitEventsExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4) },
+        None => unsupported("zeCommandListUpdateMutableCommandWaitEventsExp"),
+    }
 }
 
 /// `zeCommandListGetNextCommandIdWithKernelsExp`, from `ze_command_list_exp_dditable_t`.
@@ -796,8 +823,12 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandWaitEventsExp(_arg1: z
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListGetNextCommandIdWithKernelsExp(_arg1: ze_command_list_handle_t, _arg2: *const ze_mutable_command_id_exp_desc_t, _arg3: u32, _arg4: *mut ze_kernel_handle_t, _arg5: *mut u64) -> ze_result_t {
-    unsupported("zeCommandListGetNextCommandIdWithKernelsExp")
+pub unsafe extern "C" fn zeCommandListGetNextCommandIdWithKernelsExp(arg1: ze_command_list_handle_t, arg2: *const ze_mutable_command_id_exp_desc_t, arg3: u32, arg4: *mut ze_kernel_handle_t, arg5: *mut u64) -> ze_result_t {
+    match crate::forward::tables().ze_command_list_exp.pfnGetNextCommandIdWithKernelsExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5) },
+        None => unsupported("zeCommandListGetNextCommandIdWithKernelsExp"),
+    }
 }
 
 /// `zeCommandListUpdateMutableCommandKernelsExp`, from `ze_command_list_exp_dditable_t`.
@@ -805,8 +836,12 @@ pub unsafe extern "C" fn zeCommandListGetNextCommandIdWithKernelsExp(_arg1: ze_c
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListUpdateMutableCommandKernelsExp(_arg1: ze_command_list_handle_t, _arg2: u32, _arg3: *mut u64, _arg4: *mut ze_kernel_handle_t) -> ze_result_t {
-    unsupported("zeCommandListUpdateMutableCommandKernelsExp")
+pub unsafe extern "C" fn zeCommandListUpdateMutableCommandKernelsExp(arg1: ze_command_list_handle_t, arg2: u32, arg3: *mut u64, arg4: *mut ze_kernel_handle_t) -> ze_result_t {
+    match crate::forward::tables().ze_command_list_exp.pfnUpdateMutableCommandKernelsExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4) },
+        None => unsupported("zeCommandListUpdateMutableCommandKernelsExp"),
+    }
 }
 
 /// `zeCommandListIsMutableExp`, from `ze_command_list_exp_dditable_t`.
@@ -814,8 +849,12 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandKernelsExp(_arg1: ze_c
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListIsMutableExp(_arg1: ze_command_list_handle_t, _arg2: *mut ze_bool_t) -> ze_result_t {
-    unsupported("zeCommandListIsMutableExp")
+pub unsafe extern "C" fn zeCommandListIsMutableExp(arg1: ze_command_list_handle_t, arg2: *mut ze_bool_t) -> ze_result_t {
+    match crate::forward::tables().ze_command_list_exp.pfnIsMutableExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zeCommandListIsMutableExp"),
+    }
 }
 
 /// `zeCommandQueueCreate`, from `ze_command_queue_dditable_t`.
@@ -5162,16 +5201,6 @@ pub unsafe extern "C" fn zetTracerExpSetEpilogues(_arg1: zet_tracer_exp_handle_t
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zetTracerExpSetEnabled(_arg1: zet_tracer_exp_handle_t, _arg2: ze_bool_t) -> ze_result_t {
     unsupported("zetTracerExpSetEnabled")
-}
-
-/// `zeGetCommandListExpProcAddrTable`: the simulator implements nothing of `ze_command_list_exp_dditable_t`; the table is
-/// acknowledged and left as it is (callers look its functions up by name).
-///
-/// # Safety
-/// `table` must be null or the caller's table.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeGetCommandListExpProcAddrTable(version: ze_api_version_t, table: *mut ze_command_list_exp_dditable_t) -> ze_result_t {
-    crate::forward::acknowledge(version, table.is_null())
 }
 
 /// `zeGetDriverExpProcAddrTable`: the simulator implements nothing of `ze_driver_exp_dditable_t`; the table is

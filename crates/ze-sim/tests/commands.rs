@@ -1072,3 +1072,82 @@ fn the_first_commands_timestamps_are_not_zero() {
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+#[test]
+fn an_immediate_list_runs_closed_regular_lists_between_its_waits_and_its_signal() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the name with its header's type; handles of this test and buffers
+    // that outlive the work.
+    unsafe {
+        let append_lists = sim
+            .function::<ze_pfnCommandListImmediateAppendCommandListsExp_t>(
+                "zeCommandListImmediateAppendCommandListsExp",
+            )
+            .unwrap();
+        let context = sim.context(&[0]);
+        let immediate = sim.immediate_list(context, 0, 0);
+        let regular = regular_list(&sim, context, 0, 0);
+        let pool = sim.event_pool(context, 2);
+        let (gate, done) = (sim.event(pool, 0), sim.event(pool, 1));
+        let memory = sim.alloc_device(context, 0, 4096);
+        let source = [6u8; 4096];
+        let mut back = [0u8; 4096];
+        ok(sim.copy(
+            regular,
+            memory,
+            source.as_ptr() as _,
+            4096,
+            null_mut(),
+            &mut [],
+        ));
+        ok((sim.api.command_list_append_barrier)(
+            regular,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        ok(sim.copy(
+            regular,
+            back.as_mut_ptr() as _,
+            memory,
+            4096,
+            null_mut(),
+            &mut [],
+        ));
+        let mut lists = [regular];
+        // Not closed yet: refused.
+        assert_eq!(
+            append_lists(immediate, 1, lists.as_mut_ptr(), done, 0, null_mut()),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        ok((sim.api.command_list_close)(regular));
+        let mut waits = [gate];
+        ok(append_lists(
+            immediate,
+            1,
+            lists.as_mut_ptr(),
+            done,
+            1,
+            waits.as_mut_ptr(),
+        ));
+        assert_eq!(
+            (sim.api.event_query_status)(done),
+            ze_result_t::ZE_RESULT_NOT_READY,
+            "waits for the gate"
+        );
+        ok((sim.api.event_host_signal)(gate));
+        sim.wait(done);
+        assert_eq!(back, source);
+        // A regular list is no immediate one.
+        assert_eq!(
+            append_lists(regular, 1, lists.as_mut_ptr(), null_mut(), 0, null_mut()),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        sim.destroy_events(pool, &[gate, done]);
+        sim.destroy_list(immediate);
+        sim.destroy_list(regular);
+        sim.free(context, memory);
+        sim.destroy_context(context);
+    }
+    sim.assert_clean();
+}

@@ -166,6 +166,61 @@ pub(crate) unsafe extern "C" fn queue_execute_command_lists(
     })
 }
 
+/// `zeCommandListImmediateAppendCommandListsExp`: closed regular lists of the immediate list's
+/// context, device and engine group run on it, in order, between its waits and its signal.
+pub(crate) unsafe extern "C" fn immediate_append_command_lists(
+    list: ze_command_list_handle_t,
+    count: u32,
+    lists: *mut ze_command_list_handle_t,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, object) = registry::list(list as usize)?;
+        let Some(queue) = &object.immediate else {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        };
+        if count == 0 {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE);
+        }
+        // SAFETY: the caller's array of `count` handles.
+        let handles = unsafe { handles(count, lists) }?;
+        let mut recorded = Vec::new();
+        for &handle in &handles {
+            let (_, regular) = registry::list(handle as usize)?;
+            if regular.immediate.is_some()
+                || regular.context != object.context
+                || regular.engine.device != object.engine.device
+                || regular.engine.ordinal != object.engine.ordinal
+            {
+                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            let recording = regular
+                .recording
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if !recording.closed {
+                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            recorded.extend(recording.commands.iter().cloned());
+        }
+        // SAFETY: the caller's wait list.
+        let mut commands = unsafe { with_events(None, signal, wait_count, waits) }?;
+        let at = usize::from(matches!(commands.first(), Some(Command::Wait(_))));
+        commands.splice(at..at, recorded);
+        let executed: Vec<usize> = handles.iter().map(|&handle| handle as usize).collect();
+        exec::submit(
+            &platform,
+            queue,
+            &commands,
+            &executed,
+            None,
+            exec::Submitter::ImmediateList,
+        )
+    })
+}
+
 pub(crate) unsafe extern "C" fn queue_synchronize(
     queue: ze_command_queue_handle_t,
     timeout: u64,
