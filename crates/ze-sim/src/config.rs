@@ -175,7 +175,9 @@ pub struct SimConfig {
     /// violation. The import is counted (`implicit_imports`), costs what the import's mirror
     /// costs (see `implicit_import_pins_host`), and lasts until the memory is evicted or freed.
     /// Off in [`SimConfig::checking`], lazy-usm's own tests' mode, where a use the library
-    /// forgot to make resident is refused instead.
+    /// forgot to make resident is refused instead. On, a command may also use another
+    /// context's memory or kernel, as compute-runtime allows (`cross_context_uses`); off, that
+    /// is refused too.
     pub implicit_peer_import: bool,
     /// Whether an implicit import also builds the pinned host mirror (under
     /// `MirrorMode::Pinned`; GTT grows either way). Unknown on real hardware: a parameter.

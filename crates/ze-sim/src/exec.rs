@@ -96,8 +96,6 @@ impl std::fmt::Debug for Code {
 /// A launch of a kernel with code, as the worker runs it.
 #[derive(Debug)]
 struct Run {
-    /// The launch's context, whose frees wait for it (`State::real_launches`).
-    context: usize,
     code: Arc<Code>,
     arguments: Vec<crate::opencl::Argument>,
     global: [usize; 3],
@@ -688,7 +686,6 @@ fn prepare_run(
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
     }
     Ok(runnable.then_some(Run {
-        context,
         code,
         arguments,
         global,
@@ -769,17 +766,22 @@ unsafe fn copy_bytes(dst: usize, src: usize, size: usize) {
     std::thread::scope(|scope| {
         for start in (0..size).step_by(chunk) {
             let length = chunk.min(size - start);
-            scope.spawn(move || {
-                // SAFETY: disjoint parts of the caller's ranges; the scope ends before this
-                // function returns.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        (src + start) as *const u8,
-                        (dst + start) as *mut u8,
-                        length,
-                    )
-                }
-            });
+            // SAFETY: a part of the caller's ranges, disjoint from the others; the scope
+            // ends before this function returns.
+            let part = move || unsafe {
+                std::ptr::copy_nonoverlapping(
+                    (src + start) as *const u8,
+                    (dst + start) as *mut u8,
+                    length,
+                )
+            };
+            // A thread the host cannot start: this one copies the part instead.
+            if std::thread::Builder::new()
+                .spawn_scoped(scope, part)
+                .is_err()
+            {
+                part();
+            }
         }
     });
 }
@@ -938,8 +940,8 @@ pub(crate) fn submit(
                 ..
             } => {
                 count_use(&mut state.kernel_uses, *kernel, 1);
-                if let Some(run) = run {
-                    Inner::count_real_launch(&mut state, run.context, true);
+                if run.is_some() {
+                    Inner::count_real_launch(&mut state, true);
                 }
                 for &base in touched.iter() {
                     if let Some(allocation) = state.allocations.get_mut(&base) {
@@ -984,6 +986,14 @@ pub(crate) fn submit(
         .as_ref()
         .map(|sender| sender.send(job));
     if !matches!(sent, Some(Ok(()))) {
+        // Never to run: its real launches are not in flight (frees would be held forever).
+        if let Some(Err(mpsc::SendError(job))) = sent {
+            for op in &job.ops {
+                if matches!(op, Op::Launch { run: Some(_), .. }) {
+                    Inner::count_real_launch(&mut state, false);
+                }
+            }
+        }
         return Err(ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED);
     }
     if queue.synchronous || !platform.config.async_execution {
@@ -1088,8 +1098,8 @@ fn run(platform: &Inner, job: Job) {
                 pace(until);
                 let mut state = finish(platform, &touched, job.engine.device, job.worker);
                 count_use(&mut state.kernel_uses, kernel, -1);
-                if let Some(run) = &run {
-                    Inner::count_real_launch(&mut state, run.context, false);
+                if run.is_some() {
+                    Inner::count_real_launch(&mut state, false);
                 }
                 held = Some(state);
             }

@@ -106,8 +106,11 @@ counters! {
     fills,
     /// Peer allocations the driver imported by itself on use (`implicit_peer_import`).
     implicit_imports,
-    /// Commands that used another context's memory (refused in checking mode).
+    /// Commands that used another context's memory or kernel (refused in checking mode).
     cross_context_uses,
+    /// Frees whose memory was kept until the real kernels in flight completed (they may reach
+    /// it through pointers the simulator cannot see).
+    frees_held_for_kernels,
     /// Kernel launches.
     launches,
     /// Launches whose work items ran: a built-in, or a module's kernel through OpenCL.
@@ -258,10 +261,11 @@ pub(crate) struct State {
     pub allocations: BTreeMap<usize, Allocation>,
     /// Freed while work was pending: kept alive until that work completes.
     pub zombies: FxHashMap<usize, Allocation>,
-    /// Launches of kernels with code queued or running, per context: a real kernel may reach
-    /// any allocation of its context through pointers the simulator cannot see, so while any is
-    /// in flight, a free in that context keeps the memory (a zombie) until they complete.
-    pub real_launches: FxHashMap<usize, u32>,
+    /// Launches of kernels with code queued or running: a real kernel may reach any
+    /// allocation through pointers the simulator cannot see (another context's too, as the
+    /// driver allows), so while any is in flight, a free keeps the memory (a zombie) until
+    /// they complete.
+    pub real_launches: u32,
     /// Reserved virtual address ranges by base.
     pub reservations: BTreeMap<usize, crate::entry::virtual_mem::Reservation>,
     /// Each mapping's physical memory and recorded access attribute, by the mapping's base.
@@ -638,35 +642,31 @@ impl Inner {
         }
         state.counters.live_allocations -= 1;
         if let Some(children) = state.context_children.get_mut(&context) {
-            *children -= 1;
+            *children = children.saturating_sub(1);
         }
-        let held_by_kernels = state.real_launches.get(&context).copied().unwrap_or(0) > 0;
         if allocation.pending > 0 {
             if !defer {
                 state.counters.free_hazards += 1;
             }
             state.zombies.insert(address, allocation);
-        } else if held_by_kernels {
+        } else if state.real_launches > 0 {
             // Not known to be in use, but a running kernel may reach it: kept, no hazard.
+            state.counters.frees_held_for_kernels += 1;
             state.zombies.insert(address, allocation);
         }
         Ok(())
     }
 
-    /// A launch of a kernel with code in `context` was queued (`started`) or completed: once
-    /// none is in flight, the zombies of the context that no work uses any more are freed.
-    pub(crate) fn count_real_launch(state: &mut State, context: usize, started: bool) {
-        let in_flight = state.real_launches.entry(context).or_default();
+    /// A launch of a kernel with code was queued (`started`) or completed (or never sent):
+    /// once none is in flight, the zombies no work uses any more are freed.
+    pub(crate) fn count_real_launch(state: &mut State, started: bool) {
         if started {
-            *in_flight += 1;
+            state.real_launches += 1;
             return;
         }
-        *in_flight = in_flight.saturating_sub(1);
-        if *in_flight == 0 {
-            state.real_launches.remove(&context);
-            state
-                .zombies
-                .retain(|_, zombie| zombie.context != context || zombie.pending > 0);
+        state.real_launches = state.real_launches.saturating_sub(1);
+        if state.real_launches == 0 {
+            state.zombies.retain(|_, zombie| zombie.pending > 0);
         }
     }
 
@@ -920,8 +920,7 @@ impl Inner {
             allocation.pending = allocation.pending.saturating_sub(1);
         } else if let Some(zombie) = state.zombies.get_mut(&base) {
             zombie.pending = zombie.pending.saturating_sub(1);
-            let context = zombie.context;
-            if zombie.pending == 0 && !state.real_launches.contains_key(&context) {
+            if zombie.pending == 0 && state.real_launches == 0 {
                 state.zombies.remove(&base);
             }
         }
@@ -1018,7 +1017,7 @@ impl Platform {
             host_pinned: 0,
             allocations: BTreeMap::new(),
             zombies: FxHashMap::default(),
-            real_launches: FxHashMap::default(),
+            real_launches: 0,
             reservations: BTreeMap::new(),
             mapped_from: FxHashMap::default(),
             imports: BTreeMap::new(),

@@ -906,13 +906,23 @@ fn an_unsupported_append_still_signals_its_event_and_parameter_variants_run() {
         let pool = sim.event_pool(context, 1);
         let event = sim.event(pool, 0);
         let list = sim.immediate_list(context, 0, 0);
-        // Unsupported, counted by name, and the event a caller would wait on is signalled.
+        // Unsupported, counted by name, and the event a caller would wait on is signalled,
+        // after the waits it names.
+        let gate_pool = sim.event_pool(context, 1);
+        let gate = sim.event(gate_pool, 0);
+        let mut waits = [gate];
         assert_eq!(
-            image_copy(list, null_mut(), null_mut(), event, 0, null_mut()),
+            image_copy(list, null_mut(), null_mut(), event, 1, waits.as_mut_ptr()),
             ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
         );
+        assert_eq!(
+            (sim.api.event_query_status)(event),
+            ze_result_t::ZE_RESULT_NOT_READY
+        );
+        ok((sim.api.event_host_signal)(gate));
         sim.wait(event);
         ok((sim.api.event_host_reset)(event));
+        sim.destroy_events(gate_pool, &[gate]);
         assert!(
             ze_sim::unsupported_calls()
                 .iter()

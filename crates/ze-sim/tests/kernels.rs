@@ -514,3 +514,101 @@ fn kernel_properties_fill_the_extensions_chained_to_them() {
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+#[test]
+fn cooperative_launches_fit_the_device_and_run_on_compute_engines_only() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the names with their headers' types; handles of this test.
+    unsafe {
+        let cooperative = sim
+            .function::<ze_pfnCommandListAppendLaunchCooperativeKernel_t>(
+                "zeCommandListAppendLaunchCooperativeKernel",
+            )
+            .unwrap();
+        let suggest = sim
+            .function::<ze_pfnKernelSuggestMaxCooperativeGroupCount_t>(
+                "zeKernelSuggestMaxCooperativeGroupCount",
+            )
+            .unwrap();
+        let context = sim.context(&[0]);
+        let bytes = ze_sim::spirv::module_with_kernels(&[("k", 0)]);
+        let (module, _) = build(
+            &sim,
+            context,
+            0,
+            ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV,
+            &bytes,
+        );
+        let module = module.unwrap();
+        let k = kernel(&sim, module, "k").unwrap();
+        ok((sim.api.kernel_set_group_size)(k, 64, 1, 1));
+        let mut most = 0;
+        ok(suggest(k, &mut most));
+        // 2,048 hardware threads of SIMD 16: groups of 64 items take 4 threads each.
+        assert_eq!(most, 512);
+        let compute = sim.immediate_list(context, 0, 0);
+        let copy = sim.immediate_list(context, 0, 1);
+        let fits = ze_group_count_t {
+            groupCountX: most,
+            groupCountY: 1,
+            groupCountZ: 1,
+        };
+        let too_many = ze_group_count_t {
+            groupCountX: most + 1,
+            ..fits
+        };
+        let huge = ze_group_count_t {
+            groupCountX: u32::MAX,
+            groupCountY: u32::MAX,
+            groupCountZ: u32::MAX,
+        };
+        ok(cooperative(compute, k, &fits, null_mut(), 0, null_mut()));
+        assert_eq!(
+            cooperative(compute, k, &too_many, null_mut(), 0, null_mut()),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            cooperative(compute, k, &huge, null_mut(), 0, null_mut()),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            cooperative(copy, k, &fits, null_mut(), 0, null_mut()),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE
+        );
+        let synchronize = sim
+            .function::<ze_pfnCommandListHostSynchronize_t>("zeCommandListHostSynchronize")
+            .unwrap();
+        ok(synchronize(compute, u64::MAX));
+        sim.destroy_list(compute);
+        sim.destroy_list(copy);
+        ok((sim.api.kernel_destroy)(k));
+        ok((sim.api.module_destroy)(module));
+        sim.destroy_context(context);
+    }
+    sim.assert_clean();
+}
+
+#[test]
+fn a_context_destroyed_before_its_module_leaves_the_module_and_its_kernels_to_destroy() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let bytes = ze_sim::spirv::module_with_kernels(&[("k", 0)]);
+    let (module, _) = build(
+        &sim,
+        context,
+        0,
+        ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV,
+        &bytes,
+    );
+    let module = module.unwrap();
+    sim.destroy_context(context);
+    assert_eq!(sim.counter("destroy_hazards"), 1);
+    // The orphans: a kernel made and destroyed, then the module, without underflow.
+    let k = kernel(&sim, module, "k").unwrap();
+    // SAFETY: objects of this test, destroyed once.
+    unsafe {
+        ok((sim.api.kernel_destroy)(k));
+        ok((sim.api.module_destroy)(module));
+    }
+    sim.assert_clean();
+}

@@ -213,8 +213,38 @@ fn local_memory_structs_three_dimensions_atomics_and_required_group_sizes() {
         ),
         (8, 1, 1, 1)
     );
+    // Any other size is refused, the required one suggested, and it is the default.
+    // SAFETY: a kernel of this test and valid outputs.
+    unsafe {
+        assert_eq!(
+            (sim.api.kernel_set_group_size)(fixed, 16, 1, 1),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION
+        );
+        let (mut x, mut y, mut z) = (0, 0, 0);
+        ok((sim.api.kernel_suggest_group_size)(
+            fixed, 64, 1, 1, &mut x, &mut y, &mut z,
+        ));
+        assert_eq!((x, y, z), (8, 1, 1));
+    }
     ok(set_argument(&sim, fixed, 0, &buffer));
-    ok(run(&sim, list, fixed, [8, 1, 1], [2, 1, 1], done));
+    let counts = ze_group_count_t {
+        groupCountX: 2,
+        groupCountY: 1,
+        groupCountZ: 1,
+    };
+    // SAFETY: a kernel, list and event of this test; no group size set: the required one.
+    unsafe {
+        ok((sim.api.command_list_append_launch_kernel)(
+            list,
+            fixed,
+            &counts,
+            done,
+            0,
+            null_mut(),
+        ));
+        sim.wait(done);
+        ok((sim.api.event_host_reset)(done));
+    }
     assert_eq!(read_u32(&sim, list, done, buffer, 16), [8; 16]);
 
     assert_eq!(sim.counter("kernels_executed"), 5);
@@ -650,6 +680,7 @@ fn memory_a_queued_kernel_reaches_through_a_table_outlives_its_free() {
     // kernel uses it, and keeps it until the launch completes (no hazard: nothing is known).
     sim.free(context, values);
     assert_eq!(sim.counter("free_hazards"), 0);
+    assert_eq!(sim.counter("frees_held_for_kernels"), 1);
     assert_eq!(
         sim.counter("live_allocations"),
         2,
@@ -858,6 +889,19 @@ fn a_native_binary_builds_the_module_again_with_its_constants() {
         binary
     };
     destroy_module(&sim, module);
+    // Cut short, it is no module.
+    let (damaged, log) = build(
+        &sim,
+        context,
+        0,
+        ze_module_format_t::ZE_MODULE_FORMAT_NATIVE,
+        &binary[..binary.len() - 1],
+    );
+    assert_eq!(
+        damaged,
+        Err(ze_result_t::ZE_RESULT_ERROR_MODULE_BUILD_FAILURE)
+    );
+    assert!(log.contains("damaged"), "{log}");
     let (again, log) = build(
         &sim,
         context,
@@ -885,5 +929,40 @@ fn a_native_binary_builds_the_module_again_with_its_constants() {
     sim.destroy_list(list);
     sim.destroy_events(pool, &[done]);
     sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+#[test]
+fn a_module_destroyed_before_its_kernels_leaves_them_running_and_counts_a_hazard() {
+    if !runtime_present("a_module_destroyed_before_its_kernels") {
+        return;
+    }
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    let list = sim.immediate_list(context, 0, 0);
+    let (module, log) = build(&sim, context, 0, SPIRV, KERNELS);
+    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let add = kernel(&sim, module, "add_u32").unwrap();
+    destroy_module(&sim, module);
+    assert_eq!(sim.counter("destroy_hazards"), 1);
+    let buffer = sim.alloc_device(context, 0, 256);
+    write_u32(&sim, list, done, buffer, &[4; 64]);
+    ok(set_argument(&sim, add, 0, &buffer));
+    ok(set_argument(&sim, add, 1, &buffer));
+    ok(set_argument(&sim, add, 2, &3u32));
+    ok(run(&sim, list, add, [64, 1, 1], [1, 1, 1], done));
+    assert_eq!(
+        read_u32(&sim, list, done, buffer, 64),
+        [7; 64],
+        "its code stayed"
+    );
+    destroy_kernel(&sim, add);
+    sim.free(context, buffer);
+    sim.destroy_list(list);
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_context(context);
+    assert_eq!(sim.counter("destroy_hazards"), 1);
     sim.assert_clean();
 }

@@ -43,7 +43,7 @@ fn release(platform: &Inner, context: usize, queue: bool) {
         state.counters.live_command_lists -= 1;
     }
     if let Some(children) = state.context_children.get_mut(&context) {
-        *children -= 1;
+        *children = children.saturating_sub(1);
     }
 }
 
@@ -502,23 +502,32 @@ pub(crate) unsafe extern "C" fn append_memory_fill_with_parameters(
 
 /// An append the simulator does not implement (images, external semaphores, launches of
 /// several kernels from device-side counts): answered as unsupported and counted by name, but
-/// its signal event is still signalled, after the list's earlier work, so that a caller
-/// waiting on it does not wait forever.
-fn unsupported_append(
+/// its signal event is still signalled, after its waits and the list's earlier work, so that a
+/// caller waiting on it does not wait forever.
+///
+/// # Safety
+/// `waits` must be valid for `wait_count` reads when `wait_count > 0`.
+unsafe fn unsupported_append(
     name: &'static str,
     list: ze_command_list_handle_t,
     signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
 ) -> ze_result_t {
     crate::record_unsupported_call(name);
-    if !signal.is_null() {
-        // SAFETY: no wait list.
-        let signalled = unsafe { with_events(None, signal, 0, std::ptr::null_mut()) }
-            .and_then(|commands| append(list, commands));
-        if let Err(result) = signalled {
-            return result;
-        }
+    if signal.is_null() {
+        return ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     }
-    ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
+    let signalled = guard(|| {
+        // SAFETY: the caller's wait list.
+        let commands = unsafe { with_events(None, signal, wait_count, waits) }?;
+        append(list, commands)
+    });
+    if signalled == ze_result_t::ZE_RESULT_SUCCESS {
+        ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
+    } else {
+        signalled
+    }
 }
 
 pub(crate) unsafe extern "C" fn append_image_copy(
@@ -526,10 +535,19 @@ pub(crate) unsafe extern "C" fn append_image_copy(
     _dst: ze_image_handle_t,
     _src: ze_image_handle_t,
     signal: ze_event_handle_t,
-    _wait_count: u32,
-    _waits: *mut ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
 ) -> ze_result_t {
-    unsupported_append("zeCommandListAppendImageCopy", list, signal)
+    // SAFETY: the caller's wait list.
+    unsafe {
+        unsupported_append(
+            "zeCommandListAppendImageCopy",
+            list,
+            signal,
+            wait_count,
+            waits,
+        )
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -540,10 +558,19 @@ pub(crate) unsafe extern "C" fn append_image_copy_region(
     _dst_region: *const ze_image_region_t,
     _src_region: *const ze_image_region_t,
     signal: ze_event_handle_t,
-    _wait_count: u32,
-    _waits: *mut ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
 ) -> ze_result_t {
-    unsupported_append("zeCommandListAppendImageCopyRegion", list, signal)
+    // SAFETY: the caller's wait list.
+    unsafe {
+        unsupported_append(
+            "zeCommandListAppendImageCopyRegion",
+            list,
+            signal,
+            wait_count,
+            waits,
+        )
+    }
 }
 
 pub(crate) unsafe extern "C" fn append_image_copy_to_memory(
@@ -552,10 +579,19 @@ pub(crate) unsafe extern "C" fn append_image_copy_to_memory(
     _src: ze_image_handle_t,
     _region: *const ze_image_region_t,
     signal: ze_event_handle_t,
-    _wait_count: u32,
-    _waits: *mut ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
 ) -> ze_result_t {
-    unsupported_append("zeCommandListAppendImageCopyToMemory", list, signal)
+    // SAFETY: the caller's wait list.
+    unsafe {
+        unsupported_append(
+            "zeCommandListAppendImageCopyToMemory",
+            list,
+            signal,
+            wait_count,
+            waits,
+        )
+    }
 }
 
 pub(crate) unsafe extern "C" fn append_image_copy_from_memory(
@@ -564,10 +600,19 @@ pub(crate) unsafe extern "C" fn append_image_copy_from_memory(
     _src: *const c_void,
     _region: *const ze_image_region_t,
     signal: ze_event_handle_t,
-    _wait_count: u32,
-    _waits: *mut ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
 ) -> ze_result_t {
-    unsupported_append("zeCommandListAppendImageCopyFromMemory", list, signal)
+    // SAFETY: the caller's wait list.
+    unsafe {
+        unsupported_append(
+            "zeCommandListAppendImageCopyFromMemory",
+            list,
+            signal,
+            wait_count,
+            waits,
+        )
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -578,14 +623,19 @@ pub(crate) unsafe extern "C" fn append_launch_multiple_kernels_indirect(
     _count_buffer: *const u32,
     _arguments: *const ze_group_count_t,
     signal: ze_event_handle_t,
-    _wait_count: u32,
-    _waits: *mut ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
 ) -> ze_result_t {
-    unsupported_append(
-        "zeCommandListAppendLaunchMultipleKernelsIndirect",
-        list,
-        signal,
-    )
+    // SAFETY: the caller's wait list.
+    unsafe {
+        unsupported_append(
+            "zeCommandListAppendLaunchMultipleKernelsIndirect",
+            list,
+            signal,
+            wait_count,
+            waits,
+        )
+    }
 }
 
 pub(crate) unsafe extern "C" fn append_memory_copy(
@@ -743,8 +793,17 @@ pub(crate) unsafe extern "C" fn append_memory_copy_region(
         // would span two allocations (each row alone may lie in one).
         let (platform, _) = registry::list(list as usize)?;
         let state = platform.lock();
+        // Both ends in the same allocation, or both in none, and nothing of one between.
         let within_one = |start: usize, size: usize| {
+            let find = |address| crate::platform::Inner::find_allocation(&state, address, 1);
             crate::platform::Inner::find_allocation(&state, start, size).is_ok()
+                && find(start).ok() == find(start + size - 1).ok()
+                && (find(start).ok().flatten().is_some()
+                    || state
+                        .allocations
+                        .range(start..start + size)
+                        .next()
+                        .is_none())
         };
         let mut copies: Vec<(usize, usize, usize)> = Vec::with_capacity(dst_rows.len());
         for (&(dst, size), &(src, _)) in dst_rows.iter().zip(&src_rows) {

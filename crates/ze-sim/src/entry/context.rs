@@ -76,9 +76,11 @@ pub(crate) unsafe extern "C" fn destroy(context: ze_context_handle_t) -> ze_resu
             .unwrap_or(0)
             > 0
         {
+            // The count stays, for the children's own destruction to come.
             state.counters.destroy_hazards += 1;
+        } else {
+            state.context_children.remove(&(context as usize));
         }
-        state.context_children.remove(&(context as usize));
         state.counters.live_contexts -= 1;
         drop(state);
         registry::unregister(context as usize);

@@ -104,7 +104,7 @@ pub(crate) unsafe extern "C" fn pool_destroy(pool: ze_event_pool_handle_t) -> ze
         }
         state.counters.live_event_pools -= 1;
         if let Some(children) = state.context_children.get_mut(&object.context) {
-            *children -= 1;
+            *children = children.saturating_sub(1);
         }
         drop(state);
         registry::unregister(pool as usize);
@@ -206,7 +206,7 @@ pub(crate) unsafe extern "C" fn destroy(event: ze_event_handle_t) -> ze_result_t
         if let Some(context) = object.context
             && let Some(children) = state.context_children.get_mut(&context)
         {
-            *children -= 1;
+            *children = children.saturating_sub(1);
         }
         Ok(())
     })
@@ -334,7 +334,7 @@ pub(crate) unsafe extern "C" fn fence_destroy(fence: ze_fence_handle_t) -> ze_re
         if let Ok(context) = context
             && let Some(children) = state.context_children.get_mut(&context)
         {
-            *children -= 1;
+            *children = children.saturating_sub(1);
         }
         Ok(())
     })

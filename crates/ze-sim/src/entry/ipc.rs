@@ -254,7 +254,7 @@ pub(crate) unsafe extern "C" fn close_handle(
         Inner::release_all_residency(&platform, &mut state, &opened);
         state.counters.live_opened_ipc_handles -= 1;
         if let Some(children) = state.context_children.get_mut(&(context as usize)) {
-            *children -= 1;
+            *children = children.saturating_sub(1);
         }
         Ok(())
     })

@@ -116,7 +116,7 @@ fn release(platform: &Inner, context: usize, object: &Object) {
         _ => state.counters.live_build_logs -= 1,
     }
     if let Some(children) = state.context_children.get_mut(&context) {
-        *children -= 1;
+        *children = children.saturating_sub(1);
     }
 }
 
@@ -145,7 +145,14 @@ pub(crate) unsafe extern "C" fn module_create(
             ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV => {
                 Some(unsafe { source_of(bytes, desc) })
             }
-            ze_module_format_t::ZE_MODULE_FORMAT_NATIVE => native_binary::decode(bytes).map(Ok),
+            ze_module_format_t::ZE_MODULE_FORMAT_NATIVE => match native_binary::decode(bytes) {
+                Some(source) => Some(Ok(source)),
+                // The simulator's own form, damaged (a cache cut short): no module.
+                None if native_binary::is_ours(bytes) => {
+                    Some(Err("a damaged native binary of the simulator".to_string()))
+                }
+                None => None,
+            },
             _ => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION),
         };
         let (kernels, log) = match &source {
@@ -444,7 +451,12 @@ pub(crate) unsafe extern "C" fn kernel_create(
             has_code: object.has_code && builtin.is_none(),
             info,
             state: Mutex::new(KernelState {
-                group_size: [1, 1, 1],
+                // The size its source requires, where it requires one.
+                group_size: if info.required_group_size == [0; 3] {
+                    [1, 1, 1]
+                } else {
+                    info.required_group_size
+                },
                 global_offset: [0; 3],
                 arguments: vec![None; arguments as usize],
                 indirect: 0,
@@ -777,8 +789,8 @@ unsafe fn append_launch(
 ) -> ze_result_t {
     guard(|| {
         let (platform, object) = registry::kernel(kernel as usize)?;
-        let (_, list_object) = registry::list(list as usize)?;
-        if list_object.engine.device != object.device {
+        let (list_platform, list_object) = registry::list(list as usize)?;
+        if !Arc::ptr_eq(&platform, &list_platform) || list_object.engine.device != object.device {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         if list_object.context != object.context {
@@ -861,10 +873,10 @@ pub(crate) unsafe extern "C" fn append_launch_cooperative_kernel(
         }
         // SAFETY: the caller's group counts.
         let counts = unsafe { input(groups) }?;
-        let total = u64::from(counts.groupCountX)
-            * u64::from(counts.groupCountY)
-            * u64::from(counts.groupCountZ);
-        if total > u64::from(max_cooperative_groups(kernel_state(&object).group_size)) {
+        let total = u128::from(counts.groupCountX)
+            * u128::from(counts.groupCountY)
+            * u128::from(counts.groupCountZ);
+        if total > u128::from(max_cooperative_groups(kernel_state(&object).group_size)) {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         Ok(())

@@ -36,6 +36,11 @@ pub(crate) fn encode(source: &Source) -> Vec<u8> {
     out
 }
 
+/// Whether `binary` claims to be one of the simulator's (it may still be damaged).
+pub(crate) fn is_ours(binary: &[u8]) -> bool {
+    binary.starts_with(MAGIC)
+}
+
 /// A native binary [`encode`] wrote, or `None` for anything else (cut short, or another form).
 pub(crate) fn decode(binary: &[u8]) -> Option<Source> {
     let mut rest = binary.strip_prefix(MAGIC)?;

@@ -199,7 +199,7 @@ pub(crate) unsafe extern "C" fn physical_destroy(
         platform.discharge(&mut state, figure, size64);
         state.counters.live_physical_memory -= 1;
         if let Some(children) = state.context_children.get_mut(&(context as usize)) {
-            *children -= 1;
+            *children = children.saturating_sub(1);
         }
         Ok(())
     })
@@ -484,7 +484,7 @@ pub(crate) unsafe extern "C" fn free(
         unsafe { libc::munmap(address as *mut c_void, size) };
         state.counters.live_virtual_reservations -= 1;
         if let Some(children) = state.context_children.get_mut(&(context as usize)) {
-            *children -= 1;
+            *children = children.saturating_sub(1);
         }
         Ok(())
     })
