@@ -513,9 +513,20 @@ impl Inner {
         if size == 0 {
             return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
         }
-        if alignment != 0 && !alignment.is_power_of_two() {
+        // compute-runtime does not check that an alignment is a power of two (its
+        // `allocDeviceMem` passes it on, and level-zero-tests allocate with alignment 12): the
+        // simulator accepts it too, aligning to the next power of two (no more a multiple of 12
+        // than the driver's page-aligned memory is); checking mode refuses what the spec calls
+        // invalid.
+        let alignment = if alignment == 0 || alignment.is_power_of_two() {
+            alignment
+        } else if !self.config.implicit_peer_import {
             return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT);
-        }
+        } else {
+            alignment
+                .checked_next_power_of_two()
+                .ok_or(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT)?
+        };
         if size
             .checked_add(alignment)
             .is_none_or(|total| total > isize::MAX as usize)

@@ -387,3 +387,26 @@ fn impossible_alignment_is_an_alignment_error() {
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+#[test]
+fn an_alignment_that_is_no_power_of_two_is_taken_as_the_driver_takes_it() {
+    for (sim, checking) in [
+        (Sim::preset("b70x2"), false),
+        (Sim::checking("b70x2"), true),
+    ] {
+        let context = sim.context(&[0]);
+        let result = sim.try_alloc_device_aligned(context, 0, 12, 12);
+        if checking {
+            assert_eq!(
+                result.err(),
+                Some(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT)
+            );
+        } else {
+            let pointer = result.unwrap();
+            assert_eq!(pointer as usize % 16, 0, "aligned to the next power of two");
+            sim.free(context, pointer);
+        }
+        sim.destroy_context(context);
+        sim.assert_clean();
+    }
+}
