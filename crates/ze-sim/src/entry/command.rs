@@ -113,6 +113,35 @@ pub(crate) unsafe extern "C" fn queue_destroy(queue: ze_command_queue_handle_t) 
     })
 }
 
+/// The commands of closed regular `lists`, in order, for a queue or immediate list of
+/// `context` on `engine`'s device and group: any other list is refused.
+fn recorded_commands(
+    lists: &[ze_command_list_handle_t],
+    context: usize,
+    engine: Engine,
+) -> Result<Vec<Command>, ze_result_t> {
+    let mut commands = Vec::new();
+    for &list in lists {
+        let (_, list) = registry::list(list as usize)?;
+        if list.immediate.is_some()
+            || list.context != context
+            || list.engine.device != engine.device
+            || list.engine.ordinal != engine.ordinal
+        {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        let recording = list
+            .recording
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !recording.closed {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        commands.extend(recording.commands.iter().cloned());
+    }
+    Ok(commands)
+}
+
 pub(crate) unsafe extern "C" fn queue_execute_command_lists(
     queue: ze_command_queue_handle_t,
     count: u32,
@@ -126,25 +155,7 @@ pub(crate) unsafe extern "C" fn queue_execute_command_lists(
         }
         // SAFETY: the caller's array of `count` handles.
         let lists = unsafe { handles(count, lists) }?;
-        let mut commands = Vec::new();
-        for &list in &lists {
-            let (_, list) = registry::list(list as usize)?;
-            if list.immediate.is_some()
-                || list.context != object.context
-                || list.engine.device != object.engine.device
-                || list.engine.ordinal != object.engine.ordinal
-            {
-                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
-            }
-            let recording = list
-                .recording
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            if !recording.closed {
-                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
-            }
-            commands.extend(recording.commands.iter().cloned());
-        }
+        let commands = recorded_commands(&lists, object.context, object.engine)?;
         let fence = if fence.is_null() {
             None
         } else {
@@ -186,25 +197,7 @@ pub(crate) unsafe extern "C" fn immediate_append_command_lists(
         }
         // SAFETY: the caller's array of `count` handles.
         let handles = unsafe { handles(count, lists) }?;
-        let mut recorded = Vec::new();
-        for &handle in &handles {
-            let (_, regular) = registry::list(handle as usize)?;
-            if regular.immediate.is_some()
-                || regular.context != object.context
-                || regular.engine.device != object.engine.device
-                || regular.engine.ordinal != object.engine.ordinal
-            {
-                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
-            }
-            let recording = regular
-                .recording
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            if !recording.closed {
-                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
-            }
-            recorded.extend(recording.commands.iter().cloned());
-        }
+        let recorded = recorded_commands(&handles, object.context, object.engine)?;
         // SAFETY: the caller's wait list.
         let mut commands = unsafe { with_events(None, signal, wait_count, waits) }?;
         let at = usize::from(matches!(commands.first(), Some(Command::Wait(_))));
