@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::modules::{build, kernel, read_u32, set_argument};
+use common::modules::{build, build_with, kernel, read_u32, set_argument};
 use common::{MIB, Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;
@@ -93,6 +93,39 @@ fn destroy_module(sim: &Sim, module: ze_module_handle_t) {
     ok(unsafe { (sim.api.module_destroy)(module) });
 }
 
+/// A context on device 0 with an event and an immediate list to run kernels and move bytes
+/// with; `finish` destroys them and asserts that the test left nothing else behind.
+struct Bench {
+    sim: Sim,
+    context: ze_context_handle_t,
+    pool: ze_event_pool_handle_t,
+    done: ze_event_handle_t,
+    list: ze_command_list_handle_t,
+}
+
+impl Bench {
+    fn new(sim: Sim) -> Self {
+        let context = sim.context(&[0]);
+        let pool = sim.event_pool(context, 1);
+        let done = sim.event(pool, 0);
+        let list = sim.immediate_list(context, 0, 0);
+        Self {
+            sim,
+            context,
+            pool,
+            done,
+            list,
+        }
+    }
+
+    fn finish(self) {
+        self.sim.destroy_list(self.list);
+        self.sim.destroy_events(self.pool, &[self.done]);
+        self.sim.destroy_context(self.context);
+        self.sim.assert_clean();
+    }
+}
+
 #[test]
 fn a_kernel_with_code_runs_on_each_device_and_reads_what_copies_wrote() {
     if !runtime_present("a_kernel_with_code_runs_on_each_device") {
@@ -139,40 +172,38 @@ fn local_memory_structs_three_dimensions_atomics_and_required_group_sizes() {
         return;
     }
     let sim = Sim::preset("b70x2");
-    let context = sim.context(&[0]);
-    let pool = sim.event_pool(context, 1);
-    let done = sim.event(pool, 0);
-    let list = sim.immediate_list(context, 0, 0);
-    let (module, log) = build(&sim, context, 0, SPIRV, KERNELS);
+    let bench = Bench::new(sim);
+    let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
+    let (module, log) = build(sim, context, 0, SPIRV, KERNELS);
     let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
     let buffer = sim.alloc_device(context, 0, MIB);
 
     // Local memory and a barrier: groups of 8, each reversed.
-    let reverse = kernel(&sim, module, "reverse_in_groups").unwrap();
-    ok(set_argument(&sim, reverse, 0, &buffer));
+    let reverse = kernel(sim, module, "reverse_in_groups").unwrap();
+    ok(set_argument(sim, reverse, 0, &buffer));
     assert_eq!(
-        set_argument(&sim, reverse, 1, &0u64),
+        set_argument(sim, reverse, 1, &0u64),
         ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE,
         "local memory takes a size and no value"
     );
-    ok(set_local(&sim, reverse, 1, 8 * 4));
-    ok(run(&sim, list, reverse, [8, 1, 1], [3, 1, 1], done));
+    ok(set_local(sim, reverse, 1, 8 * 4));
+    ok(run(sim, list, reverse, [8, 1, 1], [3, 1, 1], done));
     let expected: Vec<u32> = (0..3u32)
         .flat_map(|group| (0..8u32).rev().map(move |item| group * 8 + item))
         .collect();
-    assert_eq!(read_u32(&sim, list, done, buffer, 24), expected);
+    assert_eq!(read_u32(sim, list, done, buffer, 24), expected);
 
     // A struct by value: { uint a; ulong b; } is 16 bytes.
-    let sum = kernel(&sim, module, "sum_pair").unwrap();
-    ok(set_argument(&sim, sum, 0, &buffer));
+    let sum = kernel(sim, module, "sum_pair").unwrap();
+    ok(set_argument(sim, sum, 0, &buffer));
     assert_eq!(
-        set_argument(&sim, sum, 1, &7u64),
+        set_argument(sim, sum, 1, &7u64),
         ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE
     );
     let pair: [u64; 2] = [7, 1 << 40];
-    ok(set_argument(&sim, sum, 1, &pair));
-    ok(run(&sim, list, sum, [1, 1, 1], [2, 1, 1], done));
-    let read = read_u32(&sim, list, done, buffer, 4);
+    ok(set_argument(sim, sum, 1, &pair));
+    ok(run(sim, list, sum, [1, 1, 1], [2, 1, 1], done));
+    let read = read_u32(sim, list, done, buffer, 4);
     assert_eq!(
         read,
         [7, 1 << 8, 7, 1 << 8],
@@ -180,24 +211,24 @@ fn local_memory_structs_three_dimensions_atomics_and_required_group_sizes() {
     );
 
     // Three dimensions: 4 x 6 x 8 items in groups of 2 x 2 x 2.
-    let ids = kernel(&sim, module, "ids_3d").unwrap();
-    ok(set_argument(&sim, ids, 0, &buffer));
-    ok(run(&sim, list, ids, [2, 2, 2], [2, 3, 4], done));
-    let read = read_u32(&sim, list, done, buffer, 4 * 6 * 8);
+    let ids = kernel(sim, module, "ids_3d").unwrap();
+    ok(set_argument(sim, ids, 0, &buffer));
+    ok(run(sim, list, ids, [2, 2, 2], [2, 3, 4], done));
+    let read = read_u32(sim, list, done, buffer, 4 * 6 * 8);
     for (linear, value) in read.iter().enumerate() {
         let (x, y, z) = (linear % 4, (linear / 4) % 6, linear / 24);
         assert_eq!(*value as usize, x | (y << 10) | (z << 20), "item {linear}");
     }
 
     // Atomics across 16 groups of 16.
-    let count = kernel(&sim, module, "count").unwrap();
-    write_u32(&sim, list, done, buffer, &[0]);
-    ok(set_argument(&sim, count, 0, &buffer));
-    ok(run(&sim, list, count, [16, 1, 1], [16, 1, 1], done));
-    assert_eq!(read_u32(&sim, list, done, buffer, 1), [256]);
+    let count = kernel(sim, module, "count").unwrap();
+    write_u32(sim, list, done, buffer, &[0]);
+    ok(set_argument(sim, count, 0, &buffer));
+    ok(run(sim, list, count, [16, 1, 1], [16, 1, 1], done));
+    assert_eq!(read_u32(sim, list, done, buffer, 1), [256]);
 
     // A required group size is reported, and each item sees it.
-    let fixed = kernel(&sim, module, "fixed_group").unwrap();
+    let fixed = kernel(sim, module, "fixed_group").unwrap();
     let mut properties = ze_kernel_properties_t {
         stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES,
         ..Default::default()
@@ -226,7 +257,7 @@ fn local_memory_structs_three_dimensions_atomics_and_required_group_sizes() {
         ));
         assert_eq!((x, y, z), (8, 1, 1));
     }
-    ok(set_argument(&sim, fixed, 0, &buffer));
+    ok(set_argument(sim, fixed, 0, &buffer));
     let counts = ze_group_count_t {
         groupCountX: 2,
         groupCountY: 1,
@@ -245,19 +276,16 @@ fn local_memory_structs_three_dimensions_atomics_and_required_group_sizes() {
         sim.wait(done);
         ok((sim.api.event_host_reset)(done));
     }
-    assert_eq!(read_u32(&sim, list, done, buffer, 16), [8; 16]);
+    assert_eq!(read_u32(sim, list, done, buffer, 16), [8; 16]);
 
     assert_eq!(sim.counter("kernels_executed"), 5);
     assert_eq!(sim.counter("kernel_failures"), 0);
     for kernel in [reverse, sum, ids, count, fixed] {
-        destroy_kernel(&sim, kernel);
+        destroy_kernel(sim, kernel);
     }
-    destroy_module(&sim, module);
+    destroy_module(sim, module);
     sim.free(context, buffer);
-    sim.destroy_list(list);
-    sim.destroy_events(pool, &[done]);
-    sim.destroy_context(context);
-    sim.assert_clean();
+    bench.finish();
 }
 
 /// Builds `bytes` with `constants` (id, value); the module or the result and its log.
@@ -288,34 +316,7 @@ fn build_specialized(
         pConstants: &table,
         ..Default::default()
     };
-    let (mut module, mut log) = (null_mut(), null_mut());
-    // SAFETY: a valid descriptor whose constants outlive the call; valid output pointers.
-    let result =
-        unsafe { (sim.api.module_create)(context, sim.devices[0], &desc, &mut module, &mut log) };
-    let mut size = 0;
-    // SAFETY: the build log this call made: its size, then its text.
-    let text = unsafe {
-        ok((sim.api.module_build_log_get_string)(
-            log,
-            &mut size,
-            null_mut(),
-        ));
-        let mut text = vec![0 as std::ffi::c_char; size];
-        ok((sim.api.module_build_log_get_string)(
-            log,
-            &mut size,
-            text.as_mut_ptr(),
-        ));
-        ok((sim.api.module_build_log_destroy)(log));
-        std::ffi::CStr::from_ptr(text.as_ptr())
-            .to_string_lossy()
-            .into_owned()
-    };
-    if result == ze_result_t::ZE_RESULT_SUCCESS {
-        (Ok(module), text)
-    } else {
-        (Err(result), text)
-    }
+    build_with(sim, context, 0, &desc)
 }
 
 #[test]
@@ -324,22 +325,20 @@ fn specialization_constants_reach_the_build_and_what_opencl_cannot_build_runs_as
         return;
     }
     let sim = Sim::preset("b70x2");
-    let context = sim.context(&[0]);
-    let pool = sim.event_pool(context, 1);
-    let done = sim.event(pool, 0);
-    let list = sim.immediate_list(context, 0, 0);
+    let bench = Bench::new(sim);
+    let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
     let buffer = sim.alloc_device(context, 0, 4096);
     for (constants, expected) in [(&[][..], 5u32), (&[(7, 42)][..], 42)] {
-        let (module, log) = build_specialized(&sim, context, SPECIALIZED, constants);
+        let (module, log) = build_specialized(sim, context, SPECIALIZED, constants);
         let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
-        let write = kernel(&sim, module, "write_constant").unwrap();
-        ok(set_argument(&sim, write, 0, &buffer));
-        ok(run(&sim, list, write, [1, 1, 1], [1, 1, 1], done));
-        assert_eq!(read_u32(&sim, list, done, buffer, 1), [expected]);
-        destroy_kernel(&sim, write);
-        destroy_module(&sim, module);
+        let write = kernel(sim, module, "write_constant").unwrap();
+        ok(set_argument(sim, write, 0, &buffer));
+        ok(run(sim, list, write, [1, 1, 1], [1, 1, 1], done));
+        assert_eq!(read_u32(sim, list, done, buffer, 1), [expected]);
+        destroy_kernel(sim, write);
+        destroy_module(sim, module);
     }
-    let (module, log) = build_specialized(&sim, context, SPECIALIZED, &[(9, 1)]);
+    let (module, log) = build_specialized(sim, context, SPECIALIZED, &[(9, 1)]);
     assert_eq!(
         module,
         Err(ze_result_t::ZE_RESULT_ERROR_MODULE_BUILD_FAILURE)
@@ -347,24 +346,21 @@ fn specialization_constants_reach_the_build_and_what_opencl_cannot_build_runs_as
     assert!(log.contains("no specialization constant 9"), "{log}");
     // Valid SPIR-V that OpenCL fails to build (to link): the module stays, its kernels run as
     // no-ops (a GPU driver may build what the CPU runtime cannot), and the log says why.
-    let (module, log) = build(&sim, context, 0, SPIRV, UNRESOLVED);
+    let (module, log) = build(sim, context, 0, SPIRV, UNRESOLVED);
     let module = module.unwrap();
     assert!(log.starts_with("warning:"), "{log}");
     assert!(log.contains("lazy_usm_no_such_function"), "{log}");
     assert_eq!(sim.counter("modules_not_built"), 1);
-    let calls = kernel(&sim, module, "calls_missing").unwrap();
-    ok(set_argument(&sim, calls, 0, &buffer));
+    let calls = kernel(sim, module, "calls_missing").unwrap();
+    ok(set_argument(sim, calls, 0, &buffer));
     let not_executed = sim.counter("kernels_not_executed");
-    ok(run(&sim, list, calls, [1, 1, 1], [1, 1, 1], done));
+    ok(run(sim, list, calls, [1, 1, 1], [1, 1, 1], done));
     assert_eq!(sim.counter("kernels_not_executed"), not_executed + 1);
-    destroy_kernel(&sim, calls);
-    destroy_module(&sim, module);
+    destroy_kernel(sim, calls);
+    destroy_module(sim, module);
     assert_eq!(sim.counter("live_modules"), 0);
     sim.free(context, buffer);
-    sim.destroy_list(list);
-    sim.destroy_events(pool, &[done]);
-    sim.destroy_context(context);
-    sim.assert_clean();
+    bench.finish();
 }
 
 #[test]
@@ -474,20 +470,18 @@ fn with_kernel_execution_off_a_launch_is_counted_as_not_executed() {
     let mut config = SimConfig::preset("b70x2").unwrap();
     config.execute_kernels = false;
     let sim = Sim::in_process(config);
-    let context = sim.context(&[0]);
-    let pool = sim.event_pool(context, 1);
-    let done = sim.event(pool, 0);
-    let list = sim.immediate_list(context, 0, 0);
-    let (module, log) = build(&sim, context, 0, SPIRV, KERNELS);
+    let bench = Bench::new(sim);
+    let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
+    let (module, log) = build(sim, context, 0, SPIRV, KERNELS);
     let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
-    let add = kernel(&sim, module, "add_u32").unwrap();
+    let add = kernel(sim, module, "add_u32").unwrap();
     let buffer = sim.alloc_device(context, 0, 256);
-    write_u32(&sim, list, done, buffer, &[1; 64]);
-    ok(set_argument(&sim, add, 0, &buffer));
-    ok(set_argument(&sim, add, 1, &buffer));
-    ok(set_argument(&sim, add, 2, &1u32));
-    ok(run(&sim, list, add, [64, 1, 1], [1, 1, 1], done));
-    assert_eq!(read_u32(&sim, list, done, buffer, 64), [1; 64]);
+    write_u32(sim, list, done, buffer, &[1; 64]);
+    ok(set_argument(sim, add, 0, &buffer));
+    ok(set_argument(sim, add, 1, &buffer));
+    ok(set_argument(sim, add, 2, &1u32));
+    ok(run(sim, list, add, [64, 1, 1], [1, 1, 1], done));
+    assert_eq!(read_u32(sim, list, done, buffer, 64), [1; 64]);
     assert_eq!(
         (
             sim.counter("kernels_executed"),
@@ -495,13 +489,10 @@ fn with_kernel_execution_off_a_launch_is_counted_as_not_executed() {
         ),
         (0, 1)
     );
-    destroy_kernel(&sim, add);
-    destroy_module(&sim, module);
+    destroy_kernel(sim, add);
+    destroy_module(sim, module);
     sim.free(context, buffer);
-    sim.destroy_list(list);
-    sim.destroy_events(pool, &[done]);
-    sim.destroy_context(context);
-    sim.assert_clean();
+    bench.finish();
 }
 
 #[test]
@@ -568,26 +559,24 @@ fn a_global_offset_moves_the_first_work_items_id() {
         sim.function::<ze_pfnKernelSetGlobalOffsetExp_t>("zeKernelSetGlobalOffsetExp")
             .unwrap()
     };
-    let context = sim.context(&[0]);
-    let pool = sim.event_pool(context, 1);
-    let done = sim.event(pool, 0);
-    let list = sim.immediate_list(context, 0, 0);
-    let (module, log) = build(&sim, context, 0, SPIRV, KERNELS);
+    let bench = Bench::new(sim);
+    let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
+    let (module, log) = build(sim, context, 0, SPIRV, KERNELS);
     let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
-    let add = kernel(&sim, module, "add_u32").unwrap();
+    let add = kernel(sim, module, "add_u32").unwrap();
     let items = 128usize;
     let input = sim.alloc_device(context, 0, items * 4);
     let output = sim.alloc_device(context, 0, items * 4);
     let values: Vec<u32> = (0..items as u32).collect();
-    write_u32(&sim, list, done, input, &values);
-    write_u32(&sim, list, done, output, &vec![0; items]);
-    ok(set_argument(&sim, add, 0, &output));
-    ok(set_argument(&sim, add, 1, &input));
-    ok(set_argument(&sim, add, 2, &1000u32));
+    write_u32(sim, list, done, input, &values);
+    write_u32(sim, list, done, output, &vec![0; items]);
+    ok(set_argument(sim, add, 0, &output));
+    ok(set_argument(sim, add, 1, &input));
+    ok(set_argument(sim, add, 2, &1000u32));
     // SAFETY: a kernel of this test.
     ok(unsafe { set_offset(add, 16, 0, 0) });
-    ok(run(&sim, list, add, [16, 1, 1], [4, 1, 1], done));
-    let read = read_u32(&sim, list, done, output, items);
+    ok(run(sim, list, add, [16, 1, 1], [4, 1, 1], done));
+    let read = read_u32(sim, list, done, output, items);
     for (index, value) in read.iter().enumerate() {
         let expected = if (16..80).contains(&index) {
             index as u32 + 1000
@@ -598,27 +587,24 @@ fn a_global_offset_moves_the_first_work_items_id() {
     }
     // The built-ins index from the first work item: an offset is refused for them.
     let builtins = ze_sim::spirv::module_with_kernels(&[("lazy_usm_sim_fill_u32", 2)]);
-    let (declared, _) = build(&sim, context, 0, SPIRV, &builtins);
+    let (declared, _) = build(sim, context, 0, SPIRV, &builtins);
     let declared = declared.unwrap();
-    let fill = kernel(&sim, declared, "lazy_usm_sim_fill_u32").unwrap();
-    ok(set_argument(&sim, fill, 0, &output));
-    ok(set_argument(&sim, fill, 1, &7u32));
+    let fill = kernel(sim, declared, "lazy_usm_sim_fill_u32").unwrap();
+    ok(set_argument(sim, fill, 0, &output));
+    ok(set_argument(sim, fill, 1, &7u32));
     // SAFETY: a kernel of this test.
     ok(unsafe { set_offset(fill, 4, 0, 0) });
     assert_eq!(
-        run(&sim, list, fill, [4, 1, 1], [1, 1, 1], done),
+        run(sim, list, fill, [4, 1, 1], [1, 1, 1], done),
         ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
     );
-    destroy_kernel(&sim, fill);
-    destroy_kernel(&sim, add);
-    destroy_module(&sim, declared);
-    destroy_module(&sim, module);
+    destroy_kernel(sim, fill);
+    destroy_kernel(sim, add);
+    destroy_module(sim, declared);
+    destroy_module(sim, module);
     sim.free(context, input);
     sim.free(context, output);
-    sim.destroy_list(list);
-    sim.destroy_events(pool, &[done]);
-    sim.destroy_context(context);
-    sim.assert_clean();
+    bench.finish();
 }
 
 #[test]
@@ -709,11 +695,9 @@ fn atomics_through_generic_pointers_run_with_the_builtins_the_cpu_runtime_lacks(
         return;
     }
     let sim = Sim::preset("b70x2");
-    let context = sim.context(&[0]);
-    let pool = sim.event_pool(context, 1);
-    let done = sim.event(pool, 0);
-    let list = sim.immediate_list(context, 0, 0);
-    let (module, log) = build(&sim, context, 0, SPIRV, ATOMICS);
+    let bench = Bench::new(sim);
+    let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
+    let (module, log) = build(sim, context, 0, SPIRV, ATOMICS);
     let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
     assert!(log.is_empty(), "built, with the atomics linked in: {log}");
     assert_eq!(sim.counter("modules_not_built"), 0);
@@ -723,29 +707,26 @@ fn atomics_through_generic_pointers_run_with_the_builtins_the_cpu_runtime_lacks(
         sim.alloc_device(context, 0, items * 4),
     );
     let values: Vec<u32> = (0..items as u32).map(|i| i ^ 0x5a5a).collect();
-    write_u32(&sim, list, done, source, &values);
-    let copy = kernel(&sim, module, "atomic_copy").unwrap();
-    ok(set_argument(&sim, copy, 0, &target));
-    ok(set_argument(&sim, copy, 1, &source));
-    ok(run(&sim, list, copy, [64, 1, 1], [4, 1, 1], done));
-    assert_eq!(read_u32(&sim, list, done, target, items), values);
+    write_u32(sim, list, done, source, &values);
+    let copy = kernel(sim, module, "atomic_copy").unwrap();
+    ok(set_argument(sim, copy, 0, &target));
+    ok(set_argument(sim, copy, 1, &source));
+    ok(run(sim, list, copy, [64, 1, 1], [4, 1, 1], done));
+    assert_eq!(read_u32(sim, list, done, target, items), values);
     // Every work item of 32 groups adds one.
-    let count = kernel(&sim, module, "atomic_count").unwrap();
-    write_u32(&sim, list, done, target, &[0]);
-    ok(set_argument(&sim, count, 0, &target));
-    ok(run(&sim, list, count, [32, 1, 1], [32, 1, 1], done));
-    assert_eq!(read_u32(&sim, list, done, target, 1), [1024]);
+    let count = kernel(sim, module, "atomic_count").unwrap();
+    write_u32(sim, list, done, target, &[0]);
+    ok(set_argument(sim, count, 0, &target));
+    ok(run(sim, list, count, [32, 1, 1], [32, 1, 1], done));
+    assert_eq!(read_u32(sim, list, done, target, 1), [1024]);
     assert_eq!(sim.counter("kernels_executed"), 2);
     for kernel in [copy, count] {
-        destroy_kernel(&sim, kernel);
+        destroy_kernel(sim, kernel);
     }
-    destroy_module(&sim, module);
+    destroy_module(sim, module);
     sim.free(context, source);
     sim.free(context, target);
-    sim.destroy_list(list);
-    sim.destroy_events(pool, &[done]);
-    sim.destroy_context(context);
-    sim.assert_clean();
+    bench.finish();
 }
 
 #[test]
@@ -761,27 +742,25 @@ fn an_indirect_launch_reads_its_group_counts_when_it_runs() {
         )
         .unwrap()
     };
-    let context = sim.context(&[0]);
-    let pool = sim.event_pool(context, 1);
-    let done = sim.event(pool, 0);
-    let list = sim.immediate_list(context, 0, 0);
-    let (module, log) = build(&sim, context, 0, SPIRV, KERNELS);
+    let bench = Bench::new(sim);
+    let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
+    let (module, log) = build(sim, context, 0, SPIRV, KERNELS);
     let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
-    let add = kernel(&sim, module, "add_u32").unwrap();
+    let add = kernel(sim, module, "add_u32").unwrap();
     let items = 256usize;
     let input = sim.alloc_device(context, 0, items * 4);
     let output = sim.alloc_device(context, 0, items * 4);
     let counts = sim.alloc_device(context, 0, 64);
-    write_u32(&sim, list, done, input, &vec![1; items]);
-    write_u32(&sim, list, done, output, &vec![0; items]);
-    ok(set_argument(&sim, add, 0, &output));
-    ok(set_argument(&sim, add, 1, &input));
-    ok(set_argument(&sim, add, 2, &1u32));
+    write_u32(sim, list, done, input, &vec![1; items]);
+    write_u32(sim, list, done, output, &vec![0; items]);
+    ok(set_argument(sim, add, 0, &output));
+    ok(set_argument(sim, add, 1, &input));
+    ok(set_argument(sim, add, 2, &1u32));
     // SAFETY: a kernel of this test.
     ok(unsafe { (sim.api.kernel_set_group_size)(add, 32, 1, 1) });
     // A regular list: the counts are written by its own copy, just before the launch reads them
     // (3 groups of 32), so reading them at append would see the zeros there now.
-    write_u32(&sim, list, done, counts, &[0, 0, 0]);
+    write_u32(sim, list, done, counts, &[0, 0, 0]);
     let queue_desc = ze_command_queue_desc_t {
         stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
         ..Default::default()
@@ -838,7 +817,7 @@ fn an_indirect_launch_reads_its_group_counts_when_it_runs() {
         ));
         ok((sim.api.command_queue_synchronize)(queue, u64::MAX));
     }
-    let read = read_u32(&sim, list, done, output, items);
+    let read = read_u32(sim, list, done, output, items);
     let expected: Vec<u32> = (0..items).map(|i| if i < 96 { 2 } else { 0 }).collect();
     assert_eq!(read, expected, "3 groups of 32 ran");
     // SAFETY: handles of this test, idle now.
@@ -846,15 +825,12 @@ fn an_indirect_launch_reads_its_group_counts_when_it_runs() {
         ok((sim.api.command_list_destroy)(regular));
         ok((sim.api.command_queue_destroy)(queue));
     }
-    destroy_kernel(&sim, add);
-    destroy_module(&sim, module);
+    destroy_kernel(sim, add);
+    destroy_module(sim, module);
     for pointer in [input, output, counts] {
         sim.free(context, pointer);
     }
-    sim.destroy_list(list);
-    sim.destroy_events(pool, &[done]);
-    sim.destroy_context(context);
-    sim.assert_clean();
+    bench.finish();
 }
 
 #[test]
@@ -868,12 +844,10 @@ fn a_native_binary_builds_the_module_again_with_its_constants() {
         sim.function::<ze_pfnModuleGetNativeBinary_t>("zeModuleGetNativeBinary")
             .unwrap()
     };
-    let context = sim.context(&[0]);
-    let pool = sim.event_pool(context, 1);
-    let done = sim.event(pool, 0);
-    let list = sim.immediate_list(context, 0, 0);
+    let bench = Bench::new(sim);
+    let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
     let buffer = sim.alloc_device(context, 0, 4096);
-    let (module, log) = build_specialized(&sim, context, SPECIALIZED, &[(7, 99)]);
+    let (module, log) = build_specialized(sim, context, SPECIALIZED, &[(7, 99)]);
     let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
     let mut size = 0;
     // SAFETY: a module of this test; size query, then a buffer of that size.
@@ -888,10 +862,10 @@ fn a_native_binary_builds_the_module_again_with_its_constants() {
         ok(get_binary(module, &mut size, binary.as_mut_ptr()));
         binary
     };
-    destroy_module(&sim, module);
+    destroy_module(sim, module);
     // Cut short, it is no module.
     let (damaged, log) = build(
-        &sim,
+        sim,
         context,
         0,
         ze_module_format_t::ZE_MODULE_FORMAT_NATIVE,
@@ -903,7 +877,7 @@ fn a_native_binary_builds_the_module_again_with_its_constants() {
     );
     assert!(log.contains("damaged"), "{log}");
     let (again, log) = build(
-        &sim,
+        sim,
         context,
         0,
         ze_module_format_t::ZE_MODULE_FORMAT_NATIVE,
@@ -912,24 +886,21 @@ fn a_native_binary_builds_the_module_again_with_its_constants() {
     let again = again.unwrap_or_else(|result| panic!("{result:?}: {log}"));
     // Its kernels are the module's: a name it lacks is refused, as for SPIR-V.
     assert_eq!(
-        kernel(&sim, again, "missing"),
+        kernel(sim, again, "missing"),
         Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_NAME)
     );
-    let write = kernel(&sim, again, "write_constant").unwrap();
-    ok(set_argument(&sim, write, 0, &buffer));
-    ok(run(&sim, list, write, [1, 1, 1], [1, 1, 1], done));
+    let write = kernel(sim, again, "write_constant").unwrap();
+    ok(set_argument(sim, write, 0, &buffer));
+    ok(run(sim, list, write, [1, 1, 1], [1, 1, 1], done));
     assert_eq!(
-        read_u32(&sim, list, done, buffer, 1),
+        read_u32(sim, list, done, buffer, 1),
         [99],
         "the constant came along"
     );
-    destroy_kernel(&sim, write);
-    destroy_module(&sim, again);
+    destroy_kernel(sim, write);
+    destroy_module(sim, again);
     sim.free(context, buffer);
-    sim.destroy_list(list);
-    sim.destroy_events(pool, &[done]);
-    sim.destroy_context(context);
-    sim.assert_clean();
+    bench.finish();
 }
 
 #[test]
@@ -938,31 +909,30 @@ fn a_module_destroyed_before_its_kernels_leaves_them_running_and_counts_a_hazard
         return;
     }
     let sim = Sim::preset("b70x2");
-    let context = sim.context(&[0]);
-    let pool = sim.event_pool(context, 1);
-    let done = sim.event(pool, 0);
-    let list = sim.immediate_list(context, 0, 0);
-    let (module, log) = build(&sim, context, 0, SPIRV, KERNELS);
+    let bench = Bench::new(sim);
+    let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
+    let (module, log) = build(sim, context, 0, SPIRV, KERNELS);
     let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
-    let add = kernel(&sim, module, "add_u32").unwrap();
-    destroy_module(&sim, module);
+    let add = kernel(sim, module, "add_u32").unwrap();
+    destroy_module(sim, module);
     assert_eq!(sim.counter("destroy_hazards"), 1);
     let buffer = sim.alloc_device(context, 0, 256);
-    write_u32(&sim, list, done, buffer, &[4; 64]);
-    ok(set_argument(&sim, add, 0, &buffer));
-    ok(set_argument(&sim, add, 1, &buffer));
-    ok(set_argument(&sim, add, 2, &3u32));
-    ok(run(&sim, list, add, [64, 1, 1], [1, 1, 1], done));
+    write_u32(sim, list, done, buffer, &[4; 64]);
+    ok(set_argument(sim, add, 0, &buffer));
+    ok(set_argument(sim, add, 1, &buffer));
+    ok(set_argument(sim, add, 2, &3u32));
+    ok(run(sim, list, add, [64, 1, 1], [1, 1, 1], done));
     assert_eq!(
-        read_u32(&sim, list, done, buffer, 64),
+        read_u32(sim, list, done, buffer, 64),
         [7; 64],
         "its code stayed"
     );
-    destroy_kernel(&sim, add);
+    destroy_kernel(sim, add);
     sim.free(context, buffer);
-    sim.destroy_list(list);
-    sim.destroy_events(pool, &[done]);
-    sim.destroy_context(context);
-    assert_eq!(sim.counter("destroy_hazards"), 1);
-    sim.assert_clean();
+    assert_eq!(
+        sim.counter("destroy_hazards"),
+        1,
+        "the module's, and no other"
+    );
+    bench.finish();
 }

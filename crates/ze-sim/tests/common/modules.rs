@@ -21,13 +21,24 @@ pub fn build(
         pInputModule: bytes.as_ptr(),
         ..Default::default()
     };
+    build_with(sim, context, device, &desc)
+}
+
+/// Builds a module from `desc` (whose pointers the caller keeps valid); the result and the
+/// build log's text.
+pub fn build_with(
+    sim: &Sim,
+    context: ze_context_handle_t,
+    device: u32,
+    desc: &ze_module_desc_t,
+) -> (Result<ze_module_handle_t, ze_result_t>, String) {
     let (mut module, mut log) = (null_mut(), null_mut());
-    // SAFETY: valid descriptor, module bytes and output pointers.
+    // SAFETY: the caller's valid descriptor; valid output pointers.
     let result = unsafe {
         (sim.api.module_create)(
             context,
             sim.devices[device as usize],
-            &desc,
+            desc,
             &mut module,
             &mut log,
         )
