@@ -583,11 +583,18 @@ pub(crate) unsafe extern "C" fn kernel_set_argument_value(
         {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
         }
-        // A kernel with code takes each argument at its parameter's size.
+        // A kernel with code takes a pointer at a pointer's size and local memory as a size
+        // with no value. A value may be given in fewer or more bytes than its parameter has:
+        // compute-runtime copies what it is given into the parameter's bytes
+        // (`KernelImp::setArgImmediate`), so the rest stays zero here.
+        let mut value_size = None;
         if object.has_code {
             let fits = match object.parameters.get(index as usize) {
-                Some(spirv::Parameter::Pointer { size: expected })
-                | Some(spirv::Parameter::Value { size: expected }) => size == *expected,
+                Some(spirv::Parameter::Pointer { size: expected }) => size == *expected,
+                Some(spirv::Parameter::Value { size: expected }) => {
+                    value_size = Some(*expected);
+                    true
+                }
                 Some(spirv::Parameter::Local) => size > 0 && value.is_null(),
                 _ => true,
             };
@@ -595,13 +602,16 @@ pub(crate) unsafe extern "C" fn kernel_set_argument_value(
                 return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
             }
         }
-        let bytes = if value.is_null() {
+        let mut bytes = if value.is_null() {
             // A null value: a null pointer (or local memory of `size` bytes).
             vec![0; size]
         } else {
             // SAFETY: the caller's value of `size` bytes.
             unsafe { std::slice::from_raw_parts(value as *const u8, size) }.to_vec()
         };
+        if let Some(expected) = value_size {
+            bytes.resize(expected, 0);
+        }
         let mut state = kernel_state(&object);
         if state.arguments.len() <= index as usize {
             state.arguments.resize(index as usize + 1, None);
