@@ -142,7 +142,9 @@ enum Op {
     },
     /// The event, and for a counter-based one the arming it completes.
     Signal(Arc<Event>, u64),
-    Wait(Vec<Arc<Event>>),
+    /// The events, and for a counter-based one the arming it waits for (the latest when the
+    /// wait was submitted).
+    Wait(Vec<(Arc<Event>, u64)>),
     Reset(Arc<Event>),
     Launch {
         kernel: usize,
@@ -451,7 +453,9 @@ fn prepare(
             Command::Launch(launch) => prepare_launch(platform, state, context, engine, launch)?,
             Command::Barrier => continue,
             Command::Signal(event) => Op::Signal(Arc::clone(event), 0),
-            Command::Wait(events) => Op::Wait(events.clone()),
+            Command::Wait(events) => {
+                Op::Wait(events.iter().map(|event| (event.clone(), 0)).collect())
+            }
             Command::Reset(event) => Op::Reset(Arc::clone(event)),
         });
     }
@@ -921,7 +925,11 @@ pub(crate) fn submit(
                 }
             }
             Op::Wait(events) => {
-                for event in events.iter() {
+                for (event, arming) in events.iter_mut() {
+                    // Before this job's own signals re-arm it (they come later in the job).
+                    if event.counter_based {
+                        *arming = event.armings.load(Ordering::Acquire);
+                    }
                     event.uses.fetch_add(1, Ordering::AcqRel);
                 }
             }
@@ -1024,13 +1032,20 @@ fn run(platform: &Inner, job: Job) {
                 drop(held.take());
                 // Each event under its own lock; the engine holds nothing else while it waits.
                 // Destroying an awaited event is refused, so every event here is live.
-                for event in &events {
+                for (event, arming) in &events {
                     let mut state = event.state.lock();
-                    while !state.signaled {
+                    let done = |state: &crate::platform::EventState| {
+                        state.signaled || (*arming > 0 && state.completed_arming >= *arming)
+                    };
+                    while !done(&state) {
                         event.changed.wait(&mut state);
                     }
-                    if let Some((_, end)) = state.timestamp {
-                        ready_at = ready_at.max(end);
+                    if state.signaled {
+                        if let Some((_, end)) = state.timestamp {
+                            ready_at = ready_at.max(end);
+                        }
+                    } else {
+                        ready_at = ready_at.max(state.completed_end);
                     }
                     event.uses.fetch_sub(1, Ordering::AcqRel);
                 }

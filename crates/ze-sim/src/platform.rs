@@ -227,6 +227,11 @@ impl Allocation {
 pub(crate) struct EventState {
     pub signaled: bool,
     pub timestamp: Option<(u64, u64)>,
+    /// Of a counter-based event: the latest arming whose work completed, and when it ended.
+    /// A re-arming leaves it: work that waits on the event waits for the arming before its own
+    /// submission, not for a later one.
+    pub completed_arming: u64,
+    pub completed_end: u64,
 }
 
 impl State {

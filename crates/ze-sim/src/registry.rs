@@ -86,7 +86,8 @@ impl Event {
             return 0;
         }
         let mut state = self.state.lock();
-        *state = Default::default();
+        state.signaled = false;
+        state.timestamp = None;
         self.armings
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel)
             .wrapping_add(1)
@@ -95,10 +96,19 @@ impl Event {
     /// Queued work's signal: a counter-based event is signalled only by the work of its latest
     /// arming; the work's use of the event ends either way.
     pub(crate) fn signal_arming(&self, interval: (u64, u64), arming: u64) {
-        let latest = self.armings.load(std::sync::atomic::Ordering::Acquire);
-        if self.counter_based && arming != latest {
-            self.uses.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
-            return;
+        if self.counter_based {
+            let mut state = self.state.lock();
+            if arming > state.completed_arming {
+                state.completed_arming = arming;
+                state.completed_end = interval.1;
+            }
+            let latest = self.armings.load(std::sync::atomic::Ordering::Acquire);
+            if arming != latest {
+                self.uses.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+                // Work waiting on this arming may go on.
+                self.changed.notify_all();
+                return;
+            }
         }
         self.signal(interval, true);
     }

@@ -1161,3 +1161,53 @@ fn an_immediate_list_runs_closed_regular_lists_between_its_waits_and_its_signal(
     }
     sim.assert_clean();
 }
+
+#[test]
+fn work_that_waits_on_a_counter_based_event_and_signals_it_waits_for_the_earlier_signal() {
+    // level-zero-tests' mixed-list event counter test: each list's last launch waits on the
+    // event and signals it. The wait is for the event's state when it was appended, not for the
+    // re-arming its own signal makes (which would wait for itself forever).
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the name with its header's type; handles of this test and buffers
+    // that outlive the work.
+    unsafe {
+        let create = sim
+            .function::<ze_pfnEventCounterBasedCreate_t>("zeEventCounterBasedCreate")
+            .unwrap();
+        let context = sim.context(&[0]);
+        let desc = ze_event_counter_based_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_EVENT_COUNTER_BASED_DESC,
+            flags: ze_event_counter_based_flag_t::ZE_EVENT_COUNTER_BASED_FLAG_IMMEDIATE.0
+                | ze_event_counter_based_flag_t::ZE_EVENT_COUNTER_BASED_FLAG_HOST_VISIBLE.0,
+            ..Default::default()
+        };
+        let mut event = null_mut();
+        ok(create(context, sim.devices[0], &desc, &mut event));
+        let (first, second) = (
+            sim.immediate_list(context, 0, 0),
+            sim.immediate_list(context, 0, 1),
+        );
+        let memory = sim.alloc_device(context, 0, 4096);
+        let source = [8u8; 4096];
+        let mut back = [0u8; 4096];
+        ok(sim.copy(first, memory, source.as_ptr() as _, 4096, event, &mut []));
+        let mut waits = [event];
+        ok(sim.copy(
+            second,
+            back.as_mut_ptr() as _,
+            memory,
+            4096,
+            event,
+            &mut waits,
+        ));
+        // Bounded: a wait for itself would never end.
+        ok((sim.api.event_host_synchronize)(event, 10_000_000_000));
+        assert_eq!(back, source, "the second copy ran after the first");
+        ok((sim.api.event_destroy)(event));
+        sim.destroy_list(first);
+        sim.destroy_list(second);
+        sim.free(context, memory);
+        sim.destroy_context(context);
+    }
+    sim.assert_clean();
+}
