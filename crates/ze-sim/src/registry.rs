@@ -116,7 +116,9 @@ impl Event {
     /// Resets it; likewise for a queued reset.
     pub(crate) fn reset(&self, ends_use: bool) {
         let mut state = self.state.lock();
-        *state = Default::default();
+        // What completed stays: work waiting on an earlier arming still sees it.
+        state.signaled = false;
+        state.timestamp = None;
         if ends_use {
             self.uses.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
         }

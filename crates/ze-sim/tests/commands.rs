@@ -1166,8 +1166,11 @@ fn an_immediate_list_runs_closed_regular_lists_between_its_waits_and_its_signal(
 fn work_that_waits_on_a_counter_based_event_and_signals_it_waits_for_the_earlier_signal() {
     // level-zero-tests' mixed-list event counter test: each list's last launch waits on the
     // event and signals it. The wait is for the event's state when it was appended, not for the
-    // re-arming its own signal makes (which would wait for itself forever).
-    let sim = Sim::preset("b70x2");
+    // re-arming its own signal makes (which would wait for itself forever). Slow engines: the
+    // first copy still runs when the second is appended, so the wait must really wait for it.
+    let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+    config.faults.command_delay_us = Some(20_000);
+    let sim = Sim::in_process(config);
     // SAFETY (whole test): the name with its header's type; handles of this test and buffers
     // that outlive the work.
     unsafe {

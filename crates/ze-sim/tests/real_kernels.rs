@@ -419,9 +419,22 @@ fn pointer_arguments_are_checked_and_a_pointer_outside_every_allocation_is_not_r
         run(&sim, list1, fresh, [64, 1, 1], [1, 1, 1], done),
         ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX
     );
-    // A pointer is given in a pointer's bytes, nothing else.
+    // A pointer is given in a pointer's bytes, nothing else; a value in at least one byte.
     assert_eq!(
         set_argument(&sim, fresh, 0, &1u32),
+        ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE
+    );
+    let nothing = 0u32;
+    // SAFETY: a kernel of this test; a size of 0 reads nothing.
+    assert_eq!(
+        unsafe {
+            (sim.api.kernel_set_argument_value)(
+                fresh,
+                2,
+                0,
+                &nothing as *const u32 as *const c_void,
+            )
+        },
         ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE
     );
 

@@ -584,16 +584,17 @@ pub(crate) unsafe extern "C" fn kernel_set_argument_value(
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
         }
         // A kernel with code takes a pointer at a pointer's size and local memory as a size
-        // with no value. A value may be given in fewer or more bytes than its parameter has:
-        // compute-runtime copies what it is given into the parameter's bytes
-        // (`KernelImp::setArgImmediate`), so the rest stays zero here.
+        // with no value. A value may be given in fewer or more bytes than its parameter has,
+        // but not in none: compute-runtime copies what it is given into the parameter's bytes
+        // (`KernelImp::setArgImmediate`); the rest is zero here, where the driver leaves what
+        // an earlier setting wrote.
         let mut value_size = None;
         if object.has_code {
             let fits = match object.parameters.get(index as usize) {
                 Some(spirv::Parameter::Pointer { size: expected }) => size == *expected,
                 Some(spirv::Parameter::Value { size: expected }) => {
                     value_size = Some(*expected);
-                    true
+                    size > 0
                 }
                 Some(spirv::Parameter::Local) => size > 0 && value.is_null(),
                 _ => true,
