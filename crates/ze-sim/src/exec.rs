@@ -563,30 +563,18 @@ fn prepare_launch(
                 }
             }
         }
-        None if launch.code.is_some() => {
-            let code = launch.code.clone().unwrap_or_else(|| unreachable!());
-            run = prepare_run(platform, state, context, engine, launch, code, &mut touched)?;
-        }
-        None => {
+        None => match launch.code.clone() {
+            Some(code) => {
+                run = prepare_run(platform, state, context, engine, launch, code, &mut touched)?;
+            }
             // An unknown kernel: any 8-byte argument that points into the platform's memory is
             // a pointer argument, checked at the byte it points to.
-            for bytes in launch.arguments.iter().flatten() {
-                if bytes.len() == 8 {
-                    let address = pointer_of(bytes);
-                    if Inner::find_allocation(state, address, 1)?.is_some() {
-                        check_range(
-                            platform,
-                            state,
-                            context,
-                            engine,
-                            (address, 1),
-                            false,
-                            &mut touched,
-                        )?;
-                    }
+            None => {
+                for bytes in launch.arguments.iter().flatten() {
+                    check_if_address(platform, state, context, engine, bytes, &mut touched)?;
                 }
             }
-        }
+        },
     }
     state.counters.launches += 1;
     if launch.builtin.is_some() || run.is_some() {
@@ -606,6 +594,34 @@ fn prepare_launch(
         nanos: timing.latency_ns + (bytes / timing.same_device_gbps) as u64,
         touched,
     })
+}
+
+/// An argument of 8 bytes that points into the platform's memory, checked like a copy
+/// operand at the byte it points to; any other argument is no address of the platform's.
+fn check_if_address(
+    platform: &Inner,
+    state: &mut State,
+    context: usize,
+    engine: Engine,
+    bytes: &[u8],
+    touched: &mut Vec<usize>,
+) -> Result<(), ze_result_t> {
+    let Ok(raw) = <[u8; 8]>::try_from(bytes) else {
+        return Ok(());
+    };
+    let address = usize::from_le_bytes(raw);
+    if Inner::find_allocation(state, address, 1)?.is_some() {
+        check_range(
+            platform,
+            state,
+            context,
+            engine,
+            (address, 1),
+            false,
+            touched,
+        )?;
+    }
+    Ok(())
 }
 
 /// Checks a launch of a kernel with code: every argument set with its parameter's size, and
@@ -660,22 +676,8 @@ fn prepare_run(
             }
             Parameter::Local => arguments.push(Argument::Local(bytes.len())),
             Parameter::Value { .. } => {
-                // A 64-bit value that points into the platform's memory may be an address the
-                // kernel uses: checked as the unknown kernels' arguments are.
-                if bytes.len() == 8 {
-                    let address = usize::from_le_bytes(bytes[..].try_into().unwrap_or([0; 8]));
-                    if Inner::find_allocation(state, address, 1)?.is_some() {
-                        check_range(
-                            platform,
-                            state,
-                            context,
-                            engine,
-                            (address, 1),
-                            false,
-                            touched,
-                        )?;
-                    }
-                }
+                // A 64-bit value may be an address the kernel uses.
+                check_if_address(platform, state, context, engine, &bytes, touched)?;
                 arguments.push(Argument::Value(bytes));
             }
             Parameter::Unknown => runnable = false,
