@@ -8,7 +8,7 @@ mod common;
 use common::{Harness, run_with_timeout};
 use lazy_usm::*;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
 const MIB: usize = 1 << 20;
@@ -279,6 +279,36 @@ fn out_of_memory_takes_a_block_that_comes_back_into_a_segment_still_in_use() {
         let again = pool.allocate(16 * MIB).unwrap();
         assert_eq!(again.address(), address);
         completes.join().unwrap();
+        drop((again, blocks));
+        drop((pool, manager));
+        harness.assert_clean();
+    });
+}
+
+/// Work that completes while an allocation is failing: the block comes back inside the failed
+/// attempt (the out-of-memory path reclaims before it asks the driver again), after which
+/// nothing is left waiting; the allocation must still get it rather than report out of memory.
+/// The fence completes at its second query, which falls inside the first attempt.
+#[test]
+fn work_completing_during_a_failing_attempt_still_serves_the_allocation() {
+    struct SecondQuery(AtomicU32);
+    impl WorkFence for SecondQuery {
+        fn is_complete(&self) -> bool {
+            self.0.fetch_add(1, Ordering::AcqRel) >= 1
+        }
+    }
+    run_with_timeout(Duration::from_secs(60), || {
+        let harness = small_devices();
+        let (manager, devices) = setup(&harness);
+        let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+        let mut blocks: Vec<_> = (0..16).map(|_| pool.allocate(16 * MIB).unwrap()).collect();
+        let freed = blocks.pop().unwrap();
+        let address = freed.address();
+        let fence = Arc::new(SecondQuery(AtomicU32::new(0)));
+        freed.free_after(fence.clone());
+        let again = pool.allocate(16 * MIB).unwrap();
+        assert_eq!(again.address(), address);
+        assert!(fence.0.load(Ordering::Acquire) >= 2, "asked while failing");
         drop((again, blocks));
         drop((pool, manager));
         harness.assert_clean();

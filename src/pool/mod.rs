@@ -395,19 +395,26 @@ impl DevicePool {
     fn allocate_slow(&self, size: usize, arena: u8) -> Result<Block<'_>> {
         let mut deadline = None;
         let mut pause = std::time::Duration::from_micros(10);
+        // Blocks come back from work completing, and from other threads' caches at their
+        // next call; with neither to wait for, out of memory it is.
+        let something_may_come_back =
+            || !lock(&self.deferred).is_empty() || self.others_cached_bytes() != 0;
         loop {
+            let could_come_back = something_may_come_back();
             let error = match self.try_allocate_in(size, arena) {
                 Err(error @ Error::OutOfDeviceMemory { .. }) => error,
                 other => return other,
             };
             let now = std::time::Instant::now();
             let deadline = *deadline.get_or_insert(now + self.config.out_of_memory_wait);
-            // Blocks come back from work completing, and from other threads' caches at their
-            // next call; with neither to wait for, out of memory it is.
-            if (lock(&self.deferred).is_empty() && self.others_cached_bytes() == 0)
-                || now >= deadline
-            {
+            if !could_come_back || now >= deadline {
                 return Err(error);
+            }
+            if !something_may_come_back() {
+                // What was waiting came back during the failed attempt (its out-of-memory
+                // path reclaims and flushes after its own free lists were searched): the
+                // next attempt finds it.
+                continue;
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(std::time::Duration::from_millis(1));
