@@ -134,6 +134,8 @@ pub struct DevicePool {
     owner: u32,
     config: PoolConfig,
     shared: Arc<Shared>,
+    /// `shared.classes`, kept here too: the hit path reads it without following `shared`.
+    classes: usize,
     limits: Limits,
     arena_index: Mutex<HashMap<DeviceSet, u8>>,
     segments: RwLock<SegmentTable>,
@@ -207,6 +209,7 @@ impl DevicePool {
                 uncached: UncachedCounters::default(),
                 flush_epoch: AtomicU64::new(0),
             }),
+            classes: class_count(config.small_max),
             limits: Limits::new(config.thread_cache_bytes, class_count(config.small_max)),
             arena_index: Mutex::new(HashMap::new()),
             segments: RwLock::new(SegmentTable::default()),
@@ -377,7 +380,7 @@ impl DevicePool {
     fn allocate_in(&self, size: usize, arena: u8) -> Result<Block<'_>> {
         if size != 0 && size <= self.config.small_max {
             let class = class_index(size);
-            let capacity = class_size(class);
+            let capacity = self.limits.size(class);
             let index = self.list_index(arena, class);
             if let Some(slot) = try_pop(self.id, &self.shared, index, capacity) {
                 return Ok(self.block(slot, size, capacity, arena, class as u16));
@@ -461,7 +464,7 @@ impl DevicePool {
                 self.count_allocated(-(capacity as i64));
             }
             // Counted by the thread cache.
-            class => self.small_release(slot, arena, class as usize),
+            class => self.small_release(slot, arena, class as usize, capacity),
         }
     }
 

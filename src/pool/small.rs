@@ -132,8 +132,8 @@ impl DevicePool {
     /// Returns a block of class `class` to this thread's cache, or (what the cache does not
     /// keep) to the class's free list.
     #[inline]
-    pub(super) fn small_release(&self, slot: Slot, arena: u8, class: usize) {
-        let size = class_size(class);
+    pub(super) fn small_release(&self, slot: Slot, arena: u8, class: usize, size: usize) {
+        debug_assert_eq!(size, class_size(class));
         let index = self.list_index(arena, class);
         if let Err(slot) = try_push(
             self.id,
@@ -167,7 +167,7 @@ impl DevicePool {
     /// The list index of a class of an arena, in thread caches.
     #[inline]
     pub(super) fn list_index(&self, arena: u8, class: usize) -> usize {
-        arena as usize * self.shared.classes + class
+        arena as usize * self.classes + class
     }
 
     /// At least one and up to `count` blocks of the class, and whether they were free blocks

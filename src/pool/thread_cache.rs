@@ -119,6 +119,9 @@ pub(super) struct Limits {
     pub bytes: usize,
     /// Most blocks one list of each class keeps.
     blocks: Box<[usize]>,
+    /// Each class's block size: a load, where `class_size` would be a dozen instructions
+    /// on the hit path.
+    sizes: Box<[usize]>,
 }
 
 impl Limits {
@@ -135,7 +138,21 @@ impl Limits {
                 }
             })
             .collect();
-        Limits { bytes, blocks }
+        let sizes = (0..classes).map(class_size).collect();
+        Limits {
+            bytes,
+            blocks,
+            sizes,
+        }
+    }
+
+    /// The block size of class `class`.
+    #[inline]
+    pub fn size(&self, class: usize) -> usize {
+        self.sizes
+            .get(class)
+            .copied()
+            .unwrap_or_else(|| class_size(class))
     }
 
     /// Most blocks of class `class` one list keeps.
