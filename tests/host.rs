@@ -108,6 +108,58 @@ fn overlapping_registrations_are_refused() {
     harness.assert_clean();
 }
 
+/// A range inside one another part of the program imported: compute-runtime answers the
+/// import with success and makes none, so the registration must not release on drop (it would
+/// release the other part's import).
+#[test]
+fn a_range_inside_a_foreign_import_is_left_to_its_owner() {
+    use level_zero_sys::extensions::{
+        ZEX_DRIVER_IMPORT_EXTERNAL_POINTER, ZEX_DRIVER_RELEASE_IMPORTED_POINTER,
+        zex_pfnDriverImportExternalPointer_t, zex_pfnDriverReleaseImportedPointer_t,
+    };
+    let harness = Harness::simulated("b70x2");
+    let driver = &harness.runtime.drivers().unwrap()[0];
+    let import = driver
+        .extension_function(ZEX_DRIVER_IMPORT_EXTERNAL_POINTER)
+        .unwrap();
+    let release = driver
+        .extension_function(ZEX_DRIVER_RELEASE_IMPORTED_POINTER)
+        .unwrap();
+    // SAFETY: the driver's addresses for these names, with the signatures zex_driver.h declares.
+    let (import, release) = unsafe {
+        (
+            std::mem::transmute::<*const std::ffi::c_void, zex_pfnDriverImportExternalPointer_t>(
+                import,
+            ),
+            std::mem::transmute::<*const std::ffi::c_void, zex_pfnDriverReleaseImportedPointer_t>(
+                release,
+            ),
+        )
+    };
+    let mut pages = PageAlignedBytes::new(64 * 1024);
+    let outer = pages.as_mut_slice().as_mut_ptr();
+    // SAFETY: `pages` outlives the import, released below.
+    let result = unsafe { import(driver.handle().0, outer.cast(), 64 * 1024) };
+    assert_eq!(result, level_zero_sys::ze_result_t::ZE_RESULT_SUCCESS);
+    {
+        let inner = HostMemory::register(driver, &mut pages.as_mut_slice()[8192..12288]).unwrap();
+        match inner.registration() {
+            Registration::Unregistered(why) => assert!(why.contains("another part"), "{why}"),
+            Registration::Registered => panic!("the foreign import taken for this one's own"),
+        }
+        assert_eq!(harness.counter("nested_imports"), 1);
+    }
+    assert_eq!(
+        harness.counter("live_imports"),
+        1,
+        "the foreign import outlives the registration inside it"
+    );
+    // SAFETY: the import made above, released once.
+    let result = unsafe { release(driver.handle().0, outer.cast()) };
+    assert_eq!(result, level_zero_sys::ze_result_t::ZE_RESULT_SUCCESS);
+    harness.assert_clean();
+}
+
 #[test]
 fn a_hidden_extension_leaves_memory_unregistered_logs_once_and_copies_still_work() {
     capture_logs();

@@ -8,14 +8,17 @@ use crate::ze::context::Context;
 use crate::ze::driver::Driver;
 use crate::ze::memory::{HostBuffer, Memory, MemoryKind};
 use level_zero_sys::extensions::{
-    ZEX_DRIVER_IMPORT_EXTERNAL_POINTER, ZEX_DRIVER_RELEASE_IMPORTED_POINTER,
+    ZEX_DRIVER_GET_HOST_POINTER_BASE_ADDRESS, ZEX_DRIVER_IMPORT_EXTERNAL_POINTER,
+    ZEX_DRIVER_RELEASE_IMPORTED_POINTER, zex_pfnDriverGetHostPointerBaseAddress_t,
     zex_pfnDriverImportExternalPointer_t, zex_pfnDriverReleaseImportedPointer_t,
 };
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::c_void;
 use std::sync::{LazyLock, Mutex};
 
-/// Page size imports must be aligned to: compute-runtime imports whole pages.
+/// Page size imports must be aligned to. compute-runtime takes any alignment but maps the whole
+/// pages around a range (its DRM memory manager aligns the user pointer down to a page), so
+/// page-aligned registrations never share a page.
 pub const IMPORT_ALIGNMENT: usize = 4096;
 
 /// Live imports by (driver key, start) -> length, to refuse overlaps before the driver sees
@@ -218,6 +221,23 @@ impl<'a> HostMemory<'a> {
         // SAFETY: a live driver and a caller-owned range borrowed for this value's life.
         let result = unsafe { import(driver.handle().0, start as *mut c_void, len) };
         match check("zexDriverImportExternalPointer", result) {
+            Ok(()) if !Self::imported_at(driver, start) => {
+                // compute-runtime answers success for a range inside a live import without
+                // making one (`HostPointerManager::createHostPointerMultiAllocation`), and a
+                // release through it would release that import: another part of the program's.
+                let reason = format!(
+                    "host range {start:#x}+{len} lies inside a range another part of the program imported"
+                );
+                log_once(&reason);
+                Ok(Self {
+                    driver: driver.clone(),
+                    start: pointer,
+                    len,
+                    borrow: std::marker::PhantomData,
+                    registration: Registration::Unregistered(reason),
+                    release: None,
+                })
+            }
             Ok(()) => {
                 imports.insert((key, start), len);
                 Ok(Self {
@@ -242,6 +262,24 @@ impl<'a> HostMemory<'a> {
                 })
             }
         }
+    }
+
+    /// Whether the driver's import containing `start` begins there (so the import just made is
+    /// this range's own); `true` where the driver cannot say.
+    fn imported_at(driver: &Driver, start: usize) -> bool {
+        let Some(base_of) = driver.extension_function(ZEX_DRIVER_GET_HOST_POINTER_BASE_ADDRESS)
+        else {
+            return true;
+        };
+        // SAFETY: the driver returned this address for this name, whose signature Intel's
+        // zex_driver.h declares.
+        let base_of = unsafe {
+            std::mem::transmute::<*const c_void, zex_pfnDriverGetHostPointerBaseAddress_t>(base_of)
+        };
+        let mut base = std::ptr::null_mut();
+        // SAFETY: a live driver, an address, and an output slot of this frame.
+        let result = unsafe { base_of(driver.handle().0, start as *mut c_void, &mut base) };
+        check("zexDriverGetHostPointerBaseAddress", result).map_or(true, |()| base as usize == start)
     }
 
     /// Whether it was registered, and why not if not.

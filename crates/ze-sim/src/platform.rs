@@ -88,6 +88,9 @@ counters! {
     live_fences,
     /// Live `zex` host-pointer imports.
     live_imports,
+    /// `zex` imports of a range inside a live import: answered success with no new import, as
+    /// compute-runtime answers them (releasing either pointer releases the one import).
+    nested_imports,
     /// Command-list executions and immediate appends.
     submissions,
     /// Copies that crossed a device pair's P2P link.

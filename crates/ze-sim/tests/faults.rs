@@ -153,13 +153,21 @@ fn zex_import_round_trip_overlap_and_direct_copies() {
     // SAFETY: a live host range of the given size.
     unsafe {
         ok(import(sim.driver, start, 4096));
+        // Inside the import: success, and no second import (as compute-runtime answers).
+        ok(import(sim.driver, start.byte_add(100), 10));
+        assert_eq!(sim.counter("nested_imports"), 1);
         assert_eq!(
-            import(sim.driver, start.byte_add(100), 10),
-            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+            import(sim.driver, start.byte_add(4000), 200),
+            ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
+            "first byte in the import, last outside"
         );
         assert_eq!(
             import(sim.driver, start, 0),
-            ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            import(sim.driver, null_mut(), 64),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
         );
         let mut base = null_mut();
         ok(base_of(sim.driver, start.byte_add(100), &mut base));
@@ -207,6 +215,60 @@ fn zex_import_round_trip_overlap_and_direct_copies() {
     sim.destroy_list(list);
     sim.free(context, device);
     sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+/// compute-runtime's import rules below a page and between imports: any alignment; a range
+/// whose last byte alone is in an import is a bad size, one whose ends lie in two imports
+/// overlaps; a range covering an import with neither end in it is imported; a release through
+/// any address inside an import releases it.
+#[test]
+fn zex_imports_follow_compute_runtimes_rules_below_a_page() {
+    let sim = Sim::preset("b70x2");
+    let import = extension_function(&sim, extensions::ZEX_DRIVER_IMPORT_EXTERNAL_POINTER).unwrap();
+    let release =
+        extension_function(&sim, extensions::ZEX_DRIVER_RELEASE_IMPORTED_POINTER).unwrap();
+    // SAFETY: the addresses of functions with these documented signatures.
+    let (import, release) = unsafe {
+        (
+            std::mem::transmute::<*mut c_void, extensions::zex_pfnDriverImportExternalPointer_t>(
+                import,
+            ),
+            std::mem::transmute::<*mut c_void, extensions::zex_pfnDriverReleaseImportedPointer_t>(
+                release,
+            ),
+        )
+    };
+    let mut host = vec![0u8; 8 * 4096];
+    let start = host.as_mut_ptr() as *mut c_void;
+    // SAFETY: every range lies inside `host`, which outlives the imports.
+    unsafe {
+        let at = |offset: usize| start.byte_add(offset);
+        ok(import(sim.driver, at(64), 1000));
+        ok(import(sim.driver, at(1064), 3000));
+        assert_eq!(sim.counter("live_imports"), 2, "two imports may share a page");
+        assert_eq!(
+            import(sim.driver, at(0), 100),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE,
+            "only its last byte is in an import"
+        );
+        assert_eq!(
+            import(sim.driver, at(500), 1000),
+            ze_result_t::ZE_RESULT_ERROR_OVERLAPPING_REGIONS,
+            "its ends lie in two imports"
+        );
+        ok(import(sim.driver, at(0), 5 * 4096));
+        assert_eq!(sim.counter("live_imports"), 3, "neither end in an import");
+        ok(release(sim.driver, at(2000)));
+        ok(release(sim.driver, at(500)));
+        assert_eq!(sim.counter("live_imports"), 1);
+        ok(release(sim.driver, at(20000)));
+        assert_eq!(
+            release(sim.driver, at(64)),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+    }
+    assert_eq!(sim.counter("live_imports"), 0);
     sim.assert_clean();
 }
 

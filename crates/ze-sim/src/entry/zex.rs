@@ -23,6 +23,22 @@ pub(crate) fn resolve(name: &str) -> Option<*const c_void> {
     }
 }
 
+/// The import containing `address`, by its base: the one of greatest base at or below it, as
+/// compute-runtime's host pointer manager finds one (an ordered map searched from below).
+fn import_containing(imports: &std::collections::BTreeMap<usize, usize>, address: usize) -> Option<usize> {
+    imports
+        .range(..=address)
+        .next_back()
+        .filter(|&(&base, &length)| address - base < length)
+        .map(|(&base, _)| base)
+}
+
+/// As compute-runtime's `HostPointerManager::createHostPointerMultiAllocation` answers (read in
+/// its source, `level_zero/core/source/driver/host_pointer_manager.cpp`): any alignment is taken
+/// (its DRM memory manager maps the whole pages around the range); a range inside one import
+/// succeeds without a new one (counted as `nested_imports`); a range whose first byte lies in
+/// an import is refused as in use, whose last byte alone lies in one as a bad size, whose ends
+/// lie in two as overlapping; a range covering an import with neither end in it is imported.
 pub(crate) unsafe extern "C" fn import_external_pointer(
     driver: ze_driver_handle_t,
     pointer: *mut c_void,
@@ -30,24 +46,25 @@ pub(crate) unsafe extern "C" fn import_external_pointer(
 ) -> ze_result_t {
     guard(|| {
         let platform = registry::driver(driver as usize)?;
-        if pointer.is_null() {
-            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
-        }
-        if size == 0 {
-            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE);
+        if pointer.is_null() || size == 0 {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         let start = pointer as usize;
-        let end = start
-            .checked_add(size)
+        let last = start
+            .checked_add(size - 1)
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE)?;
         let mut state = platform.lock();
-        let overlaps = state
-            .imports
-            .range(..end)
-            .next_back()
-            .is_some_and(|(&base, &length)| base + length > start);
-        if overlaps {
-            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        let first_in = import_containing(&state.imports, start);
+        let last_in = import_containing(&state.imports, last);
+        match (first_in, last_in) {
+            (Some(first), Some(last)) if first == last => {
+                state.counters.nested_imports += 1;
+                return Ok(());
+            }
+            (Some(_), Some(_)) => return Err(ze_result_t::ZE_RESULT_ERROR_OVERLAPPING_REGIONS),
+            (Some(_), None) => return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE),
+            (None, Some(_)) => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE),
+            (None, None) => {}
         }
         state.imports.insert(start, size);
         state.counters.live_imports += 1;
@@ -55,6 +72,8 @@ pub(crate) unsafe extern "C" fn import_external_pointer(
     })
 }
 
+/// Releases the import containing `pointer`, wherever in it `pointer` lies (compute-runtime's
+/// `freeHostPointerAllocation` finds it as an import finds one).
 pub(crate) unsafe extern "C" fn release_imported_pointer(
     driver: ze_driver_handle_t,
     pointer: *mut c_void,
@@ -62,10 +81,9 @@ pub(crate) unsafe extern "C" fn release_imported_pointer(
     guard(|| {
         let platform = registry::driver(driver as usize)?;
         let mut state = platform.lock();
-        state
-            .imports
-            .remove(&(pointer as usize))
+        let base = import_containing(&state.imports, pointer as usize)
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+        state.imports.remove(&base);
         state.counters.live_imports -= 1;
         Ok(())
     })
