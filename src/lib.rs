@@ -76,6 +76,7 @@ pub use ze::host::{
     HostMemory, HostPath, IMPORT_ALIGNMENT, PageAlignedBytes, PinnedHostBuffer, Registration,
     host_path,
 };
+pub use ze::import_probe::{ImportRules, NestedImport, probe_import_rules};
 pub use ze::launch::{Arg, Dims, ListArg};
 pub use ze::memory::{
     DeviceBuffer, FreePolicy, HostBuffer, MAX_ALIGNMENT, Memory, MemoryKind, SharedBuffer,

@@ -160,6 +160,35 @@ fn a_range_inside_a_foreign_import_is_left_to_its_owner() {
     harness.assert_clean();
 }
 
+/// The import-rule probe reads the simulator's (compute-runtime's) rules and leaves nothing
+/// imported; without the extension it says so.
+#[test]
+fn the_import_rule_probe_reads_the_drivers_rules_and_leaves_nothing_imported() {
+    let harness = Harness::simulated("b70x2");
+    let driver = &harness.runtime.drivers().unwrap()[0];
+    let rules = probe_import_rules(driver).expect("the extension");
+    assert_eq!(rules.sub_page_range, Ok(()));
+    assert_eq!(rules.shared_page, Ok(()));
+    assert_eq!(
+        rules.nested,
+        NestedImport::NoImportOfItsOwn {
+            release_releases_outer: true
+        }
+    );
+    assert!(rules.interior_release);
+    assert_eq!(harness.counter("nested_imports"), 1);
+    assert_eq!(harness.counter("live_imports"), 0, "nothing left imported");
+    harness.assert_clean();
+
+    let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+    config.zex_extension = false;
+    let hidden = Harness::with_config(config);
+    assert_eq!(
+        probe_import_rules(&hidden.runtime.drivers().unwrap()[0]),
+        None
+    );
+}
+
 #[test]
 fn a_hidden_extension_leaves_memory_unregistered_logs_once_and_copies_still_work() {
     capture_logs();

@@ -279,7 +279,8 @@ impl<'a> HostMemory<'a> {
         let mut base = std::ptr::null_mut();
         // SAFETY: a live driver, an address, and an output slot of this frame.
         let result = unsafe { base_of(driver.handle().0, start as *mut c_void, &mut base) };
-        check("zexDriverGetHostPointerBaseAddress", result).map_or(true, |()| base as usize == start)
+        check("zexDriverGetHostPointerBaseAddress", result)
+            .map_or(true, |()| base as usize == start)
     }
 
     /// Whether it was registered, and why not if not.

@@ -10,6 +10,7 @@ pub(crate) mod driver;
 pub(crate) mod event;
 pub(crate) mod handles;
 pub(crate) mod host;
+pub(crate) mod import_probe;
 pub(crate) mod launch;
 pub(crate) mod memory;
 pub(crate) mod module;

@@ -217,6 +217,55 @@ fn sycl_runtime_check() -> Check {
     }
 }
 
+/// The host-pointer import's rules below a page and between imports, probed.
+fn import_rules_check(driver: &lazy_usm::Driver) -> Check {
+    use lazy_usm::NestedImport;
+    let name = "host-pointer import below a page";
+    let Some(rules) = lazy_usm::probe_import_rules(driver) else {
+        return Check {
+            name,
+            verdict: "not probed: the driver has no zexDriverImportExternalPointer".into(),
+            figures: Value::Null,
+        };
+    };
+    let answer = |result: &Result<(), lazy_usm::ZeResult>| match result {
+        Ok(()) => "imported".to_string(),
+        Err(refused) => format!("refused ({refused})"),
+    };
+    let nested = match rules.nested {
+        NestedImport::Refused(refused) => format!("refused ({refused})"),
+        NestedImport::OwnImport => "imported as a range of its own".into(),
+        NestedImport::NoImportOfItsOwn {
+            release_releases_outer: true,
+        } => "success with no import of its own, and releasing it released the outer import".into(),
+        NestedImport::NoImportOfItsOwn {
+            release_releases_outer: false,
+        } => "success with no import of its own; releasing it left the outer import".into(),
+        NestedImport::Unknown => {
+            "success (whether it made an import of its own is unknown: no zexDriverGetHostPointerBaseAddress)".into()
+        }
+    };
+    Check {
+        name,
+        verdict: format!(
+            "a range from 64 bytes into a page: {}; a second range on its page: {}; a page inside a live import: {nested}; a release 100 bytes into an import {}",
+            answer(&rules.sub_page_range),
+            answer(&rules.shared_page),
+            if rules.interior_release {
+                "released it"
+            } else {
+                "was refused"
+            },
+        ),
+        figures: json!({
+            "sub_page_range": rules.sub_page_range.is_ok(),
+            "shared_page": rules.shared_page.is_ok(),
+            "nested": format!("{:?}", rules.nested),
+            "interior_release": rules.interior_release,
+        }),
+    }
+}
+
 /// Runs every check on `runtime` (`note` says which platform it is) and prints the report.
 pub fn doctor(runtime: &Runtime, note: &str, json_output: bool) -> Result<(), String> {
     let error = |error: lazy_usm::Error| error.to_string();
@@ -282,6 +331,7 @@ pub fn doctor(runtime: &Runtime, note: &str, json_output: bool) -> Result<(), St
         figures: json!({"registered": registration.as_ref().is_ok_and(|host| host.is_registered())}),
     });
     drop(registration);
+    checks.push(import_rules_check(driver));
     let probe = lazy_usm::probe_process(None);
     checks.push(Check {
         name: "the live probe of this process",

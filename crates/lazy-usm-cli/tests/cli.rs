@@ -500,6 +500,12 @@ fn doctor_tells_the_presets_apart_by_what_it_measures() {
     );
     assert!(pinned["P2P, after the self-test (row: the reading device)"].contains("atomics"));
     assert!(pinned["registered host memory (page-aligned, 1 MiB)"].starts_with("imported"));
+    // compute-runtime's import rules below a page, as the simulator follows them.
+    let rules = &pinned["host-pointer import below a page"];
+    assert!(
+        rules.starts_with("a range from 64 bytes into a page: imported; a second range on its page: imported; a page inside a live import: success with no import of its own, and releasing it released the outer import"),
+        "{rules}"
+    );
     // 26.05, and 26.09+ with EnableDeferBacking=0: registered only.
     assert_eq!(
         doctor("b70x2-26.05", &[])[cost],
@@ -523,6 +529,46 @@ fn doctor_tells_the_presets_apart_by_what_it_measures() {
     assert!(
         doctor("b60x4-refused", &[])["P2P, after the self-test (row: the reading device)"]
             .contains("refused")
+    );
+}
+
+/// A driver without the import extension: the import checks say so rather than fail.
+#[test]
+fn doctor_says_when_the_driver_has_no_import_extension() {
+    let mut config = lazy_usm::ze_sim::SimConfig::preset("b70x2").unwrap();
+    config.zex_extension = false;
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("no-zex.toml");
+    std::fs::write(&path, config.to_toml()).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
+        .args(["doctor", "--json", "--sim-config"])
+        .arg(&path)
+        .env_remove("ZE_ENABLE_ALT_DRIVERS")
+        .output()
+        .expect("run lazy-usm");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
+    let verdict = |name: &str| {
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|check| check["check"] == name)
+            .map(|check| check["verdict"].as_str().unwrap().to_string())
+            .unwrap_or_else(|| panic!("no check {name}"))
+    };
+    assert_eq!(
+        verdict("host-pointer import below a page"),
+        "not probed: the driver has no zexDriverImportExternalPointer"
+    );
+    assert!(
+        verdict("registered host memory (page-aligned, 1 MiB)").starts_with("not imported"),
+        "{}",
+        verdict("registered host memory (page-aligned, 1 MiB)")
     );
 }
 

@@ -246,7 +246,11 @@ fn zex_imports_follow_compute_runtimes_rules_below_a_page() {
         let at = |offset: usize| start.byte_add(offset);
         ok(import(sim.driver, at(64), 1000));
         ok(import(sim.driver, at(1064), 3000));
-        assert_eq!(sim.counter("live_imports"), 2, "two imports may share a page");
+        assert_eq!(
+            sim.counter("live_imports"),
+            2,
+            "two imports may share a page"
+        );
         assert_eq!(
             import(sim.driver, at(0), 100),
             ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE,

@@ -25,7 +25,10 @@ pub(crate) fn resolve(name: &str) -> Option<*const c_void> {
 
 /// The import containing `address`, by its base: the one of greatest base at or below it, as
 /// compute-runtime's host pointer manager finds one (an ordered map searched from below).
-fn import_containing(imports: &std::collections::BTreeMap<usize, usize>, address: usize) -> Option<usize> {
+fn import_containing(
+    imports: &std::collections::BTreeMap<usize, usize>,
+    address: usize,
+) -> Option<usize> {
     imports
         .range(..=address)
         .next_back()
