@@ -55,8 +55,8 @@ pub use residency::{
     Resident, SelfTest,
 };
 pub use tools::probe::{
-    DeviceMemory, DrmClient, ProcessMemory, group_by_device, parse_fdinfo, parse_gpu_active_pages,
-    probe_paths, probe_process,
+    DeviceMemory, DrmClient, MemoryPeaks, ProcessMemory, group_by_device, parse_fdinfo,
+    parse_gpu_active_pages, probe_paths, probe_process,
 };
 pub use tools::{measure, workload};
 pub use transfer::copy::{CopyPath, CopyReport};

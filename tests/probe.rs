@@ -111,3 +111,54 @@ fn this_process_has_no_gpu_clients_here() {
         "no DRM device on the build machines: {memory:?}"
     );
 }
+
+/// Peaks over probes of a fake tree that changes between them, as `compare --measured` takes
+/// them while a program runs: each device's highest GTT and VRAM, and the highest
+/// `nr_gpu_active`, even when they peak at different probes; a device that appears late counts.
+#[test]
+fn peaks_over_changing_probes() {
+    let root = std::env::temp_dir().join(format!("lazy-usm-peaks-{}", std::process::id()));
+    let (fdinfo, nodes) = (root.join("fdinfo"), root.join("node"));
+    std::fs::create_dir_all(&fdinfo).unwrap();
+    std::fs::create_dir_all(nodes.join("node0")).unwrap();
+    let fd = |gtt_kib: u64, vram_kib: u64, pdev: &str| {
+        format!(
+            "drm-driver:\txe\ndrm-pdev:\t{pdev}\ndrm-resident-gtt:\t{gtt_kib} KiB\ndrm-resident-vram0:\t{vram_kib} KiB\n"
+        )
+    };
+    let mut peaks = MemoryPeaks::default();
+    let steps = [
+        (fd(100, 900, "0000:0e:00.0"), None, 10u64),
+        (
+            fd(700, 200, "0000:0e:00.0"),
+            Some(fd(50, 0, "0000:12:00.0")),
+            30,
+        ),
+        (fd(300, 400, "0000:0e:00.0"), None, 20),
+    ];
+    for (own, peer, pages) in steps {
+        std::fs::write(fdinfo.join("4"), own).unwrap();
+        match peer {
+            Some(text) => std::fs::write(fdinfo.join("5"), text).unwrap(),
+            None => {
+                let _ = std::fs::remove_file(fdinfo.join("5"));
+            }
+        }
+        std::fs::write(
+            nodes.join("node0/vmstat"),
+            format!("nr_gpu_active {pages}\n"),
+        )
+        .unwrap();
+        peaks.add(&probe_paths(&fdinfo, &nodes).unwrap());
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+    assert_eq!(peaks.samples, 3);
+    assert_eq!(peaks.devices.len(), 2);
+    assert_eq!(
+        (peaks.devices[0].gtt_bytes, peaks.devices[0].vram_bytes),
+        (700 * 1024, 900 * 1024),
+        "each figure's own peak"
+    );
+    assert_eq!(peaks.devices[1].gtt_bytes, 50 * 1024, "the late device");
+    assert_eq!(peaks.gpu_active_bytes, Some(30 * 4096));
+}

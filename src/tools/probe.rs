@@ -189,3 +189,53 @@ pub fn probe_paths(fdinfo_dir: &Path, node_dir: &Path) -> Result<ProcessMemory> 
             .map(|pages| pages.iter().sum::<u64>() * PAGE_BYTES),
     })
 }
+
+/// The peaks of a process's GPU memory over repeated probes (`lazy-usm compare` samples a
+/// program while it runs): per device the highest VRAM and GTT seen, and the highest
+/// `nr_gpu_active`, which is the whole machine's (so a caller subtracts what it read before the
+/// program started).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemoryPeaks {
+    /// One entry per device seen, by PCI address: its peak VRAM and GTT bytes, and the most
+    /// file descriptors to it at once.
+    pub devices: Vec<DeviceMemory>,
+    /// The highest `nr_gpu_active` read, in bytes; `None` where the kernel never reported it.
+    pub gpu_active_bytes: Option<u64>,
+    /// How many probes were added.
+    pub samples: usize,
+}
+
+impl MemoryPeaks {
+    /// Takes one probe's figures into the peaks.
+    ///
+    /// ```
+    /// use lazy_usm::{DeviceMemory, MemoryPeaks, ProcessMemory};
+    /// let device = |gtt_bytes| DeviceMemory { pdev: "0000:03:00.0".into(), gtt_bytes, clients: 1, ..Default::default() };
+    /// let mut peaks = MemoryPeaks::default();
+    /// peaks.add(&ProcessMemory { devices: vec![device(4096)], gpu_active_bytes: Some(8192) });
+    /// peaks.add(&ProcessMemory { devices: vec![device(1024)], gpu_active_bytes: None });
+    /// assert_eq!((peaks.devices[0].gtt_bytes, peaks.gpu_active_bytes, peaks.samples), (4096, Some(8192), 2));
+    /// ```
+    pub fn add(&mut self, sample: &ProcessMemory) {
+        self.samples += 1;
+        for device in &sample.devices {
+            match self
+                .devices
+                .iter_mut()
+                .find(|peak| peak.pdev == device.pdev)
+            {
+                Some(peak) => {
+                    peak.vram_bytes = peak.vram_bytes.max(device.vram_bytes);
+                    peak.gtt_bytes = peak.gtt_bytes.max(device.gtt_bytes);
+                    peak.clients = peak.clients.max(device.clients);
+                }
+                None => self.devices.push(device.clone()),
+            }
+        }
+        self.devices.sort_by(|a, b| a.pdev.cmp(&b.pdev));
+        if let Some(bytes) = sample.gpu_active_bytes {
+            self.gpu_active_bytes =
+                Some(self.gpu_active_bytes.map_or(bytes, |peak| peak.max(bytes)));
+        }
+    }
+}

@@ -3,13 +3,34 @@
 //! keys; lazy-usm's shim), side by side in one table: exit status, peak host pinned memory,
 //! peak GTT per device, residency calls, refused uses, wall time, and whether the program
 //! printed what it printed under the runtime's default.
+//!
+//! On the simulated platform the figures are the simulator's report (modelled). On a real
+//! platform they are measured: the program runs against the system's loader and is probed while
+//! it runs (every 10 ms) through its DRM fdinfo (VRAM and GTT per device) and the nodes'
+//! `nr_gpu_active` (the pinned host memory no process counter shows; the whole machine's, so
+//! read as the rise over its value before the program started). Only the program's own process
+//! is probed, not processes it starts; residency calls and refused uses are not observable
+//! there.
 
 use crate::sim_env::{self, ReportFile, Target};
 use crate::table::{Table, bytes_gib};
 use lazy_usm::ze_sim::{REPORT_ENV, Report};
+use lazy_usm::{MemoryPeaks, probe_process};
 use serde_json::{Value, json};
-use std::process::Command;
-use std::time::Instant;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Where `compare` runs the program.
+pub enum Platform {
+    /// The simulated platform of this preset or configuration file: figures modelled.
+    Simulated(String),
+    /// The system's loader and GPUs: figures measured by probing the program.
+    Measured,
+}
+
+/// How often a measured run probes the program.
+const PROBE_PERIOD: Duration = Duration::from_millis(10);
 
 /// One way to run the program.
 struct Alternative {
@@ -79,96 +100,225 @@ struct Outcome {
     code: i32,
     stdout: Vec<u8>,
     seconds: f64,
-    report: Option<Report>,
+    figures: Figures,
 }
 
-fn run_once(
-    preset: &str,
+/// A run's memory figures: the simulator's report, or what probing the program measured.
+enum Figures {
+    Modelled(Option<Report>),
+    Measured {
+        peaks: MemoryPeaks,
+        /// `nr_gpu_active` before the program started, in bytes.
+        gpu_active_before: Option<u64>,
+    },
+}
+
+impl Figures {
+    /// Peak host pinned bytes: the report's, or the rise of `nr_gpu_active`.
+    fn peak_pinned(&self) -> Option<u64> {
+        match self {
+            Figures::Modelled(report) => report.as_ref().map(|r| r.host_pinned_bytes.peak),
+            Figures::Measured {
+                peaks,
+                gpu_active_before,
+            } => peaks
+                .gpu_active_bytes
+                .map(|peak| peak.saturating_sub(gpu_active_before.unwrap_or(0))),
+        }
+    }
+
+    /// Peak GTT bytes per device, in the platform's device order (measured: by PCI address).
+    fn peak_gtt(&self) -> Option<Vec<u64>> {
+        match self {
+            Figures::Modelled(report) => report
+                .as_ref()
+                .map(|r| r.devices.iter().map(|d| d.gtt_bytes.peak).collect()),
+            Figures::Measured { peaks, .. } => {
+                Some(peaks.devices.iter().map(|d| d.gtt_bytes).collect())
+            }
+        }
+    }
+
+    /// A counter of the simulator's report; `None` when measured (not observable) or absent.
+    fn counter(&self, name: &str) -> Option<u64> {
+        match self {
+            Figures::Modelled(Some(report)) => Some(counter(report, name)),
+            _ => None,
+        }
+    }
+}
+
+/// The program's command under `alternative`, on `target`.
+fn command_for(
+    target: &Target,
     alternative: &Alternative,
     program: &[String],
-) -> Result<Outcome, String> {
+) -> Result<Command, String> {
     let (name, args) = program
         .split_first()
-        .ok_or("no program given (lazy-usm compare --preset NAME -- PROGRAM [ARGS])")?;
-    let target = Target {
-        platform: Some(preset.to_string()),
-        shim: alternative.shim,
-    };
-    let report_file = ReportFile::new("lazy-usm-compare-")?;
+        .ok_or("no program given (lazy-usm compare [--preset NAME] -- PROGRAM [ARGS])")?;
     let mut command = Command::new(name);
-    command
-        .args(args)
-        .envs(sim_env::environment(&target)?)
-        .env(REPORT_ENV, report_file.path())
-        // The shim's own exit line would differ from the other runs' output.
-        .env_remove("LAZY_USM_REPORT");
+    command.args(args);
+    // Measured without the shim, the program runs as it is, on the system's loader.
+    if target.platform.is_some() || target.shim {
+        command.envs(sim_env::environment(target)?);
+    }
+    // The shim's own exit line would differ from the other runs' output.
+    command.env_remove("LAZY_USM_REPORT");
     // Each alternative starts from none of the others' settings.
     for other in ALTERNATIVES.iter().flat_map(|other| other.env) {
         command.env_remove(other.0);
     }
     command.envs(alternative.env.iter().copied());
-    let started = Instant::now();
-    let output = command
-        .output()
-        .map_err(|error| format!("cannot start {name}: {error}"))?;
-    let seconds = started.elapsed().as_secs_f64();
-    let code = sim_env::exit_code(&output.status);
-    let report = report_file.read().ok();
-    Ok(Outcome {
-        name: alternative.name,
-        code,
-        stdout: output.stdout,
-        seconds,
-        report,
-    })
+    Ok(command)
+}
+
+fn run_once(
+    platform: &Platform,
+    alternative: &Alternative,
+    program: &[String],
+) -> Result<Outcome, String> {
+    let target = Target {
+        platform: match platform {
+            Platform::Simulated(preset) => Some(preset.clone()),
+            Platform::Measured => None,
+        },
+        shim: alternative.shim,
+    };
+    let mut command = command_for(&target, alternative, program)?;
+    let name = &program[0];
+    match platform {
+        Platform::Simulated(_) => {
+            let report_file = ReportFile::new("lazy-usm-compare-")?;
+            command.env(REPORT_ENV, report_file.path());
+            let started = Instant::now();
+            let output = command
+                .output()
+                .map_err(|error| format!("cannot start {name}: {error}"))?;
+            Ok(Outcome {
+                name: alternative.name,
+                code: sim_env::exit_code(&output.status),
+                stdout: output.stdout,
+                seconds: started.elapsed().as_secs_f64(),
+                figures: Figures::Modelled(report_file.read().ok()),
+            })
+        }
+        Platform::Measured => {
+            let gpu_active_before = probe_process(None)
+                .ok()
+                .and_then(|memory| memory.gpu_active_bytes);
+            let started = Instant::now();
+            let mut child = command
+                .stdout(Stdio::piped())
+                .spawn()
+                .map_err(|error| format!("cannot start {name}: {error}"))?;
+            // Read its output beside the probing, so a full pipe never stalls it.
+            let mut stdout = child
+                .stdout
+                .take()
+                .ok_or("the program's output was not piped")?;
+            let reader = std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = stdout.read_to_end(&mut bytes);
+                bytes
+            });
+            let mut peaks = MemoryPeaks::default();
+            let status = loop {
+                // A probe that finds the process gone (it exited meanwhile) adds nothing.
+                if let Ok(memory) = probe_process(Some(child.id())) {
+                    peaks.add(&memory);
+                }
+                match child.try_wait() {
+                    Ok(Some(status)) => break status,
+                    Ok(None) => std::thread::sleep(PROBE_PERIOD),
+                    Err(error) => return Err(format!("waiting for {name}: {error}")),
+                }
+            };
+            let seconds = started.elapsed().as_secs_f64();
+            let stdout = reader.join().unwrap_or_default();
+            Ok(Outcome {
+                name: alternative.name,
+                code: sim_env::exit_code(&status),
+                stdout,
+                seconds,
+                figures: Figures::Measured {
+                    peaks,
+                    gpu_active_before,
+                },
+            })
+        }
+    }
 }
 
 fn counter(report: &Report, name: &str) -> u64 {
     report.counters.get(name).copied().unwrap_or(0)
 }
 
-/// Runs `program` under every alternative on the simulated platform `preset` and prints the
-/// table (or, with `json`, the figures as JSON).
-pub fn compare(preset: &str, program: &[String], json: bool) -> Result<(), String> {
+/// Runs `program` under every alternative on `platform` and prints the table (or, with `json`,
+/// the figures as JSON).
+pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<(), String> {
     let outcomes = ALTERNATIVES
         .iter()
-        .map(|alternative| run_once(preset, alternative, program))
+        .map(|alternative| run_once(platform, alternative, program))
         .collect::<Result<Vec<_>, _>>()?;
     let default_output = outcomes.first().map(|outcome| outcome.stdout.clone());
     let same = |outcome: &Outcome| Some(&outcome.stdout) == default_output.as_ref();
+    let (platform_name, modelled) = match platform {
+        Platform::Simulated(preset) => (preset.as_str(), true),
+        Platform::Measured => ("system", false),
+    };
     if json {
-        let rows: Vec<Value> = outcomes
-            .iter()
-            .map(|outcome| {
-                let report = outcome.report.as_ref();
-                json!({
-                    "alternative": outcome.name,
-                    "exit_code": outcome.code,
-                    "seconds": outcome.seconds,
-                    "same_output": same(outcome),
-                    "peak_host_pinned_bytes": report.map(|r| r.host_pinned_bytes.peak),
-                    "peak_gtt_bytes": report.map(|r| r.devices.iter().map(|d| d.gtt_bytes.peak).collect::<Vec<_>>()),
-                    "residency_calls": report.map(|r| counter(r, "make_resident_calls")),
-                    "implicit_imports": report.map(|r| counter(r, "implicit_imports")),
-                    "refused_uses": report.map(|r| counter(r, "residency_violations")),
+        let rows: Vec<Value> =
+            outcomes
+                .iter()
+                .map(|outcome| {
+                    let figures = &outcome.figures;
+                    let mut row = json!({
+                        "alternative": outcome.name,
+                        "exit_code": outcome.code,
+                        "seconds": outcome.seconds,
+                        "same_output": same(outcome),
+                        "peak_host_pinned_bytes": figures.peak_pinned(),
+                        "peak_gtt_bytes": figures.peak_gtt(),
+                        "residency_calls": figures.counter("make_resident_calls"),
+                        "implicit_imports": figures.counter("implicit_imports"),
+                        "refused_uses": figures.counter("residency_violations"),
+                    });
+                    if let Figures::Measured { peaks, .. } = figures {
+                        row["probes"] = json!(peaks.samples);
+                        row["devices"] =
+                            json!(peaks.devices.iter().map(|d| json!({
+                        "pdev": d.pdev, "driver": d.driver,
+                        "peak_vram_bytes": d.vram_bytes, "peak_gtt_bytes": d.gtt_bytes,
+                    })).collect::<Vec<_>>());
+                    }
+                    row
                 })
-            })
-            .collect();
+                .collect();
         println!(
             "{}",
-            json!({"platform": preset, "modelled": true, "runs": rows})
+            json!({"platform": platform_name, "modelled": modelled, "runs": rows})
         );
         return Ok(());
     }
-    println!(
-        "{} under each alternative on the simulated platform `{preset}` (figures are modelled; on \
-         an Intel GPU they would be measured):",
-        program.join(" ")
-    );
+    match platform {
+        Platform::Simulated(preset) => println!(
+            "{} under each alternative on the simulated platform `{preset}` (figures are modelled; \
+             on an Intel GPU they would be measured):",
+            program.join(" ")
+        ),
+        Platform::Measured => println!(
+            "{} under each alternative on this machine's GPUs (measured: the program's DRM fdinfo \
+             and the rise of nr_gpu_active, probed every {} ms; residency calls and refused uses \
+             are not observable here):",
+            program.join(" "),
+            PROBE_PERIOD.as_millis()
+        ),
+    }
     let devices = outcomes
         .iter()
-        .filter_map(|outcome| outcome.report.as_ref())
-        .map(|report| report.devices.len())
+        .filter_map(|outcome| outcome.figures.peak_gtt())
+        .map(|gtt| gtt.len())
         .max()
         .unwrap_or(0);
     let mut header = vec![
@@ -184,24 +334,19 @@ pub fn compare(preset: &str, program: &[String], json: bool) -> Result<(), Strin
         "same output".into(),
     ]);
     let mut table = Table::new(header);
+    let or_na = |value: Option<u64>, text: fn(u64) -> String| value.map_or("n/a".into(), text);
     for outcome in &outcomes {
+        let figures = &outcome.figures;
         let mut row = vec![outcome.name.to_string(), outcome.code.to_string()];
-        match &outcome.report {
-            Some(report) => {
-                row.push(bytes_gib(report.host_pinned_bytes.peak));
-                row.extend((0..devices).map(|device| {
-                    report
-                        .devices
-                        .get(device)
-                        .map_or("n/a".into(), |d| bytes_gib(d.gtt_bytes.peak))
-                }));
-                row.push(counter(report, "make_resident_calls").to_string());
-                row.push(counter(report, "residency_violations").to_string());
-            }
-            None => {
-                row.extend(std::iter::repeat_n("n/a".to_string(), devices + 3));
-            }
-        }
+        row.push(or_na(figures.peak_pinned(), bytes_gib));
+        let gtt = figures.peak_gtt().unwrap_or_default();
+        row.extend((0..devices).map(|device| or_na(gtt.get(device).copied(), bytes_gib)));
+        row.push(or_na(figures.counter("make_resident_calls"), |n| {
+            n.to_string()
+        }));
+        row.push(or_na(figures.counter("residency_violations"), |n| {
+            n.to_string()
+        }));
         row.push(format!("{:.2}", outcome.seconds));
         row.push(if same(outcome) { "yes" } else { "no" }.into());
         table.row(row);

@@ -79,6 +79,11 @@ enum Command {
     /// print one table: exit status, peak host pinned memory and GTT, residency calls, refused
     /// uses, wall time, and whether its output matched the default run's.
     Compare {
+        /// Measure on this machine's GPUs through the system's loader (DRM fdinfo and
+        /// `nr_gpu_active`), even where no Level Zero GPU was found; without a preset or
+        /// configuration file this is chosen when one is.
+        #[arg(long)]
+        measured: bool,
         /// The program and its arguments.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         program: Vec<String>,
@@ -195,6 +200,42 @@ fn runtime(cli: &Cli) -> Result<(Runtime, String), String> {
         }
     };
     Ok((runtime, note))
+}
+
+/// Where `compare` runs: the preset or file given; else this machine's GPUs when asked
+/// (`--measured`) or when the system's loader finds one; else the simulated `b70x2`. With a
+/// line saying which, and why.
+fn compare_platform(cli: &Cli, measured: bool) -> Result<(compare::Platform, String), String> {
+    let given = cli.preset.clone().or_else(|| cli.sim_config.clone());
+    match (given, measured) {
+        (Some(_), true) => Err(
+            "--measured runs on this machine's GPUs: leave out --preset and --sim-config".into(),
+        ),
+        (Some(platform), false) => Ok((
+            compare::Platform::Simulated(platform.clone()),
+            format!("platform: simulated `{platform}` (figures are modelled)"),
+        )),
+        (None, true) => Ok((
+            compare::Platform::Measured,
+            "platform: this machine, through the system's loader (--measured)".into(),
+        )),
+        (None, false) => {
+            let (_, choice) = Runtime::auto("b70x2").map_err(fail)?;
+            Ok(match choice.source {
+                lazy_usm::Source::System { .. } => (
+                    compare::Platform::Measured,
+                    format!(
+                        "platform: {} ({}); figures are measured",
+                        choice.source, choice.reason
+                    ),
+                ),
+                lazy_usm::Source::Simulated { .. } => (
+                    compare::Platform::Simulated("b70x2".into()),
+                    format!("platform: {} (figures are modelled)", choice.reason),
+                ),
+            })
+        }
+    }
 }
 
 fn parse_policies(names: &[String]) -> Result<Vec<Policy>, String> {
@@ -712,12 +753,13 @@ fn main() -> ExitCode {
                 }
             };
         }
-        Command::Compare { program } => {
-            // On the simulated platform for now; `b70x2` unless a preset or file is given.
-            let platform = target(&cli, false)
-                .platform
-                .unwrap_or_else(|| "b70x2".into());
-            compare::compare(&platform, program, cli.json)
+        Command::Compare { measured, program } => {
+            compare_platform(&cli, *measured).and_then(|(platform, note)| {
+                if !cli.json {
+                    println!("{note}");
+                }
+                compare::compare(&platform, program, cli.json)
+            })
         }
         command => runtime(&cli).and_then(|(runtime, note)| match command {
             Command::Report => report(&cli, &runtime, &note),

@@ -627,3 +627,43 @@ fn doctor_finds_the_sycl_runtime_and_whether_each_adapter_reads_the_restrict_var
         .expect("run lazy-usm");
     assert!(String::from_utf8_lossy(&output.stdout).contains("SYCL runtime: not found"));
 }
+
+/// `compare --measured` runs the program once per alternative on the system's loader, probing
+/// it while it runs: each alternative's variables reach it (the v1 rows print something else),
+/// a program that runs for a while is probed many times, and no figure is claimed that a real
+/// machine's probe did not give (no DRM device here: no GTT, no residency calls).
+#[test]
+fn compare_measured_probes_the_program_under_each_alternative() {
+    let output = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
+        .args(["--json", "compare", "--measured", "--", "sh", "-c"])
+        .arg("echo adapter=${SYCL_UR_USE_LEVEL_ZERO_V2-unset}; sleep 0.2")
+        .env_remove("ZE_ENABLE_ALT_DRIVERS")
+        .output()
+        .expect("run lazy-usm");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
+    assert_eq!(report["modelled"], false);
+    assert_eq!(report["platform"], "system");
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 8);
+    for run in runs {
+        let name = run["alternative"].as_str().unwrap();
+        assert_eq!(run["exit_code"], 0, "{name}");
+        assert!(run["probes"].as_u64().unwrap() >= 5, "{name}: {run}");
+        assert!(run["seconds"].as_f64().unwrap() >= 0.2, "{name}");
+        assert_eq!(run["residency_calls"], Value::Null, "{name}");
+        assert_eq!(run["peak_gtt_bytes"], serde_json::json!([]), "{name}");
+        assert_eq!(run["same_output"], !name.contains(", v1"), "{name}");
+    }
+    // A preset and --measured contradict each other.
+    let refused = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
+        .args(["--preset", "b70x2", "compare", "--measured", "--", "true"])
+        .output()
+        .expect("run lazy-usm");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--measured"));
+}
