@@ -2,11 +2,12 @@
 figures for seed 000's program and for one that enables peer access, as the runtime, its
 restrict variable, the driver's debug keys and the shim produce them."""
 import json
+import os
 import pathlib
 import subprocess
 import sys
 
-from conftest import LAZY_USM
+from conftest import LAZY_USM, PACKAGE
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -60,17 +61,30 @@ print("gathered", struct.unpack(f"<{N}I", bytes(out.copy_to_host())) == tuple(ra
 """.replace("PROGRAMS", repr(str(PROGRAMS)))
 
 
-def compare(runtime_available, tmp_path, code):
+TORCH = "PyTorch pluggable allocator (lazy_usm.torch.enable())"
+
+
+def compare_all(tmp_path, code, *args, env=None):
     script = tmp_path / "program.py"
     script.write_text(code)
     completed = subprocess.run(
-        [str(LAZY_USM), "compare", "--preset", "b70x2-faithful", "--json", "--", sys.executable, str(script)],
-        capture_output=True, text=True, timeout=600,
+        [str(LAZY_USM), "compare", "--preset", "b70x2-faithful", "--json", "--", sys.executable, str(script), *args],
+        capture_output=True, text=True, timeout=600, env=env,
     )
     assert completed.returncode == 0, completed.stderr
     result = json.loads(completed.stdout)
     assert result["modelled"] is True
     return {run["alternative"]: run for run in result["runs"]}
+
+
+def compare(runtime_available, tmp_path, code):
+    """The alternatives that apply (no PyTorch here: the pluggable allocator's does not, and
+    says why)."""
+    runs = compare_all(tmp_path, code)
+    torch = runs.pop(TORCH)
+    assert torch == {"alternative": TORCH, "applies": False, "why": "torch is not importable (ModuleNotFoundError)"}
+    assert all(run["applies"] for run in runs.values())
+    return runs
 
 
 def gib(value):
@@ -133,3 +147,53 @@ def test_a_kernel_reading_a_peers_memory_through_pointers(runtime_available, tmp
     }, refused
     for run in runs.values():
         assert (run["exit_code"], run["same_output"]) == (0, True), run
+
+
+# A stand-in for PyTorch's XPU allocator API (no PyTorch XPU build is on PyPI): it records what
+# `lazy_usm.torch.enable()` installs, so the test can see that `compare` installs lazy-usm's
+# allocator before the program's first line, with the program's own arguments and folder.
+TORCH_STAND_IN = """
+import types
+__version__ = "2.10.0+xpu"
+class XPUPluggableAllocator:
+    def __init__(self, path, malloc, free):
+        self.names = [path, malloc, free]
+class _Memory:
+    XPUPluggableAllocator = XPUPluggableAllocator
+    installed = None
+    @staticmethod
+    def change_current_allocator(allocator):
+        _Memory.installed = allocator.names
+xpu = types.SimpleNamespace(memory=_Memory, is_available=lambda: True)
+"""
+
+RECORDS_THE_ALLOCATOR = """
+import json, os, sys, torch
+import helper  # beside the script: the program's own folder is on its path
+with open(sys.argv[1], "a") as out:
+    out.write(json.dumps(torch.xpu.memory.installed) + "\\n")
+"""
+
+
+def test_the_pytorch_allocator_is_installed_before_the_program_runs(runtime_available, tmp_path):
+    stand_in = tmp_path / "stand-in" / "torch"
+    stand_in.mkdir(parents=True)
+    (stand_in / "__init__.py").write_text(TORCH_STAND_IN)
+    (tmp_path / "helper.py").write_text("")
+    out = tmp_path / "installed.jsonl"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(stand_in.parent), os.environ.get("PYTHONPATH")])))
+    runs = compare_all(tmp_path, RECORDS_THE_ALLOCATOR, str(out), env=env)
+    torch = runs.pop(TORCH)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    if not PACKAGE:
+        # The workspace's interpreter has no lazy_usm package installed: the check says so.
+        assert torch["applies"] is False and torch["why"].startswith("the lazy_usm package is not importable"), torch
+        assert lines == [None] * len(runs)
+        return
+    import lazy_usm
+
+    assert torch["applies"] is True and torch["exit_code"] == 0, torch
+    # Every other alternative ran the program with PyTorch's own allocator; this one with
+    # lazy-usm's, installed through the pluggable-allocator API before the program's first line.
+    assert lines[:-1] == [None] * len(runs)
+    assert lines[-1] == [str(lazy_usm.library_path()), "lazy_usm_xpu_malloc", "lazy_usm_xpu_free"]

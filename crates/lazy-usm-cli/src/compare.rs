@@ -39,6 +39,64 @@ struct Alternative {
     shim: bool,
     /// Variables it sets.
     env: &'static [(&'static str, &'static str)],
+    /// With lazy-usm's pool as PyTorch's XPU allocator (`lazy_usm.torch.enable()` before the
+    /// program's first line): for `python SCRIPT.py [ARGS]` programs whose interpreter has a
+    /// PyTorch with XPU pluggable allocators and the `lazy_usm` package.
+    torch_allocator: bool,
+}
+
+/// Whether the interpreter can take lazy-usm's pool as PyTorch's XPU allocator: exits 0, or
+/// prints why not and exits 1.
+const TORCH_CHECK: &str = r#"import sys
+try:
+    import torch
+except Exception as error:
+    print(f"torch is not importable ({type(error).__name__})"); sys.exit(1)
+try:
+    import lazy_usm.torch
+except Exception as error:
+    print(f"the lazy_usm package is not importable ({error})"); sys.exit(1)
+memory = getattr(getattr(torch, "xpu", None), "memory", None)
+if getattr(memory, "XPUPluggableAllocator", None) is None:
+    print(f"torch {torch.__version__} has no XPU pluggable allocator"); sys.exit(1)
+if not torch.xpu.is_available():
+    print(f"torch {torch.__version__} sees no XPU device"); sys.exit(1)
+"#;
+
+/// Runs `SCRIPT [ARGS]` (after `-c` in `sys.argv`) as `python SCRIPT [ARGS]` would, with
+/// lazy-usm's pool as PyTorch's XPU allocator from its first line.
+const TORCH_BOOTSTRAP: &str = r#"import os, runpy, sys
+import lazy_usm.torch
+lazy_usm.torch.enable()
+sys.argv = sys.argv[1:]
+sys.path[0] = os.path.dirname(os.path.abspath(sys.argv[0]))
+runpy.run_path(sys.argv[0], run_name="__main__")
+"#;
+
+/// Why the PyTorch allocator does not apply to `program`, checked by running its interpreter
+/// as `check` (the alternative's environment); `None` when it does.
+fn torch_allocator_unavailable(program: &[String], mut check: Command) -> Option<String> {
+    let interpreter = std::path::Path::new(&program[0])
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let script = program.get(1).filter(|script| script.ends_with(".py"));
+    if !interpreter.starts_with("python") || script.is_none() {
+        return Some("not a `python SCRIPT.py [ARGS]` program".into());
+    }
+    let output = match check.arg("-c").arg(TORCH_CHECK).output() {
+        Ok(output) => output,
+        Err(error) => return Some(format!("cannot start {}: {error}", program[0])),
+    };
+    if output.status.success() {
+        return None;
+    }
+    let why = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    Some(if why.is_empty() {
+        format!("the interpreter's check failed ({})", output.status)
+    } else {
+        why
+    })
 }
 
 const V2: (&str, &str) = ("SYCL_UR_USE_LEVEL_ZERO_V2", "1");
@@ -52,26 +110,31 @@ const ALTERNATIVES: &[Alternative] = &[
         name: "runtime default, v2 adapter",
         shim: false,
         env: &[V2],
+        torch_allocator: false,
     },
     Alternative {
         name: "runtime default, v1 adapter",
         shim: false,
         env: &[V1],
+        torch_allocator: false,
     },
     Alternative {
         name: "SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P=1, v2",
         shim: false,
         env: &[V2, RESTRICT],
+        torch_allocator: false,
     },
     Alternative {
         name: "SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P=1, v1",
         shim: false,
         env: &[V1, RESTRICT],
+        torch_allocator: false,
     },
     Alternative {
         name: "NEOReadDebugKeys=1 EnableDeferBacking=0",
         shim: false,
         env: &[V2, DEBUG_KEYS, ("EnableDeferBacking", "0")],
+        torch_allocator: false,
     },
     Alternative {
         name: "NEOReadDebugKeys=1 ForceZeDeviceCanAccessPerReturnValue=0",
@@ -81,22 +144,33 @@ const ALTERNATIVES: &[Alternative] = &[
             DEBUG_KEYS,
             ("ForceZeDeviceCanAccessPerReturnValue", "0"),
         ],
+        torch_allocator: false,
     },
     Alternative {
         name: "lazy-usm run --shim",
         shim: true,
         env: &[V2, ("LAZY_USM_INDIRECT", "args")],
+        torch_allocator: false,
     },
     Alternative {
         name: "lazy-usm run --shim, LAZY_USM_INDIRECT=all",
         shim: true,
         env: &[V2, ("LAZY_USM_INDIRECT", "all")],
+        torch_allocator: false,
+    },
+    Alternative {
+        name: "PyTorch pluggable allocator (lazy_usm.torch.enable())",
+        shim: false,
+        env: &[V2],
+        torch_allocator: true,
     },
 ];
 
 /// What one run gave.
 struct Outcome {
     name: &'static str,
+    /// Why the alternative does not apply to this program (it was not run).
+    unavailable: Option<String>,
     code: i32,
     stdout: Vec<u8>,
     seconds: f64,
@@ -158,6 +232,9 @@ fn command_for(
         .split_first()
         .ok_or("no program given (lazy-usm compare [--preset NAME] -- PROGRAM [ARGS])")?;
     let mut command = Command::new(name);
+    if alternative.torch_allocator {
+        command.arg("-c").arg(TORCH_BOOTSTRAP);
+    }
     command.args(args);
     // Measured without the shim, the program runs as it is, on the system's loader.
     if target.platform.is_some() || target.shim {
@@ -185,6 +262,23 @@ fn run_once(
         },
         shim: alternative.shim,
     };
+    if alternative.torch_allocator {
+        let plain = Alternative {
+            torch_allocator: false,
+            ..*alternative
+        };
+        let check = command_for(&target, &plain, &program[..1])?;
+        if let Some(why) = torch_allocator_unavailable(program, check) {
+            return Ok(Outcome {
+                name: alternative.name,
+                unavailable: Some(why),
+                code: 0,
+                stdout: Vec::new(),
+                seconds: 0.0,
+                figures: Figures::Modelled(None),
+            });
+        }
+    }
     let mut command = command_for(&target, alternative, program)?;
     let name = &program[0];
     match platform {
@@ -197,6 +291,7 @@ fn run_once(
                 .map_err(|error| format!("cannot start {name}: {error}"))?;
             Ok(Outcome {
                 name: alternative.name,
+                unavailable: None,
                 code: sim_env::exit_code(&output.status),
                 stdout: output.stdout,
                 seconds: started.elapsed().as_secs_f64(),
@@ -238,6 +333,7 @@ fn run_once(
             let stdout = reader.join().unwrap_or_default();
             Ok(Outcome {
                 name: alternative.name,
+                unavailable: None,
                 code: sim_env::exit_code(&status),
                 stdout,
                 seconds,
@@ -272,8 +368,12 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
             outcomes
                 .iter()
                 .map(|outcome| {
+                    if let Some(why) = &outcome.unavailable {
+                        return json!({"alternative": outcome.name, "applies": false, "why": why});
+                    }
                     let figures = &outcome.figures;
                     let mut row = json!({
+                        "applies": true,
                         "alternative": outcome.name,
                         "exit_code": outcome.code,
                         "seconds": outcome.seconds,
@@ -335,7 +435,12 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
     ]);
     let mut table = Table::new(header);
     let or_na = |value: Option<u64>, text: fn(u64) -> String| value.map_or("n/a".into(), text);
+    let mut unavailable = Vec::new();
     for outcome in &outcomes {
+        if let Some(why) = &outcome.unavailable {
+            unavailable.push(format!("{}: does not apply: {why}", outcome.name));
+            continue;
+        }
         let figures = &outcome.figures;
         let mut row = vec![outcome.name.to_string(), outcome.code.to_string()];
         row.push(or_na(figures.peak_pinned(), bytes_gib));
@@ -352,5 +457,8 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
         table.row(row);
     }
     print!("{}", table.render());
+    for line in unavailable {
+        println!("{line}");
+    }
     Ok(())
 }

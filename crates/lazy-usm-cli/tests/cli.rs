@@ -649,9 +649,13 @@ fn compare_measured_probes_the_program_under_each_alternative() {
     assert_eq!(report["modelled"], false);
     assert_eq!(report["platform"], "system");
     let runs = report["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 8);
+    assert_eq!(runs.len(), 9);
+    let (torch, runs) = runs.split_last().unwrap();
+    assert_eq!(torch["applies"], false, "{torch}");
+    assert_eq!(torch["why"], "not a `python SCRIPT.py [ARGS]` program");
     for run in runs {
         let name = run["alternative"].as_str().unwrap();
+        assert_eq!(run["applies"], true, "{name}");
         assert_eq!(run["exit_code"], 0, "{name}");
         assert!(run["probes"].as_u64().unwrap() >= 5, "{name}: {run}");
         assert!(run["seconds"].as_f64().unwrap() >= 0.2, "{name}");
