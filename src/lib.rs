@@ -84,7 +84,7 @@ pub use ze::memory::{
 };
 pub use ze::module::{Kernel, KernelIndirectAccess, KernelProperties, Module};
 pub use ze::queue::{CommandQueue, Held, RecordedList, Submission, Unsubmitted};
-pub use ze::runtime::{Choice, Runtime, Source};
+pub use ze::runtime::{Choice, LoaderComponent, Runtime, Source};
 
 /// The generated Level Zero bindings and function table.
 pub use level_zero_sys as sys;

@@ -479,3 +479,22 @@ fn recorded_lists_run_on_queues(harness: &Harness) {
     harness.assert_clean();
 }
 on_both_paths!(recorded_lists_run_on_queues, "b70x2");
+
+/// Behind a loader, its components and versions are read (`zelLoaderGetVersions`).
+#[test]
+#[ignore = "runs in a child process started by the_loaders_versions_are_read"]
+fn loader_versions_child() {
+    let runtime = Runtime::system().unwrap();
+    let components = runtime.loader_versions().unwrap().expect("a loader");
+    let loader = components
+        .iter()
+        .find(|component| component.name == "loader")
+        .unwrap_or_else(|| panic!("no `loader` component in {components:?}"));
+    assert!(loader.version.0 >= 1, "{loader:?}");
+    assert_eq!(loader.spec.0, 1, "{loader:?}");
+}
+
+#[test]
+fn the_loaders_versions_are_read() {
+    common::run_in_loader_child("loader_versions_child", "b70x2");
+}

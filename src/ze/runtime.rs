@@ -282,6 +282,58 @@ impl Runtime {
         &self.inner.api
     }
 
+    /// The Level Zero loader's components and their versions (`zelLoaderGetVersions`): the
+    /// loader itself (`loader`) and each layer it loaded. `None` where there is no loader (the
+    /// in-process simulator) or it has no such call.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// let runtime = Runtime::simulated("b70x2")?;
+    /// assert_eq!(runtime.loader_versions()?, None, "the in-process simulator has no loader");
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn loader_versions(&self) -> Result<Option<Vec<LoaderComponent>>> {
+        let Some(get_versions) = self.inner.api.loader_get_versions else {
+            return Ok(None);
+        };
+        let mut count = 0usize;
+        // SAFETY: the loader's own call; with no array it writes only the count.
+        check("zelLoaderGetVersions", unsafe {
+            get_versions(&mut count, std::ptr::null_mut())
+        })?;
+        let mut versions = vec![zel_component_version_t::default(); count];
+        // SAFETY: an array of `count` elements, as the count call asked for.
+        check("zelLoaderGetVersions", unsafe {
+            get_versions(&mut count, versions.as_mut_ptr())
+        })?;
+        versions.truncate(count);
+        Ok(Some(
+            versions
+                .iter()
+                .map(|version| {
+                    let name: Vec<u8> = version
+                        .component_name
+                        .iter()
+                        .take_while(|&&byte| byte != 0)
+                        .map(|&byte| byte as u8)
+                        .collect();
+                    LoaderComponent {
+                        name: String::from_utf8_lossy(&name).into_owned(),
+                        spec: (
+                            ze_major_version(version.spec_version.0),
+                            ze_minor_version(version.spec_version.0),
+                        ),
+                        version: (
+                            version.component_lib_version.major,
+                            version.component_lib_version.minor,
+                            version.component_lib_version.patch,
+                        ),
+                    }
+                })
+                .collect(),
+        ))
+    }
+
     /// Which implementation this is.
     ///
     /// ```
@@ -348,4 +400,16 @@ impl Runtime {
         }
         Ok(Vec::new())
     }
+}
+
+/// One component of the Level Zero loader, as `zelLoaderGetVersions` names it
+/// ([`Runtime::loader_versions`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoaderComponent {
+    /// `loader`, or a layer's name (`validation layer`, `tracing layer`).
+    pub name: String,
+    /// The API specification it implements, as (major, minor).
+    pub spec: (u32, u32),
+    /// Its library version, as (major, minor, patch).
+    pub version: (i32, i32, i32),
 }

@@ -282,6 +282,38 @@ pub fn doctor(runtime: &Runtime, note: &str, json_output: bool) -> Result<(), St
         ),
         figures: json!({"driver_version": properties.driver_version, "api": [major, minor]}),
     });
+    checks.push(match runtime.loader_versions() {
+        Ok(Some(components)) => Check {
+            name: "loader",
+            verdict: components
+                .iter()
+                .map(|component| {
+                    let (major, minor, patch) = component.version;
+                    let (spec_major, spec_minor) = component.spec;
+                    format!("{} {major}.{minor}.{patch} (API {spec_major}.{spec_minor})", component.name)
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+            figures: json!(components
+                .iter()
+                .map(|component| json!({
+                    "component": component.name,
+                    "version": [component.version.0, component.version.1, component.version.2],
+                    "api": [component.spec.0, component.spec.1],
+                }))
+                .collect::<Vec<_>>()),
+        },
+        Ok(None) => Check {
+            name: "loader",
+            verdict: "none: the platform is not behind a Level Zero loader (the in-process simulator), or its loader has no zelLoaderGetVersions".into(),
+            figures: Value::Null,
+        },
+        Err(why) => Check {
+            name: "loader",
+            verdict: format!("unreadable: {why}"),
+            figures: Value::Null,
+        },
+    });
     checks.push(sycl_runtime_check());
     let devices = runtime.devices().map_err(error)?;
     let names: Vec<String> = devices

@@ -500,6 +500,11 @@ fn doctor_tells_the_presets_apart_by_what_it_measures() {
     );
     assert!(pinned["P2P, after the self-test (row: the reading device)"].contains("atomics"));
     assert!(pinned["registered host memory (page-aligned, 1 MiB)"].starts_with("imported"));
+    assert!(
+        pinned["loader"].starts_with("none: "),
+        "{}",
+        pinned["loader"]
+    );
     // compute-runtime's import rules below a page, as the simulator follows them.
     let rules = &pinned["host-pointer import below a page"];
     assert!(
@@ -670,4 +675,47 @@ fn compare_measured_probes_the_program_under_each_alternative() {
         .expect("run lazy-usm");
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--measured"));
+}
+
+/// Behind a loader (the stand-in `sim-env` points at), doctor reads the loader's components.
+#[test]
+fn doctor_reads_the_loaders_version_behind_a_loader() {
+    if !stand_in_built() {
+        return;
+    }
+    let exports = lazy_usm(&["sim-env", "--preset", "b70x2"]);
+    assert!(exports.status.success());
+    let variables: Vec<(String, String)> = String::from_utf8(exports.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|line| {
+            let (name, value) = line.strip_prefix("export ")?.split_once('=')?;
+            Some((name.to_string(), value.trim_matches('\'').to_string()))
+        })
+        .collect();
+    let output = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
+        .args(["doctor", "--json"])
+        .envs(variables)
+        .env_remove("ZE_ENABLE_ALT_DRIVERS")
+        .output()
+        .expect("run lazy-usm");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
+    assert!(
+        report["platform"].as_str().unwrap().contains("system"),
+        "{report}"
+    );
+    let loader = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|check| check["check"] == "loader")
+        .expect("a loader check");
+    let verdict = loader["verdict"].as_str().unwrap();
+    assert!(verdict.starts_with("loader 1."), "{verdict}");
+    assert_eq!(loader["figures"][0]["component"], "loader");
 }

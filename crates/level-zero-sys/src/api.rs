@@ -232,6 +232,7 @@ ze_api! {
         device_pci_get_properties_ext: ze_pfnDevicePciGetPropertiesExt_t = "zeDevicePciGetPropertiesExt",
         device_get_global_timestamps: ze_pfnDeviceGetGlobalTimestamps_t = "zeDeviceGetGlobalTimestamps",
         kernel_get_name: ze_pfnKernelGetName_t = "zeKernelGetName",
+        loader_get_versions: crate::extensions::zel_pfnLoaderGetVersions_t = "zelLoaderGetVersions",
     }
 }
 

@@ -6,10 +6,12 @@
 //!   `zexDriverGetHostPointerBaseAddress`: Intel's compute-runtime,
 //!   `level_zero/include/level_zero/driver_experimental/zex_driver.h`; they are reached through
 //!   `zeDriverGetExtensionFunctionAddress`, never linked by name.
+//! - `zelLoaderGetVersions`: the Level Zero loader's `include/loader/ze_loader.h` declares it as
+//!   a function, and bindgen here generates types only, so its pointer type is declared here.
 
 #![allow(non_camel_case_types)]
 
-use crate::generated::{ze_driver_handle_t, ze_result_t};
+use crate::generated::{ze_driver_handle_t, ze_result_t, zel_component_version_t};
 use std::ffi::c_void;
 
 /// Name of Intel's host-pointer import extension functions, for
@@ -37,3 +39,12 @@ pub type zex_pfnDriverGetHostPointerBaseAddress_t = unsafe extern "C" fn(
     ptr: *mut c_void,
     base_address: *mut *mut c_void,
 ) -> ze_result_t;
+
+/// `zelLoaderGetVersions(num_elems, versions)`: the loader's components (`loader`, and each
+/// layer it loaded) with their versions; with `versions` null, only their count.
+pub type zel_pfnLoaderGetVersions_t = Option<
+    unsafe extern "C" fn(
+        num_elems: *mut usize,
+        versions: *mut zel_component_version_t,
+    ) -> ze_result_t,
+>;
