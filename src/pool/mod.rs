@@ -410,13 +410,14 @@ impl DevicePool {
             };
             let now = std::time::Instant::now();
             let deadline = *deadline.get_or_insert(now + self.config.out_of_memory_wait);
-            if !could_come_back || now >= deadline {
+            let may_come_back = something_may_come_back();
+            if (!could_come_back && !may_come_back) || now >= deadline {
                 return Err(error);
             }
-            if !something_may_come_back() {
+            if !may_come_back {
                 // What was waiting came back during the failed attempt (its out-of-memory
                 // path reclaims and flushes after its own free lists were searched): the
-                // next attempt finds it.
+                // next attempt finds it, or, with nothing waiting then, ends the wait.
                 continue;
             }
             std::thread::sleep(pause);

@@ -12,6 +12,7 @@ use level_zero_sys::extensions::{
     ZEX_DRIVER_RELEASE_IMPORTED_POINTER, zex_pfnDriverGetHostPointerBaseAddress_t,
     zex_pfnDriverImportExternalPointer_t, zex_pfnDriverReleaseImportedPointer_t,
 };
+use level_zero_sys::ze_result_t;
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::c_void;
 use std::sync::{LazyLock, Mutex};
@@ -26,6 +27,9 @@ pub const IMPORT_ALIGNMENT: usize = 4096;
 type DriverKey = (usize, usize);
 static IMPORTS: LazyLock<Mutex<BTreeMap<(DriverKey, usize), usize>>> =
     LazyLock::new(Default::default);
+/// Why a range inside another import stays unregistered (logged once, whatever the range).
+const NESTED_REASON: &str = "it lies inside a range another part of the program imported, \
+    which the driver would not import again (and releasing it would release theirs)";
 /// Reasons already logged, so each is logged once per process.
 static LOGGED: LazyLock<Mutex<HashSet<String>>> = LazyLock::new(Default::default);
 
@@ -218,23 +222,32 @@ impl<'a> HostMemory<'a> {
                 ),
             )
         };
-        // SAFETY: a live driver and a caller-owned range borrowed for this value's life.
-        let result = unsafe { import(driver.handle().0, start as *mut c_void, len) };
+        // compute-runtime answers success for a range inside a live import without making
+        // one (`HostPointerManager::createHostPointerMultiAllocation`), and a release through
+        // it would release that import: another part of the program's (or another runtime's
+        // over the same driver). So a range whose start some import holds already is not
+        // imported, and one whose import turns out to begin elsewhere is not released.
+        let inside_another = Self::import_base(driver, start).is_some();
+        let result = if inside_another {
+            ze_result_t::ZE_RESULT_SUCCESS
+        } else {
+            // SAFETY: a live driver and a caller-owned range borrowed for this value's life.
+            unsafe { import(driver.handle().0, start as *mut c_void, len) }
+        };
         match check("zexDriverImportExternalPointer", result) {
-            Ok(()) if !Self::imported_at(driver, start) => {
-                // compute-runtime answers success for a range inside a live import without
-                // making one (`HostPointerManager::createHostPointerMultiAllocation`), and a
-                // release through it would release that import: another part of the program's.
-                let reason = format!(
-                    "host range {start:#x}+{len} lies inside a range another part of the program imported"
-                );
-                log_once(&reason);
+            Ok(())
+                if inside_another
+                    || Self::import_base(driver, start).is_some_and(|base| base != start) =>
+            {
+                log_once(NESTED_REASON);
                 Ok(Self {
                     driver: driver.clone(),
                     start: pointer,
                     len,
                     borrow: std::marker::PhantomData,
-                    registration: Registration::Unregistered(reason),
+                    registration: Registration::Unregistered(format!(
+                        "host range {start:#x}+{len}: {NESTED_REASON}"
+                    )),
                     release: None,
                 })
             }
@@ -264,13 +277,9 @@ impl<'a> HostMemory<'a> {
         }
     }
 
-    /// Whether the driver's import containing `start` begins there (so the import just made is
-    /// this range's own); `true` where the driver cannot say.
-    fn imported_at(driver: &Driver, start: usize) -> bool {
-        let Some(base_of) = driver.extension_function(ZEX_DRIVER_GET_HOST_POINTER_BASE_ADDRESS)
-        else {
-            return true;
-        };
+    /// The base of the driver's import containing `start`, if the driver has one and says.
+    fn import_base(driver: &Driver, start: usize) -> Option<usize> {
+        let base_of = driver.extension_function(ZEX_DRIVER_GET_HOST_POINTER_BASE_ADDRESS)?;
         // SAFETY: the driver returned this address for this name, whose signature Intel's
         // zex_driver.h declares.
         let base_of = unsafe {
@@ -279,8 +288,7 @@ impl<'a> HostMemory<'a> {
         let mut base = std::ptr::null_mut();
         // SAFETY: a live driver, an address, and an output slot of this frame.
         let result = unsafe { base_of(driver.handle().0, start as *mut c_void, &mut base) };
-        check("zexDriverGetHostPointerBaseAddress", result)
-            .map_or(true, |()| base as usize == start)
+        (result == ze_result_t::ZE_RESULT_SUCCESS).then_some(base as usize)
     }
 
     /// Whether it was registered, and why not if not.

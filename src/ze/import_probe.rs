@@ -34,17 +34,21 @@ pub enum NestedImport {
     Unknown,
 }
 
-/// What [`probe_import_rules`] found.
+/// What [`probe_import_rules`] found. A check that needs an import the driver refused
+/// first is `None`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImportRules {
     /// Importing 1,000 bytes from 64 bytes into a page: `Ok`, or the driver's refusal.
     pub sub_page_range: std::result::Result<(), ZeResult>,
-    /// Importing a second range on the page the first ends in (neither overlapping the other).
-    pub shared_page: std::result::Result<(), ZeResult>,
-    /// Importing a page inside a live four-page import.
-    pub nested: NestedImport,
-    /// Whether releasing through an address 100 bytes into an import released it.
-    pub interior_release: bool,
+    /// Importing a second range on the page a first one (256 bytes, 512 before the page's
+    /// end) ends in, neither overlapping the other; `None` when the first was refused.
+    pub shared_page: Option<std::result::Result<(), ZeResult>>,
+    /// Importing a page inside a live four-page import; `None` when the four pages were
+    /// refused.
+    pub nested: Option<NestedImport>,
+    /// Whether releasing through an address 100 bytes into a two-page import released it;
+    /// `None` when the two pages were refused.
+    pub interior_release: Option<bool>,
 }
 
 /// The three `zex` calls, as the driver returned them.
@@ -77,7 +81,8 @@ impl Calls {
         (result == ze_result_t::ZE_RESULT_SUCCESS).then_some(base as usize)
     }
 
-    /// Releases whatever import still contains `pointer`, a few times over (imports may nest).
+    /// Releases whatever import still contains `pointer`, a few times over (imports may
+    /// nest); a driver that answers success for a release of nothing stops it after four.
     fn release_all(&self, pointer: *mut u8) {
         for _ in 0..4 {
             if !self.release(pointer) {
@@ -104,8 +109,8 @@ fn ok(result: ze_result_t) -> std::result::Result<(), ZeResult> {
 /// # let runtime = Runtime::simulated("b70x2")?;
 /// let rules = probe_import_rules(&runtime.drivers()?[0]).expect("the simulator has the extension");
 /// assert_eq!(rules.sub_page_range, Ok(()), "any alignment, as compute-runtime");
-/// assert_eq!(rules.nested, NestedImport::NoImportOfItsOwn { release_releases_outer: true });
-/// assert!(rules.interior_release);
+/// assert_eq!(rules.nested, Some(NestedImport::NoImportOfItsOwn { release_releases_outer: true }));
+/// assert_eq!(rules.interior_release, Some(true));
 /// # Ok::<(), Error>(())
 /// ```
 pub fn probe_import_rules(driver: &Driver) -> Option<ImportRules> {
@@ -143,52 +148,39 @@ pub fn probe_import_rules(driver: &Driver) -> Option<ImportRules> {
         calls.release_all(at(64));
     }
 
-    let shared_page = match calls.import(at(PAGE - 512), 256) {
-        Ok(()) => {
-            let second = calls.import(at(PAGE - 128), 64);
-            calls.release_all(at(PAGE - 512));
-            if second.is_ok() {
-                calls.release_all(at(PAGE - 128));
-            }
-            second
-        }
-        Err(refused) => Err(refused),
-    };
+    let shared_page = calls.import(at(PAGE - 512), 256).ok().map(|()| {
+        let second = calls.import(at(PAGE - 128), 64);
+        calls.release_all(at(PAGE - 128));
+        calls.release_all(at(PAGE - 512));
+        second
+    });
 
-    let nested = match calls.import(start, 4 * PAGE) {
-        Err(refused) => NestedImport::Refused(refused),
-        Ok(()) => {
-            let nested = match calls.import(at(PAGE), PAGE) {
-                Err(refused) => NestedImport::Refused(refused),
-                Ok(()) => match calls.base_of(at(PAGE)) {
-                    None => NestedImport::Unknown,
-                    Some(base) if base == at(PAGE) as usize => {
-                        calls.release(at(PAGE));
-                        NestedImport::OwnImport
+    let nested = calls.import(start, 4 * PAGE).ok().map(|()| {
+        let nested = match calls.import(at(PAGE), PAGE) {
+            Err(refused) => NestedImport::Refused(refused),
+            Ok(()) => match calls.base_of(at(PAGE)) {
+                None => NestedImport::Unknown,
+                Some(base) if base == at(PAGE) as usize => NestedImport::OwnImport,
+                Some(_) => {
+                    calls.release(at(PAGE));
+                    NestedImport::NoImportOfItsOwn {
+                        release_releases_outer: calls.base_of(start).is_none(),
                     }
-                    Some(_) => {
-                        calls.release(at(PAGE));
-                        NestedImport::NoImportOfItsOwn {
-                            release_releases_outer: calls.base_of(start).is_none(),
-                        }
-                    }
-                },
-            };
-            calls.release_all(start);
-            nested
-        }
-    };
+                }
+            },
+        };
+        // Whatever is left, inner first (an import of its own, or one the driver cannot
+        // describe), then the outer one: nothing stays imported when the buffer goes.
+        calls.release_all(at(PAGE));
+        calls.release_all(start);
+        nested
+    });
 
-    let interior_release = match calls.import(start, 2 * PAGE) {
-        Err(_) => false,
-        Ok(()) => {
-            let released = calls.release(at(100));
-            if !released {
-                calls.release_all(start);
-            }
-            released
-        }
-    };
+    let interior_release = calls.import(start, 2 * PAGE).ok().map(|()| {
+        let released = calls.release(at(100));
+        calls.release_all(start);
+        released
+    });
     drop(pages);
     Some(ImportRules {
         sub_page_range,

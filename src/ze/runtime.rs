@@ -298,18 +298,32 @@ impl Runtime {
         };
         let mut count = 0usize;
         // SAFETY: the loader's own call; with no array it writes only the count.
-        check("zelLoaderGetVersions", unsafe {
-            get_versions(&mut count, std::ptr::null_mut())
-        })?;
+        let result = unsafe { get_versions(&mut count, std::ptr::null_mut()) };
+        // A layer exporting the name without implementing it (lazy-usm's shim answers
+        // unsupported; a loader not yet initialised, uninitialised): no versions to read.
+        if matches!(
+            result,
+            ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
+                | ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED
+        ) {
+            return Ok(None);
+        }
+        check("zelLoaderGetVersions", result)?;
+        if count == 0 {
+            return Ok(Some(Vec::new()));
+        }
         let mut versions = vec![zel_component_version_t::default(); count];
         // SAFETY: an array of `count` elements, as the count call asked for.
         check("zelLoaderGetVersions", unsafe {
             get_versions(&mut count, versions.as_mut_ptr())
         })?;
+        // The loader fills at most the count it was given; a count that shrank meanwhile
+        // leaves unfilled entries, which have no name.
         versions.truncate(count);
         Ok(Some(
             versions
                 .iter()
+                .filter(|version| version.component_name[0] != 0)
                 .map(|version| {
                     let name: Vec<u8> = version
                         .component_name

@@ -82,7 +82,7 @@ def compare(runtime_available, tmp_path, code):
     says why)."""
     runs = compare_all(tmp_path, code)
     torch = runs.pop(TORCH)
-    assert torch == {"alternative": TORCH, "applies": False, "why": "torch is not importable (ModuleNotFoundError)"}
+    assert torch["applies"] is False and torch["why"], torch
     assert all(run["applies"] for run in runs.values())
     return runs
 
@@ -150,8 +150,8 @@ def test_a_kernel_reading_a_peers_memory_through_pointers(runtime_available, tmp
 
 
 # A stand-in for PyTorch's XPU allocator API (no PyTorch XPU build is on PyPI): it records what
-# `lazy_usm.torch.enable()` installs, so the test can see that `compare` installs lazy-usm's
-# allocator before the program's first line, with the program's own arguments and folder.
+# is installed through it, so the test can see that `compare` installs lazy-usm's allocator
+# before the program's first line, with the program's own arguments, path and file name.
 TORCH_STAND_IN = """
 import types
 __version__ = "2.10.0+xpu"
@@ -167,33 +167,54 @@ class _Memory:
 xpu = types.SimpleNamespace(memory=_Memory, is_available=lambda: True)
 """
 
+# The workspace's interpreter has no lazy_usm package installed (its native parts come with the
+# wheel): there a stand-in installs a named allocator through the same API, so the bootstrap's
+# own behaviour is tested in both passes; the package pass runs the real `enable()`.
+LAZY_USM_STAND_IN = """
+def library_path():
+    return "stand-in liblazy_usm.so"
+"""
+LAZY_USM_TORCH_STAND_IN = """
+import torch, lazy_usm
+def enable():
+    memory = torch.xpu.memory
+    memory.change_current_allocator(memory.XPUPluggableAllocator(lazy_usm.library_path(), "lazy_usm_xpu_malloc", "lazy_usm_xpu_free"))
+"""
+
 RECORDS_THE_ALLOCATOR = """
 import json, os, sys, torch
 import helper  # beside the script: the program's own folder is on its path
 with open(sys.argv[1], "a") as out:
-    out.write(json.dumps(torch.xpu.memory.installed) + "\\n")
+    out.write(json.dumps([torch.xpu.memory.installed, sys.argv[1:], os.path.isabs(__file__), sys.path[0]]) + "\\n")
 """
 
 
 def test_the_pytorch_allocator_is_installed_before_the_program_runs(runtime_available, tmp_path):
-    stand_in = tmp_path / "stand-in" / "torch"
-    stand_in.mkdir(parents=True)
-    (stand_in / "__init__.py").write_text(TORCH_STAND_IN)
+    stand_in = tmp_path / "stand-in"
+    (stand_in / "torch").mkdir(parents=True)
+    (stand_in / "torch" / "__init__.py").write_text(TORCH_STAND_IN)
+    if not PACKAGE:
+        (stand_in / "lazy_usm").mkdir()
+        (stand_in / "lazy_usm" / "__init__.py").write_text(LAZY_USM_STAND_IN)
+        (stand_in / "lazy_usm" / "torch.py").write_text(LAZY_USM_TORCH_STAND_IN)
     (tmp_path / "helper.py").write_text("")
     out = tmp_path / "installed.jsonl"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(stand_in.parent), os.environ.get("PYTHONPATH")])))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(stand_in), os.environ.get("PYTHONPATH")])))
     runs = compare_all(tmp_path, RECORDS_THE_ALLOCATOR, str(out), env=env)
     torch = runs.pop(TORCH)
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
-    if not PACKAGE:
-        # The workspace's interpreter has no lazy_usm package installed: the check says so.
-        assert torch["applies"] is False and torch["why"].startswith("the lazy_usm package is not importable"), torch
-        assert lines == [None] * len(runs)
-        return
-    import lazy_usm
-
     assert torch["applies"] is True and torch["exit_code"] == 0, torch
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == len(runs) + 1
+    if PACKAGE:
+        import lazy_usm
+
+        library = str(lazy_usm.library_path())
+    else:
+        library = "stand-in liblazy_usm.so"
+    folder = os.path.realpath(tmp_path)
     # Every other alternative ran the program with PyTorch's own allocator; this one with
-    # lazy-usm's, installed through the pluggable-allocator API before the program's first line.
-    assert lines[:-1] == [None] * len(runs)
-    assert lines[-1] == [str(lazy_usm.library_path()), "lazy_usm_xpu_malloc", "lazy_usm_xpu_free"]
+    # lazy-usm's, installed through the pluggable-allocator API before the program's first
+    # line; each saw its arguments, an absolute __file__ and its own folder first on its path.
+    for line in lines[:-1]:
+        assert line == [None, [str(out)], True, folder], line
+    assert lines[-1] == [[library, "lazy_usm_xpu_malloc", "lazy_usm_xpu_free"], [str(out)], True, folder]

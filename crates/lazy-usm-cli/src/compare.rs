@@ -65,12 +65,17 @@ if not torch.xpu.is_available():
 
 /// Runs `SCRIPT [ARGS]` (after `-c` in `sys.argv`) as `python SCRIPT [ARGS]` would, with
 /// lazy-usm's pool as PyTorch's XPU allocator from its first line.
+///
+/// As `python SCRIPT` would: `sys.argv` is `[SCRIPT, ARGS...]`, the script's own folder (its
+/// real path) is first on `sys.path` unless the interpreter runs in safe-path mode, and the
+/// script's `__file__` is absolute; `torch` and `lazy_usm` are imported with that path.
 const TORCH_BOOTSTRAP: &str = r#"import os, runpy, sys
+sys.argv = sys.argv[1:]
+if not getattr(sys.flags, "safe_path", False):
+    sys.path[0] = os.path.dirname(os.path.realpath(sys.argv[0]))
 import lazy_usm.torch
 lazy_usm.torch.enable()
-sys.argv = sys.argv[1:]
-sys.path[0] = os.path.dirname(os.path.abspath(sys.argv[0]))
-runpy.run_path(sys.argv[0], run_name="__main__")
+runpy.run_path(os.path.abspath(sys.argv[0]), run_name="__main__")
 "#;
 
 /// Why the PyTorch allocator does not apply to `program`, checked by running its interpreter
@@ -195,21 +200,40 @@ impl Figures {
             Figures::Measured {
                 peaks,
                 gpu_active_before,
-            } => peaks
-                .gpu_active_bytes
-                .map(|peak| peak.saturating_sub(gpu_active_before.unwrap_or(0))),
+            } => {
+                // Without the figure from before the program, the rise is unknown.
+                let before = (*gpu_active_before)?;
+                peaks
+                    .gpu_active_bytes
+                    .map(|peak| peak.saturating_sub(before))
+            }
         }
     }
 
     /// Peak GTT bytes per device, in the platform's device order (measured: by PCI address).
     fn peak_gtt(&self) -> Option<Vec<u64>> {
+        self.peak_gtt_by_device()
+            .map(|devices| devices.into_iter().map(|(_, bytes)| bytes).collect())
+    }
+
+    /// Peak GTT bytes per device, each named as the table's column names it: by index in the
+    /// platform's order (modelled), by PCI address (measured: a run may open other devices).
+    fn peak_gtt_by_device(&self) -> Option<Vec<(String, u64)>> {
         match self {
-            Figures::Modelled(report) => report
-                .as_ref()
-                .map(|r| r.devices.iter().map(|d| d.gtt_bytes.peak).collect()),
-            Figures::Measured { peaks, .. } => {
-                Some(peaks.devices.iter().map(|d| d.gtt_bytes).collect())
-            }
+            Figures::Modelled(report) => report.as_ref().map(|r| {
+                r.devices
+                    .iter()
+                    .enumerate()
+                    .map(|(index, d)| (format!("GTT{index}"), d.gtt_bytes.peak))
+                    .collect()
+            }),
+            Figures::Measured { peaks, .. } => Some(
+                peaks
+                    .devices
+                    .iter()
+                    .map(|d| (format!("GTT {}", d.pdev), d.gtt_bytes))
+                    .collect(),
+            ),
         }
     }
 
@@ -236,9 +260,12 @@ fn command_for(
         command.arg("-c").arg(TORCH_BOOTSTRAP);
     }
     command.args(args);
-    // Measured without the shim, the program runs as it is, on the system's loader.
     if target.platform.is_some() || target.shim {
         command.envs(sim_env::environment(target)?);
+    } else {
+        // Measured without the shim, the program runs on the system's loader, selecting
+        // devices as the shim's runs do (through Level Zero), so the runs compare.
+        command.env("ONEAPI_DEVICE_SELECTOR", "level_zero:*");
     }
     // The shim's own exit line would differ from the other runs' output.
     command.env_remove("LAZY_USM_REPORT");
@@ -303,7 +330,9 @@ fn run_once(
                 .ok()
                 .and_then(|memory| memory.gpu_active_bytes);
             let started = Instant::now();
+            // No input, as the simulated runs have none: one run must not eat another's.
             let mut child = command
+                .stdin(Stdio::null())
                 .stdout(Stdio::piped())
                 .spawn()
                 .map_err(|error| format!("cannot start {name}: {error}"))?;
@@ -326,7 +355,13 @@ fn run_once(
                 match child.try_wait() {
                     Ok(Some(status)) => break status,
                     Ok(None) => std::thread::sleep(PROBE_PERIOD),
-                    Err(error) => return Err(format!("waiting for {name}: {error}")),
+                    Err(error) => {
+                        // Not left running unwatched.
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        let _ = reader.join();
+                        return Err(format!("waiting for {name}: {error}"));
+                    }
                 }
             };
             let seconds = started.elapsed().as_secs_f64();
@@ -415,18 +450,21 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
             PROBE_PERIOD.as_millis()
         ),
     }
-    let devices = outcomes
-        .iter()
-        .filter_map(|outcome| outcome.figures.peak_gtt())
-        .map(|gtt| gtt.len())
-        .max()
-        .unwrap_or(0);
+    // Every device any run saw, in the order first seen.
+    let mut devices: Vec<String> = Vec::new();
+    for outcome in &outcomes {
+        for (label, _) in outcome.figures.peak_gtt_by_device().unwrap_or_default() {
+            if !devices.contains(&label) {
+                devices.push(label);
+            }
+        }
+    }
     let mut header = vec![
         "alternative".to_string(),
         "exit".into(),
         "peak pinned GiB".into(),
     ];
-    header.extend((0..devices).map(|device| format!("peak GTT{device} GiB")));
+    header.extend(devices.iter().map(|device| format!("peak {device} GiB")));
     header.extend([
         "residency calls".into(),
         "refused uses".into(),
@@ -444,8 +482,14 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
         let figures = &outcome.figures;
         let mut row = vec![outcome.name.to_string(), outcome.code.to_string()];
         row.push(or_na(figures.peak_pinned(), bytes_gib));
-        let gtt = figures.peak_gtt().unwrap_or_default();
-        row.extend((0..devices).map(|device| or_na(gtt.get(device).copied(), bytes_gib)));
+        let gtt = figures.peak_gtt_by_device().unwrap_or_default();
+        row.extend(devices.iter().map(|device| {
+            let bytes = gtt
+                .iter()
+                .find(|(label, _)| label == device)
+                .map(|&(_, b)| b);
+            or_na(bytes, bytes_gib)
+        }));
         row.push(or_na(figures.counter("make_resident_calls"), |n| {
             n.to_string()
         }));

@@ -232,35 +232,43 @@ fn import_rules_check(driver: &lazy_usm::Driver) -> Check {
         Ok(()) => "imported".to_string(),
         Err(refused) => format!("refused ({refused})"),
     };
+    let not_probed = "not probed (the range around it was refused)".to_string();
+    let shared = rules
+        .shared_page
+        .as_ref()
+        .map_or(not_probed.clone(), answer);
     let nested = match rules.nested {
-        NestedImport::Refused(refused) => format!("refused ({refused})"),
-        NestedImport::OwnImport => "imported as a range of its own".into(),
-        NestedImport::NoImportOfItsOwn {
+        None => not_probed.clone(),
+        Some(NestedImport::Refused(refused)) => format!("refused ({refused})"),
+        Some(NestedImport::OwnImport) => "imported as a range of its own".into(),
+        Some(NestedImport::NoImportOfItsOwn {
             release_releases_outer: true,
-        } => "success with no import of its own, and releasing it released the outer import".into(),
-        NestedImport::NoImportOfItsOwn {
-            release_releases_outer: false,
-        } => "success with no import of its own; releasing it left the outer import".into(),
-        NestedImport::Unknown => {
-            "success (whether it made an import of its own is unknown: no zexDriverGetHostPointerBaseAddress)".into()
+        }) => {
+            "success with no import of its own, and releasing it released the outer import".into()
         }
+        Some(NestedImport::NoImportOfItsOwn {
+            release_releases_outer: false,
+        }) => "success with no import of its own; releasing it left the outer import".into(),
+        Some(NestedImport::Unknown) => "success (whether it made an import of its own is \
+            unknown: no zexDriverGetHostPointerBaseAddress)"
+            .into(),
+    };
+    let interior = match rules.interior_release {
+        None => not_probed,
+        Some(true) => "released it".into(),
+        Some(false) => "was refused".into(),
     };
     Check {
         name,
         verdict: format!(
-            "a range from 64 bytes into a page: {}; a second range on its page: {}; a page inside a live import: {nested}; a release 100 bytes into an import {}",
+            "a range from 64 bytes into a page: {}; a second range on its page: {shared}; a page \
+             inside a live import: {nested}; a release 100 bytes into an import {interior}",
             answer(&rules.sub_page_range),
-            answer(&rules.shared_page),
-            if rules.interior_release {
-                "released it"
-            } else {
-                "was refused"
-            },
         ),
         figures: json!({
             "sub_page_range": rules.sub_page_range.is_ok(),
-            "shared_page": rules.shared_page.is_ok(),
-            "nested": format!("{:?}", rules.nested),
+            "shared_page": rules.shared_page.map(|result| result.is_ok()),
+            "nested": rules.nested.map(|nested| format!("{nested:?}")),
             "interior_release": rules.interior_release,
         }),
     }

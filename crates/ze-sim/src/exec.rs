@@ -285,6 +285,9 @@ fn check_range(
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE);
     }
     let Some(base) = Inner::find_allocation(state, address, size)? else {
+        // The import of greatest base at or below the range, as compute-runtime finds a host
+        // pointer's (an ordered map searched from below): under an import that covers an
+        // older one inside it, a range past the inner one is pageable there too.
         let registered = state
             .imports
             .range(..=address)

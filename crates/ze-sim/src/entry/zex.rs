@@ -103,12 +103,7 @@ pub(crate) unsafe extern "C" fn get_host_pointer_base_address(
         let base_address = unsafe { out(base_address) }?;
         let address = pointer as usize;
         let state = platform.lock();
-        let base = state
-            .imports
-            .range(..=address)
-            .next_back()
-            .filter(|&(&base, &length)| address < base + length)
-            .map(|(&base, _)| base)
+        let base = import_containing(&state.imports, address)
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
         *base_address = base as *mut c_void;
         Ok(())
