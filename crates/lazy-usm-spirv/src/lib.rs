@@ -36,7 +36,15 @@ const OP_SPEC_CONSTANT_TRUE: u32 = 48;
 const OP_SPEC_CONSTANT_FALSE: u32 = 49;
 const OP_SPEC_CONSTANT: u32 = 50;
 const OP_LABEL: u32 = 248;
+const OP_EXECUTION_MODE: u32 = 16;
 const DECORATION_SPEC_ID: u32 = 1;
+const DECORATION_LINKAGE_ATTRIBUTES: u32 = 41;
+const DECORATION_BUILT_IN: u32 = 11;
+const LINKAGE_IMPORT: u32 = 1;
+// Execution modes (SPIR-V 1.6, 3.6 "Execution Mode").
+const MODE_LOCAL_SIZE: u32 = 17;
+const MODE_LOCAL_SIZE_HINT: u32 = 18;
+const MODE_SUBGROUP_SIZE: u32 = 35;
 
 const STORAGE_UNIFORM_CONSTANT: u32 = 0;
 const STORAGE_WORKGROUP: u32 = 4;
@@ -342,6 +350,64 @@ pub struct Contents {
     /// Each specialization constant's `SpecId` and its value's size in bytes (a boolean's is 1,
     /// as OpenCL's `clSetProgramSpecializationConstant` takes it), in `SpecId` order.
     pub specialization_constants: Vec<(u32, usize)>,
+    /// Whether it imports a symbol another module must export (a `LinkageAttributes`
+    /// decoration of linkage type `Import` on anything but a built-in variable, which
+    /// translators also mark imported): it then needs dynamic linking to run.
+    pub has_imports: bool,
+}
+
+/// Each kernel's source attributes as OpenCL C spells them (what `zeKernelGetSourceAttributes`
+/// answers), from the execution modes its entry point has: `reqd_work_group_size(x,y,z)`
+/// (`LocalSize`), `work_group_size_hint(x,y,z)` (`LocalSizeHint`) and
+/// `intel_reqd_sub_group_size(n)` (`SubgroupSize`), separated by spaces in the module's order;
+/// by kernel name, in declaration order. Other execution modes are left out.
+///
+/// ```
+/// use lazy_usm_spirv::{module, source_attributes};
+/// let bytes = module(&[("plain", &[])]);
+/// assert_eq!(source_attributes(&bytes).unwrap(), [("plain".to_string(), String::new())]);
+/// assert!(source_attributes(&bytes[..8]).is_err());
+/// ```
+pub fn source_attributes(bytes: &[u8]) -> Result<Vec<(String, String)>, SpirvError> {
+    let words = words_of(bytes)?;
+    let mut entries: Vec<(String, u32)> = Vec::new();
+    let mut modes: Vec<(u32, String)> = Vec::new();
+    let mut at = HEADER_WORDS;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let opcode = words[at] & 0xffff;
+        if count == 0 || at + count > words.len() {
+            return Err(SpirvError::WordCount(at));
+        }
+        match (opcode, &words[at + 1..at + count]) {
+            (OP_ENTRY_POINT, [_, function, name @ ..]) if !name.is_empty() => {
+                let name = literal_string(name).ok_or(SpirvError::Name(at))?;
+                entries.push((name, *function));
+            }
+            (OP_EXECUTION_MODE, [function, MODE_LOCAL_SIZE, x, y, z]) => {
+                modes.push((*function, format!("reqd_work_group_size({x},{y},{z})")));
+            }
+            (OP_EXECUTION_MODE, [function, MODE_LOCAL_SIZE_HINT, x, y, z]) => {
+                modes.push((*function, format!("work_group_size_hint({x},{y},{z})")));
+            }
+            (OP_EXECUTION_MODE, [function, MODE_SUBGROUP_SIZE, size]) => {
+                modes.push((*function, format!("intel_reqd_sub_group_size({size})")));
+            }
+            _ => {}
+        }
+        at += count;
+    }
+    Ok(entries
+        .into_iter()
+        .map(|(name, function)| {
+            let attributes: Vec<&str> = modes
+                .iter()
+                .filter(|(of, _)| *of == function)
+                .map(|(_, text)| text.as_str())
+                .collect();
+            (name, attributes.join(" "))
+        })
+        .collect())
 }
 
 /// Whether a module has code, and its specialization constants (SPIR-V 1.6, 3.32.8
@@ -360,6 +426,8 @@ pub fn contents(bytes: &[u8]) -> Result<Contents, SpirvError> {
     let mut spec_ids: HashMap<u32, u32> = HashMap::new();
     let mut constants: Vec<(u32, u32)> = Vec::new();
     let mut has_code = false;
+    let mut imports: Vec<u32> = Vec::new();
+    let mut built_ins: Vec<u32> = Vec::new();
     let mut at = HEADER_WORDS;
     while at < words.len() {
         let count = (words[at] >> 16) as usize;
@@ -369,6 +437,11 @@ pub fn contents(bytes: &[u8]) -> Result<Contents, SpirvError> {
         }
         match (opcode, &words[at + 1..at + count]) {
             (OP_LABEL, _) => has_code = true,
+            // The name literal, then the linkage type (SPIR-V 1.6, 3.20 "Decoration").
+            (OP_DECORATE, [target, DECORATION_LINKAGE_ATTRIBUTES, .., LINKAGE_IMPORT]) => {
+                imports.push(*target);
+            }
+            (OP_DECORATE, [target, DECORATION_BUILT_IN, ..]) => built_ins.push(*target),
             (OP_TYPE_BOOL, [id]) => {
                 sizes.insert(*id, 1);
             }
@@ -397,6 +470,7 @@ pub fn contents(bytes: &[u8]) -> Result<Contents, SpirvError> {
     Ok(Contents {
         has_code,
         specialization_constants,
+        has_imports: imports.iter().any(|target| !built_ins.contains(target)),
     })
 }
 
@@ -524,6 +598,50 @@ pub fn module(kernels: &[(&str, &[ParameterType])]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `module`'s bytes with an `OpExecutionMode` for its first entry point appended.
+    fn with_mode(bytes: &[u8], mode: &[u32]) -> Vec<u8> {
+        let words = words_of(bytes).unwrap();
+        let mut at = HEADER_WORDS;
+        let function = loop {
+            let count = (words[at] >> 16) as usize;
+            if words[at] & 0xffff == OP_ENTRY_POINT {
+                break words[at + 2];
+            }
+            at += count;
+        };
+        let mut out = bytes.to_vec();
+        let instruction = [
+            ((mode.len() as u32 + 2) << 16) | OP_EXECUTION_MODE,
+            function,
+        ];
+        for word in instruction.iter().chain(mode) {
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+        out
+    }
+
+    #[test]
+    fn source_attributes_follow_the_entry_points_execution_modes() {
+        let bytes = module(&[("hinted", &[]), ("plain", &[])]);
+        let hinted = with_mode(&bytes, &[MODE_LOCAL_SIZE_HINT, 1, 2, 3]);
+        let both = with_mode(&hinted, &[MODE_LOCAL_SIZE, 8, 1, 1]);
+        let all = with_mode(&both, &[MODE_SUBGROUP_SIZE, 16]);
+        assert_eq!(
+            source_attributes(&all).unwrap(),
+            [
+                (
+                    "hinted".to_string(),
+                    "work_group_size_hint(1,2,3) reqd_work_group_size(8,1,1) intel_reqd_sub_group_size(16)"
+                        .to_string()
+                ),
+                ("plain".to_string(), String::new()),
+            ]
+        );
+        // A mode of another kind, or with the wrong operand count, is left out.
+        let other = with_mode(&bytes, &[MODE_LOCAL_SIZE_HINT, 1, 2]);
+        assert_eq!(source_attributes(&other).unwrap()[0].1, "");
+    }
 
     #[test]
     fn every_parameter_kind_is_read_with_its_size() {

@@ -20,6 +20,7 @@ pub(crate) struct Tables {
     pub(crate) ze_kernel: ze_kernel_dditable_t,
     pub(crate) ze_kernel_exp: ze_kernel_exp_dditable_t,
     pub(crate) ze_mem: ze_mem_dditable_t,
+    pub(crate) ze_mem_exp: ze_mem_exp_dditable_t,
     pub(crate) ze_module_build_log: ze_module_build_log_dditable_t,
     pub(crate) ze_module: ze_module_dditable_t,
     pub(crate) ze_physical_mem: ze_physical_mem_dditable_t,
@@ -54,6 +55,8 @@ pub(crate) fn fill(tables: &mut Tables, version: ze_api_version_t) {
     unsafe { ze_sim::ddi::zeGetKernelExpProcAddrTable(version, &mut tables.ze_kernel_exp) };
     // SAFETY: a whole `ze_mem_dditable_t`, which `version` (this crate's) sizes.
     unsafe { ze_sim::ddi::zeGetMemProcAddrTable(version, &mut tables.ze_mem) };
+    // SAFETY: a whole `ze_mem_exp_dditable_t`, which `version` (this crate's) sizes.
+    unsafe { ze_sim::ddi::zeGetMemExpProcAddrTable(version, &mut tables.ze_mem_exp) };
     // SAFETY: a whole `ze_module_build_log_dditable_t`, which `version` (this crate's) sizes.
     unsafe { ze_sim::ddi::zeGetModuleBuildLogProcAddrTable(version, &mut tables.ze_module_build_log) };
     // SAFETY: a whole `ze_module_dditable_t`, which `version` (this crate's) sizes.
@@ -2613,8 +2616,12 @@ pub unsafe extern "C" fn zeMemGetIpcHandleWithProperties(arg1: ze_context_handle
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeMemGetIpcHandleFromFileDescriptorExp(_arg1: ze_context_handle_t, _arg2: u64, _arg3: *mut ze_ipc_mem_handle_t) -> ze_result_t {
-    unsupported("zeMemGetIpcHandleFromFileDescriptorExp")
+pub unsafe extern "C" fn zeMemGetIpcHandleFromFileDescriptorExp(arg1: ze_context_handle_t, arg2: u64, arg3: *mut ze_ipc_mem_handle_t) -> ze_result_t {
+    match crate::forward::tables().ze_mem_exp.pfnGetIpcHandleFromFileDescriptorExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zeMemGetIpcHandleFromFileDescriptorExp"),
+    }
 }
 
 /// `zeMemGetFileDescriptorFromIpcHandleExp`, from `ze_mem_exp_dditable_t`.
@@ -2622,8 +2629,12 @@ pub unsafe extern "C" fn zeMemGetIpcHandleFromFileDescriptorExp(_arg1: ze_contex
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeMemGetFileDescriptorFromIpcHandleExp(_arg1: ze_context_handle_t, _arg2: ze_ipc_mem_handle_t, _arg3: *mut u64) -> ze_result_t {
-    unsupported("zeMemGetFileDescriptorFromIpcHandleExp")
+pub unsafe extern "C" fn zeMemGetFileDescriptorFromIpcHandleExp(arg1: ze_context_handle_t, arg2: ze_ipc_mem_handle_t, arg3: *mut u64) -> ze_result_t {
+    match crate::forward::tables().ze_mem_exp.pfnGetFileDescriptorFromIpcHandleExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zeMemGetFileDescriptorFromIpcHandleExp"),
+    }
 }
 
 /// `zeMemSetAtomicAccessAttributeExp`, from `ze_mem_exp_dditable_t`.
@@ -2631,8 +2642,12 @@ pub unsafe extern "C" fn zeMemGetFileDescriptorFromIpcHandleExp(_arg1: ze_contex
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeMemSetAtomicAccessAttributeExp(_arg1: ze_context_handle_t, _arg2: ze_device_handle_t, _arg3: *const ::std::os::raw::c_void, _arg4: usize, _arg5: ze_memory_atomic_attr_exp_flags_t) -> ze_result_t {
-    unsupported("zeMemSetAtomicAccessAttributeExp")
+pub unsafe extern "C" fn zeMemSetAtomicAccessAttributeExp(arg1: ze_context_handle_t, arg2: ze_device_handle_t, arg3: *const ::std::os::raw::c_void, arg4: usize, arg5: ze_memory_atomic_attr_exp_flags_t) -> ze_result_t {
+    match crate::forward::tables().ze_mem_exp.pfnSetAtomicAccessAttributeExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5) },
+        None => unsupported("zeMemSetAtomicAccessAttributeExp"),
+    }
 }
 
 /// `zeMemGetAtomicAccessAttributeExp`, from `ze_mem_exp_dditable_t`.
@@ -2640,8 +2655,12 @@ pub unsafe extern "C" fn zeMemSetAtomicAccessAttributeExp(_arg1: ze_context_hand
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeMemGetAtomicAccessAttributeExp(_arg1: ze_context_handle_t, _arg2: ze_device_handle_t, _arg3: *const ::std::os::raw::c_void, _arg4: usize, _arg5: *mut ze_memory_atomic_attr_exp_flags_t) -> ze_result_t {
-    unsupported("zeMemGetAtomicAccessAttributeExp")
+pub unsafe extern "C" fn zeMemGetAtomicAccessAttributeExp(arg1: ze_context_handle_t, arg2: ze_device_handle_t, arg3: *const ::std::os::raw::c_void, arg4: usize, arg5: *mut ze_memory_atomic_attr_exp_flags_t) -> ze_result_t {
+    match crate::forward::tables().ze_mem_exp.pfnGetAtomicAccessAttributeExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5) },
+        None => unsupported("zeMemGetAtomicAccessAttributeExp"),
+    }
 }
 
 /// `zeModuleBuildLogDestroy`, from `ze_module_build_log_dditable_t`.
@@ -5230,16 +5249,6 @@ pub unsafe extern "C" fn zeGetExecutableGraphProcAddrTable(version: ze_api_versi
 /// `table` must be null or the caller's table.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zeGetGraphProcAddrTable(version: ze_api_version_t, table: *mut ze_graph_dditable_t) -> ze_result_t {
-    crate::forward::acknowledge(version, table.is_null())
-}
-
-/// `zeGetMemExpProcAddrTable`: the simulator implements nothing of `ze_mem_exp_dditable_t`; the table is
-/// acknowledged and left as it is (callers look its functions up by name).
-///
-/// # Safety
-/// `table` must be null or the caller's table.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeGetMemExpProcAddrTable(version: ze_api_version_t, table: *mut ze_mem_exp_dditable_t) -> ze_result_t {
     crate::forward::acknowledge(version, table.is_null())
 }
 

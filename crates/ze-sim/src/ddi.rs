@@ -226,6 +226,9 @@ pub unsafe extern "C" fn zeGetEventPoolProcAddrTable(
     let full = ze_event_pool_dditable_t {
         pfnCreate: Some(event::pool_create),
         pfnDestroy: Some(event::pool_destroy),
+        pfnGetIpcHandle: Some(event::pool_get_ipc_handle),
+        pfnPutIpcHandle: Some(event::pool_put_ipc_handle),
+        pfnOpenIpcHandle: Some(event::pool_open_ipc_handle),
         ..Default::default()
     };
     // SAFETY: the loader's table.
@@ -309,6 +312,7 @@ pub unsafe extern "C" fn zeGetModuleProcAddrTable(
         pfnDestroy: Some(module::module_destroy),
         pfnGetKernelNames: Some(module::module_get_kernel_names),
         pfnGetNativeBinary: Some(module::module_get_native_binary),
+        pfnGetProperties: Some(module::module_get_properties),
         ..Default::default()
     };
     // SAFETY: the loader's table.
@@ -350,7 +354,8 @@ pub unsafe extern "C" fn zeGetKernelProcAddrTable(
         pfnGetIndirectAccess: Some(module::kernel_get_indirect_access),
         pfnGetProperties: Some(module::kernel_get_properties),
         pfnGetName: Some(module::kernel_get_name),
-        ..Default::default()
+        pfnGetSourceAttributes: Some(module::kernel_get_source_attributes),
+        pfnSetCacheConfig: Some(module::kernel_set_cache_config),
     };
     // SAFETY: the loader's table.
     unsafe { write_table("ze_kernel_dditable_t", version, &full, table) }
@@ -386,6 +391,22 @@ pub unsafe extern "C" fn zeGetCommandListExpProcAddrTable(
         }
     }
     ze_result_t::ZE_RESULT_SUCCESS
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetMemExpProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_mem_exp_dditable_t,
+) -> ze_result_t {
+    let full = ze_mem_exp_dditable_t {
+        pfnSetAtomicAccessAttributeExp: Some(memory::set_atomic_access_attribute),
+        pfnGetAtomicAccessAttributeExp: Some(memory::get_atomic_access_attribute),
+        ..Default::default()
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_mem_exp_dditable_t", version, &full, table) }
 }
 
 /// # Safety

@@ -27,6 +27,8 @@ pub(crate) struct EventPool {
     /// Counter-based (`ze_event_pool_counter_based_exp_desc_t`): its events are re-armed by
     /// each append that signals them, never reset (Intel's v2 adapter uses them).
     pub counter_based: bool,
+    /// Created shareable (`ZE_EVENT_POOL_FLAG_IPC`): it hands out an IPC handle.
+    pub ipc: bool,
 }
 
 /// An event: its pool and index, and its state under a lock of its own, so that host waits and

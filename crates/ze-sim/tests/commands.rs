@@ -1214,3 +1214,155 @@ fn work_that_waits_on_a_counter_based_event_and_signals_it_waits_for_the_earlier
     }
     sim.assert_clean();
 }
+
+/// Atomic access attributes of a shared allocation are kept and read back; a device
+/// allocation, a range past the allocation and an unknown flag are refused.
+#[test]
+fn atomic_access_attributes_of_a_shared_allocation() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): each name with its header's type; handles of this test.
+    let (set, get) = unsafe {
+        (
+            sim.function::<ze_pfnMemSetAtomicAccessAttributeExp_t>(
+                "zeMemSetAtomicAccessAttributeExp",
+            )
+            .unwrap(),
+            sim.function::<ze_pfnMemGetAtomicAccessAttributeExp_t>(
+                "zeMemGetAtomicAccessAttributeExp",
+            )
+            .unwrap(),
+        )
+    };
+    let context = sim.context(&[0]);
+    let device = sim.devices[0];
+    let device_desc = ze_device_mem_alloc_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
+        ..Default::default()
+    };
+    let host_desc = ze_host_mem_alloc_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,
+        ..Default::default()
+    };
+    let mut shared = null_mut();
+    // SAFETY: valid descriptors and output pointer.
+    ok(unsafe {
+        (sim.api.mem_alloc_shared)(
+            context,
+            &device_desc,
+            &host_desc,
+            4096,
+            64,
+            device,
+            &mut shared,
+        )
+    });
+    let on_device = sim.alloc_device(context, 0, 4096);
+    type Flag = ze_memory_atomic_attr_exp_flag_t;
+    // SAFETY: allocations of this test and output slots of this frame.
+    unsafe {
+        let mut read = u32::MAX;
+        ok(get(context, device, shared, 4096, &mut read));
+        assert_eq!(read, 0, "nothing set yet");
+        for flag in [
+            Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_ATOMICS,
+            Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_HOST_ATOMICS,
+            Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_DEVICE_ATOMICS,
+            Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_SYSTEM_ATOMICS,
+        ] {
+            ok(set(context, device, shared, 4096, flag.0));
+            ok(get(context, device, shared.byte_add(64), 64, &mut read));
+            assert_eq!(read, flag.0);
+        }
+        assert_eq!(
+            set(
+                context,
+                device,
+                on_device,
+                4096,
+                Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_ATOMICS.0
+            ),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            "device memory"
+        );
+        assert_eq!(
+            set(
+                context,
+                device,
+                shared,
+                8192,
+                Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_ATOMICS.0
+            ),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            "past the allocation"
+        );
+        assert_eq!(
+            set(context, device, shared, 4096, 1 << 20),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION
+        );
+    }
+    sim.free(context, shared);
+    sim.free(context, on_device);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+/// An event pool made shareable gives an IPC handle; one that is not refuses; opening a
+/// handle is not implemented (events stay in one process), and a made-up one is refused.
+#[test]
+fn event_pool_ipc_handles() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): each name with its header's type; handles of this test.
+    let (get, put, open) = unsafe {
+        (
+            sim.function::<ze_pfnEventPoolGetIpcHandle_t>("zeEventPoolGetIpcHandle")
+                .unwrap(),
+            sim.function::<ze_pfnEventPoolPutIpcHandle_t>("zeEventPoolPutIpcHandle")
+                .unwrap(),
+            sim.function::<ze_pfnEventPoolOpenIpcHandle_t>("zeEventPoolOpenIpcHandle")
+                .unwrap(),
+        )
+    };
+    let context = sim.context(&[0]);
+    let desc = ze_event_pool_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+        flags: ze_event_pool_flag_t::ZE_EVENT_POOL_FLAG_IPC.0,
+        count: 4,
+        ..Default::default()
+    };
+    let mut shareable = null_mut();
+    // SAFETY: a valid descriptor and output pointer.
+    ok(unsafe { (sim.api.event_pool_create)(context, &desc, 0, null_mut(), &mut shareable) });
+    let plain = sim.event_pool(context, 4);
+    // SAFETY: pools of this test and handles of this frame.
+    unsafe {
+        let mut handle = ze_ipc_event_pool_handle_t::default();
+        ok(get(shareable, &mut handle));
+        assert!(
+            handle.data.iter().any(|&byte| byte != 0),
+            "a handle with content"
+        );
+        assert_eq!(
+            get(plain, &mut ze_ipc_event_pool_handle_t::default()),
+            ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
+        );
+        let mut opened = null_mut();
+        assert_eq!(
+            open(context, handle, &mut opened),
+            ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE
+        );
+        assert!(opened.is_null());
+        assert_eq!(
+            open(context, ze_ipc_event_pool_handle_t::default(), &mut opened),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        ok(put(context, handle));
+        assert_eq!(
+            put(context, ze_ipc_event_pool_handle_t::default()),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+    }
+    sim.destroy_events(shareable, &[]);
+    sim.destroy_events(plain, &[]);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}

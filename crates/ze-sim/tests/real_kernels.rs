@@ -951,3 +951,112 @@ fn a_module_destroyed_before_its_kernels_leaves_them_running_and_counts_a_hazard
     );
     bench.finish();
 }
+
+/// What a module and its kernels say of themselves, from their SPIR-V (no runtime needed):
+/// the imports flag, each kernel's source attributes as OpenCL C spells them, the cache split
+/// taken or an unknown flag refused, and the compiler's options in the native binary as
+/// compute-runtime makes them from the build flags.
+#[test]
+fn modules_and_kernels_describe_themselves_as_the_driver_does() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): each name with its header's type; handles of this test.
+    let (properties_of, attributes_of, cache_config, get_binary) = unsafe {
+        (
+            sim.function::<ze_pfnModuleGetProperties_t>("zeModuleGetProperties")
+                .unwrap(),
+            sim.function::<ze_pfnKernelGetSourceAttributes_t>("zeKernelGetSourceAttributes")
+                .unwrap(),
+            sim.function::<ze_pfnKernelSetCacheConfig_t>("zeKernelSetCacheConfig")
+                .unwrap(),
+            sim.function::<ze_pfnModuleGetNativeBinary_t>("zeModuleGetNativeBinary")
+                .unwrap(),
+        )
+    };
+    let context = sim.context(&[0]);
+    let flags = c"-ze-opt-level=1 -cl-mad-enable";
+    let desc = ze_module_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_MODULE_DESC,
+        format: SPIRV,
+        inputSize: KERNELS.len(),
+        pInputModule: KERNELS.as_ptr(),
+        pBuildFlags: flags.as_ptr(),
+        ..Default::default()
+    };
+    let (module, log) = build_with(&sim, context, 0, &desc);
+    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let (unresolved, _) = build(&sim, context, 0, SPIRV, UNRESOLVED);
+    let unresolved = unresolved.unwrap();
+    let flags_of = |module| {
+        let mut properties = ze_module_properties_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_MODULE_PROPERTIES,
+            flags: u32::MAX,
+            ..Default::default()
+        };
+        // SAFETY: a module of this test and an output struct of this frame.
+        ok(unsafe { properties_of(module, &mut properties) });
+        properties.flags
+    };
+    assert_eq!(flags_of(module), 0);
+    assert_eq!(
+        flags_of(unresolved),
+        ze_module_property_flag_t::ZE_MODULE_PROPERTY_FLAG_IMPORTS.0
+    );
+    let attributes = |name: &str| {
+        let kernel = kernel(&sim, module, name).unwrap();
+        let mut size = 0u32;
+        // SAFETY: a kernel of this test; the size, then a buffer of that size through a
+        // pointer to its address, as the spec's signature has it.
+        let text = unsafe {
+            ok(attributes_of(kernel, &mut size, null_mut()));
+            let mut buffer = vec![0x7f as std::ffi::c_char; size as usize];
+            let mut start = buffer.as_mut_ptr();
+            ok(attributes_of(kernel, &mut size, &mut start));
+            assert_eq!(buffer.last(), Some(&0), "nul-terminated");
+            std::ffi::CStr::from_ptr(buffer.as_ptr())
+                .to_string_lossy()
+                .into_owned()
+        };
+        (kernel, text)
+    };
+    let (hinted, text) = attributes("hinted");
+    assert_eq!(
+        text,
+        "work_group_size_hint(4,2,1) intel_reqd_sub_group_size(16)"
+    );
+    let (fixed, text) = attributes("fixed_group");
+    assert_eq!(text, "reqd_work_group_size(8,1,1)");
+    let (plain, text) = attributes("gather_table");
+    assert_eq!(text, "");
+    // SAFETY: a kernel of this test.
+    unsafe {
+        ok(cache_config(
+            hinted,
+            ze_cache_config_flag_t::ZE_CACHE_CONFIG_FLAG_LARGE_SLM.0,
+        ));
+        assert_eq!(
+            cache_config(hinted, 1 << 7),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION
+        );
+    }
+    let mut size = 0;
+    // SAFETY: a module of this test; size query, then a buffer of that size.
+    let binary = unsafe {
+        ok(get_binary(module, &mut size, null_mut()));
+        let mut binary = vec![0u8; size];
+        ok(get_binary(module, &mut size, binary.as_mut_ptr()));
+        binary
+    };
+    let found = |needle: &[u8]| binary.windows(needle.len()).any(|window| window == needle);
+    assert!(
+        found(b"-ze-opt-level=O1 -cl-mad-enable"),
+        "the compiler's options"
+    );
+    assert!(found(b"-ze-opt-level=1"), "the build flags as given");
+    for kernel in [hinted, fixed, plain] {
+        destroy_kernel(&sim, kernel);
+    }
+    destroy_module(&sim, module);
+    destroy_module(&sim, unresolved);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}

@@ -79,6 +79,7 @@ pub(crate) unsafe extern "C" fn pool_create(
             context: context as usize,
             count: desc.count,
             counter_based,
+            ipc: desc.flags & ze_event_pool_flag_t::ZE_EVENT_POOL_FLAG_IPC.0 != 0,
         };
         {
             let mut state = platform.lock();
@@ -88,6 +89,70 @@ pub(crate) unsafe extern "C" fn pool_create(
         *pool = registry::register(&platform, Object::EventPool(Arc::new(object)))
             as ze_event_pool_handle_t;
         Ok(())
+    })
+}
+
+/// The first bytes of the simulator's event pool IPC handles; the pool's handle and the
+/// exporting process's id follow.
+const EVENT_POOL_IPC_MAGIC: &[u8; 8] = b"ZESIMEVP";
+
+/// `zeEventPoolGetIpcHandle`: a handle naming the pool and this process, for a pool created
+/// with `ZE_EVENT_POOL_FLAG_IPC` (others are refused as compute-runtime refuses a pool whose
+/// events are not shareable). Opening one is not implemented (see `pool_open_ipc_handle`).
+pub(crate) unsafe extern "C" fn pool_get_ipc_handle(
+    pool: ze_event_pool_handle_t,
+    handle: *mut ze_ipc_event_pool_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::event_pool(pool as usize)?;
+        // SAFETY: the caller's output pointer.
+        let handle = unsafe { out(handle) }?;
+        if !object.ipc {
+            return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+        }
+        let mut data = [0u8; ZE_MAX_IPC_HANDLE_SIZE as usize];
+        data[..8].copy_from_slice(EVENT_POOL_IPC_MAGIC);
+        data[8..16].copy_from_slice(&(pool as u64).to_le_bytes());
+        data[16..20].copy_from_slice(&std::process::id().to_le_bytes());
+        for (slot, byte) in handle.data.iter_mut().zip(data) {
+            *slot = byte as std::ffi::c_char;
+        }
+        Ok(())
+    })
+}
+
+/// `zeEventPoolPutIpcHandle`: nothing to release (the handle holds no resource); a handle of
+/// no pool of the simulator's is refused.
+pub(crate) unsafe extern "C" fn pool_put_ipc_handle(
+    context: ze_context_handle_t,
+    handle: ze_ipc_event_pool_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::context(context as usize)?;
+        let bytes: Vec<u8> = handle.data.iter().map(|&byte| byte as u8).collect();
+        if !bytes.starts_with(EVENT_POOL_IPC_MAGIC) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        Ok(())
+    })
+}
+
+/// `zeEventPoolOpenIpcHandle`: not implemented. Events live in one process's simulator, so
+/// another process cannot share them; a handle not of the simulator's is refused as such.
+pub(crate) unsafe extern "C" fn pool_open_ipc_handle(
+    context: ze_context_handle_t,
+    handle: ze_ipc_event_pool_handle_t,
+    pool: *mut ze_event_pool_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::context(context as usize)?;
+        // SAFETY: the caller's output pointer.
+        unsafe { out(pool) }?;
+        let bytes: Vec<u8> = handle.data.iter().map(|&byte| byte as u8).collect();
+        if !bytes.starts_with(EVENT_POOL_IPC_MAGIC) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)
     })
 }
 

@@ -39,6 +39,10 @@ pub(crate) struct Module {
     /// Its native binary (`zeModuleGetNativeBinary`): the simulator's form for a module it
     /// built from SPIR-V, the caller's bytes for an opaque native one.
     binary: Vec<u8>,
+    /// Each kernel's source attributes, by name (empty for an opaque native module).
+    attributes: Vec<(String, String)>,
+    /// Whether it imports symbols another module must export (`ZE_MODULE_PROPERTY_FLAG_IMPORTS`).
+    has_imports: bool,
 }
 
 /// A build log.
@@ -63,6 +67,8 @@ pub(crate) struct Kernel {
     pub has_code: bool,
     /// What its build says of it (zeros without code).
     pub info: KernelInfo,
+    /// Its source attributes as OpenCL C spells them (`zeKernelGetSourceAttributes`).
+    pub source_attributes: String,
     pub state: Mutex<KernelState>,
 }
 
@@ -164,9 +170,17 @@ pub(crate) unsafe extern "C" fn module_create(
             None => (Ok(None), String::new()),
         };
         let source = source.and_then(Result::ok);
-        let has_code = source.as_ref().is_some_and(|source| {
-            lazy_usm_spirv::contents(&source.spirv).is_ok_and(|contents| contents.has_code)
-        });
+        let contents = source
+            .as_ref()
+            .and_then(|source| lazy_usm_spirv::contents(&source.spirv).ok());
+        let has_code = contents.as_ref().is_some_and(|contents| contents.has_code);
+        let has_imports = contents
+            .as_ref()
+            .is_some_and(|contents| contents.has_imports);
+        let attributes = source
+            .as_ref()
+            .and_then(|source| lazy_usm_spirv::source_attributes(&source.spirv).ok())
+            .unwrap_or_default();
         let binary = source
             .as_ref()
             .map_or_else(|| bytes.to_vec(), native_binary::encode);
@@ -213,6 +227,8 @@ pub(crate) unsafe extern "C" fn module_create(
             program,
             has_code,
             binary,
+            attributes,
+            has_imports,
         }));
         *module = adopt(&platform, context as usize, object) as ze_module_handle_t;
         Ok(())
@@ -235,7 +251,7 @@ fn build_with_opencl(
     Ok(opencl::build(
         runtime,
         &source.spirv,
-        &source.flags,
+        &native_binary::compiler_options(&source.flags),
         source.constants.clone(),
     )
     .map(Some))
@@ -439,6 +455,12 @@ pub(crate) unsafe extern "C" fn kernel_create(
             }
             _ => (None, KernelInfo::default()),
         };
+        let source_attributes = object
+            .attributes
+            .iter()
+            .find(|(of, _)| *of == name)
+            .map(|(_, attributes)| attributes.clone())
+            .unwrap_or_default();
         let object = Object::Kernel(Arc::new(Kernel {
             module: module as usize,
             context,
@@ -450,6 +472,7 @@ pub(crate) unsafe extern "C" fn kernel_create(
             code,
             has_code: object.has_code && builtin.is_none(),
             info,
+            source_attributes,
             state: Mutex::new(KernelState {
                 // The size its source requires, where it requires one.
                 group_size: if info.required_group_size == [0; 3] {
@@ -709,6 +732,81 @@ pub(crate) unsafe extern "C" fn kernel_get_properties(
         }
         properties.uuid.kid = id;
         properties.uuid.mid[..8].copy_from_slice(&(object.module as u64).to_le_bytes());
+        Ok(())
+    })
+}
+
+/// `zeModuleGetProperties`: `ZE_MODULE_PROPERTY_FLAG_IMPORTS` when the module imports symbols
+/// (compute-runtime sets it while the module has unresolved externals).
+pub(crate) unsafe extern "C" fn module_get_properties(
+    module: ze_module_handle_t,
+    properties: *mut ze_module_properties_t,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::module(module as usize)?;
+        // SAFETY: the caller's output struct.
+        let properties = unsafe { out(properties) }?;
+        properties.flags = if object.has_imports {
+            ze_module_property_flag_t::ZE_MODULE_PROPERTY_FLAG_IMPORTS.0
+        } else {
+            0
+        };
+        Ok(())
+    })
+}
+
+/// `zeKernelGetSourceAttributes`: with `string` null, the size the attributes take (with
+/// their nul); else up to `*size` bytes of them, nul-terminated, into `*string` (compute-
+/// runtime's `KernelImp::getSourceAttributes` copies into the caller's buffer `*pString`).
+pub(crate) unsafe extern "C" fn kernel_get_source_attributes(
+    kernel: ze_kernel_handle_t,
+    size: *mut u32,
+    string: *mut *mut c_char,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::kernel(kernel as usize)?;
+        // SAFETY: the caller's size pointer.
+        let size = unsafe { out(size) }?;
+        let text = CString::new(object.source_attributes.clone()).unwrap_or_default();
+        let bytes = text.as_bytes_with_nul();
+        let needed =
+            u32::try_from(bytes.len()).map_err(|_| ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE)?;
+        if string.is_null() {
+            *size = needed;
+            return Ok(());
+        }
+        // SAFETY: the caller's pointer to its buffer's address.
+        let buffer = unsafe { *string };
+        if buffer.is_null() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        let written = (*size).min(needed) as usize;
+        if written > 0 {
+            // SAFETY: the caller's buffer of `*size` bytes; the copy ends with a nul.
+            unsafe {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr() as *const c_char, buffer, written);
+                buffer.add(written - 1).write(0);
+            }
+        }
+        *size = written as u32;
+        Ok(())
+    })
+}
+
+/// `zeKernelSetCacheConfig`: taken (compute-runtime's `KernelImp::setCacheConfig` records the
+/// flags for the next launch's cache split, which the simulator does not model); flags other
+/// than the spec's are refused.
+pub(crate) unsafe extern "C" fn kernel_set_cache_config(
+    kernel: ze_kernel_handle_t,
+    flags: ze_cache_config_flags_t,
+) -> ze_result_t {
+    guard(|| {
+        registry::kernel(kernel as usize)?;
+        let known = ze_cache_config_flag_t::ZE_CACHE_CONFIG_FLAG_LARGE_SLM.0
+            | ze_cache_config_flag_t::ZE_CACHE_CONFIG_FLAG_LARGE_DATA.0;
+        if flags & !known != 0 {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION);
+        }
         Ok(())
     })
 }

@@ -6,7 +6,27 @@
 //! opaque module whose kernels run as no-ops.
 
 /// The first bytes of every native binary the simulator writes.
-const MAGIC: &[u8; 8] = b"ZESIMNB1";
+const MAGIC: &[u8; 8] = b"ZESIMNB2";
+/// Those of the form before the compiler's options were recorded, still read.
+const MAGIC_WITHOUT_OPTIONS: &[u8; 8] = b"ZESIMNB1";
+
+/// The options the device compiler gets for a module's build flags, as compute-runtime makes
+/// them (`ModuleImp::createBuildOptions`, read in its source): `-ze-opt-disable` becomes
+/// OpenCL's `-cl-opt-disable`, `-ze-opt-level=N` the compiler's `-ze-opt-level=ON`; the rest
+/// pass as they are. A real native binary records them, and tests look for them there.
+pub(crate) fn compiler_options(flags: &str) -> String {
+    flags
+        .split_whitespace()
+        .map(|flag| match flag {
+            "-ze-opt-disable" => "-cl-opt-disable".to_string(),
+            _ => match flag.strip_prefix("-ze-opt-level=") {
+                Some(level) if !level.starts_with('O') => format!("-ze-opt-level=O{level}"),
+                _ => flag.to_string(),
+            },
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
 
 /// What builds a module.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,7 +38,8 @@ pub(crate) struct Source {
 }
 
 /// `source` as a native binary: the magic, then length-prefixed SPIR-V and flags, then the
-/// constants' count and each id, length and value, every number little-endian.
+/// constants' count and each id, length and value, then the compiler's options
+/// ([`compiler_options`]) length-prefixed, every number little-endian.
 pub(crate) fn encode(source: &Source) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     let mut bytes = |data: &[u8]| {
@@ -33,17 +54,23 @@ pub(crate) fn encode(source: &Source) -> Vec<u8> {
         out.extend_from_slice(&(value.len() as u64).to_le_bytes());
         out.extend_from_slice(value);
     }
+    let options = compiler_options(&source.flags);
+    out.extend_from_slice(&(options.len() as u64).to_le_bytes());
+    out.extend_from_slice(options.as_bytes());
     out
 }
 
 /// Whether `binary` claims to be one of the simulator's (it may still be damaged).
 pub(crate) fn is_ours(binary: &[u8]) -> bool {
-    binary.starts_with(MAGIC)
+    binary.starts_with(MAGIC) || binary.starts_with(MAGIC_WITHOUT_OPTIONS)
 }
 
 /// A native binary [`encode`] wrote, or `None` for anything else (cut short, or another form).
 pub(crate) fn decode(binary: &[u8]) -> Option<Source> {
-    let mut rest = binary.strip_prefix(MAGIC)?;
+    let (mut rest, has_options) = match binary.strip_prefix(MAGIC) {
+        Some(rest) => (rest, true),
+        None => (binary.strip_prefix(MAGIC_WITHOUT_OPTIONS)?, false),
+    };
     let mut take = |count: usize| -> Option<&[u8]> {
         let (head, tail) = rest.split_at_checked(count)?;
         rest = tail;
@@ -63,6 +90,11 @@ pub(crate) fn decode(binary: &[u8]) -> Option<Source> {
         let value_length = number(take(8)?)?;
         constants.push((id, take(value_length)?.to_vec()));
     }
+    if has_options {
+        // Derived from the flags: read past, not trusted.
+        let options_length = number(take(8)?)?;
+        take(options_length)?;
+    }
     if !rest.is_empty() {
         return None;
     }
@@ -78,6 +110,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn build_flags_become_the_compilers_options_as_compute_runtime_makes_them() {
+        assert_eq!(
+            compiler_options("-ze-opt-level=1  -cl-mad-enable -ze-opt-disable"),
+            "-ze-opt-level=O1 -cl-mad-enable -cl-opt-disable"
+        );
+        assert_eq!(compiler_options("-ze-opt-level=O2"), "-ze-opt-level=O2");
+        assert_eq!(compiler_options(""), "");
+    }
+
+    #[test]
     fn a_source_round_trips_and_anything_else_is_no_binary_of_ours() {
         let source = Source {
             spirv: vec![3, 2, 0x23, 7, 1, 0, 1, 0],
@@ -85,7 +127,7 @@ mod tests {
             constants: vec![(7, 42u32.to_le_bytes().to_vec()), (9, vec![1])],
         };
         let binary = encode(&source);
-        assert_eq!(decode(&binary), Some(source));
+        assert_eq!(decode(&binary), Some(source.clone()));
         for cut in 0..binary.len() {
             assert_eq!(decode(&binary[..cut]), None, "cut at {cut}");
         }
@@ -93,6 +135,11 @@ mod tests {
         longer.push(0);
         assert_eq!(decode(&longer), None);
         assert_eq!(decode(b"\x7fELF some device's ISA"), None);
+        // The form before the compiler's options were recorded is still read.
+        let options = compiler_options(&source.flags).len();
+        let mut older = binary[..binary.len() - 8 - options].to_vec();
+        older[..8].copy_from_slice(MAGIC_WITHOUT_OPTIONS);
+        assert_eq!(decode(&older), Some(source.clone()));
         // A length beyond the binary is refused, not allocated.
         let mut huge = MAGIC.to_vec();
         huge.extend_from_slice(&u64::MAX.to_le_bytes());

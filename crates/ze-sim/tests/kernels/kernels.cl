@@ -47,3 +47,9 @@ __attribute__((reqd_work_group_size(8, 1, 1)))
 kernel void fixed_group(global uint* dst) {
     dst[get_global_id(0)] = (uint)get_local_size(0);
 }
+
+// A group size hint and a required sub-group size: source attributes only.
+__attribute__((work_group_size_hint(4, 2, 1))) __attribute__((intel_reqd_sub_group_size(16)))
+kernel void hinted(global uint* dst) {
+    dst[0] = 1;
+}
