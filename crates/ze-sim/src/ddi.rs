@@ -250,6 +250,7 @@ pub unsafe extern "C" fn zeGetEventProcAddrTable(
         pfnQueryStatus: Some(event::query_status),
         pfnHostReset: Some(event::host_reset),
         pfnQueryKernelTimestamp: Some(event::query_kernel_timestamp),
+        pfnQueryKernelTimestampsExt: Some(event::query_kernel_timestamps_ext),
         pfnCounterBasedCreate: Some(event::counter_based_create),
         ..Default::default()
     };

@@ -37,6 +37,12 @@ pub(crate) enum Command {
         pattern: Vec<u8>,
         size: usize,
     },
+    /// The kernel timestamps of `event` as a `ze_kernel_timestamp_result_t` at `dst`, read when
+    /// the command runs (`zeCommandListAppendQueryKernelTimestamps`); zeros if it has none.
+    KernelTimestamp {
+        dst: usize,
+        event: Arc<Event>,
+    },
     Barrier,
     Signal(Arc<Event>),
     Wait(Vec<Arc<Event>>),
@@ -139,6 +145,8 @@ enum Op {
         size: usize,
         nanos: u64,
         touched: Vec<usize>,
+        /// An event whose kernel timestamps are the pattern, read when the fill runs.
+        timestamp_of: Option<Arc<Event>>,
     },
     /// The event, and for a counter-based one the arming it completes.
     Signal(Arc<Event>, u64),
@@ -451,6 +459,28 @@ fn prepare(
                     size: *size,
                     nanos: nanos(platform, &[&to], *size),
                     touched,
+                    timestamp_of: None,
+                }
+            }
+            Command::KernelTimestamp { dst, event } => {
+                let size = size_of::<level_zero_sys::ze_kernel_timestamp_result_t>();
+                let mut touched = Vec::new();
+                let (to, _) = check_range(
+                    platform,
+                    state,
+                    context,
+                    engine,
+                    (*dst, size),
+                    true,
+                    &mut touched,
+                )?;
+                Op::Fill {
+                    dst: *dst,
+                    pattern: vec![0; size],
+                    size,
+                    nanos: nanos(platform, &[&to], size),
+                    touched,
+                    timestamp_of: Some(Arc::clone(event)),
                 }
             }
             Command::Launch(launch) => prepare_launch(platform, state, context, engine, launch)?,
@@ -1125,16 +1155,25 @@ fn run(platform: &Inner, job: Job) {
             }
             Op::Fill {
                 dst,
-                pattern,
+                mut pattern,
                 size,
                 nanos,
                 touched,
+                timestamp_of,
             } => {
                 drop(held.take());
                 delay(platform);
                 let (interval, until) =
                     start(platform, job.engine, nanos, ready_at, &touched, true);
                 last_interval = Some(interval);
+                if let Some(event) = timestamp_of {
+                    // Global and context timestamps alike: the simulated clock is one.
+                    let (start, end) = event.state.lock().timestamp.unwrap_or((0, 0));
+                    pattern = [start, end, start, end]
+                        .iter()
+                        .flat_map(|value| value.to_ne_bytes())
+                        .collect();
+                }
                 // SAFETY: `dst..dst + size` was checked at submission as for copies.
                 let target = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, size) };
                 for (byte, value) in target.iter_mut().zip(pattern.iter().cycle()) {

@@ -1366,3 +1366,127 @@ fn event_pool_ipc_handles() {
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+/// `zeEventQueryKernelTimestampsExt` gives one packet, the same as the event's kernel
+/// timestamp, and as synchronized host time the same again (the simulated clock is the
+/// host's); not ready before the work signalled; and the device says it has both kinds.
+#[test]
+fn kernel_timestamps_ext_match_the_events_timestamp() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the name with its header's type; handles of this test.
+    let query = unsafe {
+        sim.function::<ze_pfnEventQueryKernelTimestampsExt_t>("zeEventQueryKernelTimestampsExt")
+            .unwrap()
+    };
+    let mut query_properties = ze_event_query_kernel_timestamps_ext_properties_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES,
+        ..Default::default()
+    };
+    let mut properties = ze_device_properties_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES,
+        pNext: &mut query_properties as *mut _ as *mut std::ffi::c_void,
+        ..Default::default()
+    };
+    // SAFETY: a device of this test and a chain of this frame.
+    ok(unsafe { (sim.api.device_get_properties)(sim.devices[0], &mut properties) });
+    assert_eq!(
+        query_properties.flags, 3,
+        "kernel and synchronized timestamps"
+    );
+    let context = sim.context(&[0]);
+    let (source, target) = (
+        sim.alloc_device(context, 0, 4096),
+        sim.alloc_device(context, 0, 4096),
+    );
+    let list = sim.immediate_list(context, 0, 1);
+    let pool = sim.event_pool(context, 2);
+    let done = sim.event(pool, 0);
+    let mut count = 0;
+    let mut kernel = [ze_kernel_timestamp_result_t::default(); 2];
+    let mut synchronized = [ze_synchronized_timestamp_result_ext_t::default(); 2];
+    let mut results = ze_event_query_kernel_timestamps_results_ext_properties_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_RESULTS_EXT_PROPERTIES,
+        pKernelTimestampsBuffer: kernel.as_mut_ptr(),
+        pSynchronizedTimestampsBuffer: synchronized.as_mut_ptr(),
+        ..Default::default()
+    };
+    // SAFETY: an event of this test, output slots of this frame (room for two results).
+    unsafe {
+        ok(query(done, sim.devices[0], &mut count, null_mut()));
+        assert_eq!(count, 1);
+        assert_eq!(
+            query(done, sim.devices[0], &mut count, &mut results),
+            ze_result_t::ZE_RESULT_NOT_READY
+        );
+    }
+    ok(sim.copy(list, target, source, 4096, done, &mut []));
+    sim.wait(done);
+    let mut plain = ze_kernel_timestamp_result_t::default();
+    count = 2;
+    // SAFETY: as above.
+    unsafe {
+        ok((sim.api.event_query_kernel_timestamp)(done, &mut plain));
+        ok(query(done, sim.devices[0], &mut count, &mut results));
+    }
+    assert_eq!(count, 1, "one packet");
+    assert!(plain.global.kernelEnd >= plain.global.kernelStart && plain.global.kernelStart > 0);
+    assert_eq!(
+        (kernel[0].global.kernelStart, kernel[0].global.kernelEnd),
+        (plain.global.kernelStart, plain.global.kernelEnd)
+    );
+    assert_eq!(
+        (
+            synchronized[0].global.kernelStart,
+            synchronized[0].context.kernelEnd
+        ),
+        (plain.global.kernelStart, plain.global.kernelEnd)
+    );
+    assert_eq!(kernel[1].global.kernelStart, 0, "only one written");
+    // Queried on a list: written when the query runs, after its wait on the event.
+    // SAFETY (block): the name with its header's type; handles and memory of this test.
+    let append_query = unsafe {
+        sim.function::<ze_pfnCommandListAppendQueryKernelTimestamps_t>(
+            "zeCommandListAppendQueryKernelTimestamps",
+        )
+        .unwrap()
+    };
+    let host = sim.alloc_host(context, 4096);
+    let queried = sim.event(pool, 1);
+    let mut events = [done];
+    // SAFETY: as above; `host` holds one result.
+    unsafe {
+        std::ptr::write_bytes(host as *mut u8, 0xff, 64);
+        ok(append_query(
+            list,
+            1,
+            events.as_mut_ptr(),
+            host,
+            std::ptr::null(),
+            queried,
+            1,
+            events.as_mut_ptr(),
+        ));
+    }
+    sim.wait(queried);
+    // SAFETY: host memory the query wrote.
+    let written = unsafe { *(host as *const ze_kernel_timestamp_result_t) };
+    assert_eq!(
+        (
+            written.global.kernelStart,
+            written.global.kernelEnd,
+            written.context.kernelEnd
+        ),
+        (
+            plain.global.kernelStart,
+            plain.global.kernelEnd,
+            plain.context.kernelEnd
+        )
+    );
+    sim.free(context, host);
+    sim.destroy_events(pool, &[done, queried]);
+    sim.destroy_list(list);
+    sim.free(context, source);
+    sim.free(context, target);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}

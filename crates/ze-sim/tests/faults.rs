@@ -276,6 +276,34 @@ fn zex_imports_follow_compute_runtimes_rules_below_a_page() {
     sim.assert_clean();
 }
 
+/// An event pool destroyed before its events: destroyed (compute-runtime's `EventPool::destroy`
+/// deletes it whatever it holds), counted as a hazard; its event is still destroyed after.
+#[test]
+fn an_event_pool_destroyed_before_its_events_is_destroyed_and_counted_as_a_hazard() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let pool = sim.event_pool(context, 2);
+    let event = sim.event(pool, 1);
+    // SAFETY: a pool of this test, destroyed once.
+    ok(unsafe { (sim.api.event_pool_destroy)(pool) });
+    assert_eq!(sim.counter("destroy_hazards"), 1);
+    assert_eq!(
+        (sim.counter("live_event_pools"), sim.counter("live_events")),
+        (0, 1)
+    );
+    // SAFETY: the event of this test, destroyed once.
+    ok(unsafe { (sim.api.event_destroy)(event) });
+    let empty = sim.event_pool(context, 2);
+    sim.destroy_events(empty, &[]);
+    assert_eq!(
+        sim.counter("destroy_hazards"),
+        1,
+        "an empty pool is no hazard"
+    );
+    sim.destroy_context(context);
+    assert_eq!(sim.counter("live_events"), 0);
+}
+
 #[test]
 fn a_context_destroyed_before_its_objects_is_destroyed_and_counted_as_a_hazard() {
     // compute-runtime's `Context::destroy` answers success whatever the context still holds;

@@ -245,8 +245,8 @@ fn extensions_are_listed_with_the_two_call_pattern() {
     let mut count = 0;
     // SAFETY: valid handles and output pointers.
     ok(unsafe { (sim.api.driver_get_extension_properties)(sim.driver, &mut count, null_mut()) });
-    assert_eq!(count, 6);
-    let mut all = vec![ze_driver_extension_properties_t::default(); 6];
+    assert_eq!(count, 7);
+    let mut all = vec![ze_driver_extension_properties_t::default(); 7];
     // SAFETY: an array of `count` elements.
     ok(unsafe {
         (sim.api.driver_get_extension_properties)(sim.driver, &mut count, all.as_mut_ptr())
@@ -259,6 +259,7 @@ fn extensions_are_listed_with_the_two_call_pattern() {
         "ZE_experimental_global_offset",
         "ZE_extension_float_atomics",
         "ZE_experimental_event_pool_counter_based",
+        "ZE_extension_event_query_kernel_timestamps",
     ] {
         assert!(names.iter().any(|name| name == expected), "{names:?}");
     }

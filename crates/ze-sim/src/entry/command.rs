@@ -960,8 +960,9 @@ pub(crate) unsafe extern "C" fn append_write_global_timestamp(
     })
 }
 
-/// Writes one `ze_kernel_timestamp_result_t` per event to `dst` (at `offsets` when given). The
-/// values are not modelled (zeros); the writes' residency is checked like a fill's.
+/// Writes one `ze_kernel_timestamp_result_t` per event to `dst` (at `offsets` when given): the
+/// event's kernel timestamps when the write runs (after the waits), zeros for an event that has
+/// none; the writes' residency is checked like a fill's.
 pub(crate) unsafe extern "C" fn append_query_kernel_timestamps(
     list: ze_command_list_handle_t,
     count: u32,
@@ -978,12 +979,13 @@ pub(crate) unsafe extern "C" fn append_query_kernel_timestamps(
         }
         // SAFETY: the caller's array of `count` events.
         let events = unsafe { handles(count, events) }?;
-        for event in &events {
-            registry::event(*event as usize)?;
-        }
+        let events = events
+            .iter()
+            .map(|&event| registry::event(event as usize).map(|(_, event)| event))
+            .collect::<Result<Vec<_>, _>>()?;
         let record = size_of::<ze_kernel_timestamp_result_t>();
         let mut writes = Vec::with_capacity(events.len());
-        for index in 0..events.len() {
+        for (index, event) in events.into_iter().enumerate() {
             let offset = if offsets.is_null() {
                 index
                     .checked_mul(record)
@@ -995,11 +997,7 @@ pub(crate) unsafe extern "C" fn append_query_kernel_timestamps(
             let at = (dst as usize)
                 .checked_add(offset)
                 .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE)?;
-            writes.push(Command::Fill {
-                dst: at,
-                pattern: vec![0],
-                size: record,
-            });
+            writes.push(Command::KernelTimestamp { dst: at, event });
         }
         let mut commands = Vec::new();
         // SAFETY: the caller's wait list.

@@ -80,6 +80,15 @@ pub(crate) unsafe extern "C" fn get_properties(
                 let ip = unsafe { &mut *(next as *mut ze_device_ip_version_ext_t) };
                 ip.ipVersion = config.ip_version;
             }
+            if stype == ze_structure_type_t::ZE_STRUCTURE_TYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES
+            {
+                // SAFETY: the stype says which struct this is.
+                let query =
+                    unsafe { &mut *(next as *mut ze_event_query_kernel_timestamps_ext_properties_t) };
+                type Flag = ze_event_query_kernel_timestamps_ext_flag_t;
+                query.flags = Flag::ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_KERNEL.0
+                    | Flag::ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_SYNCHRONIZED.0;
+            }
             next = following;
         }
         Ok(())

@@ -113,7 +113,7 @@ pub(crate) unsafe extern "C" fn get_ipc_properties(
 }
 
 /// The extensions the simulator implements, with their versions (names from the headers).
-fn extensions() -> [(&'static [u8], u32); 6] {
+fn extensions() -> [(&'static [u8], u32); 7] {
     [
         (
             ZE_PCI_PROPERTIES_EXT_NAME,
@@ -139,6 +139,10 @@ fn extensions() -> [(&'static [u8], u32); 6] {
         (
             ZE_EVENT_POOL_COUNTER_BASED_EXP_NAME,
             ze_event_pool_counter_based_exp_version_t::ZE_EVENT_POOL_COUNTER_BASED_EXP_VERSION_CURRENT.0,
+        ),
+        (
+            ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME,
+            ze_event_query_kernel_timestamps_ext_version_t::ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_CURRENT.0,
         ),
     ]
 }
