@@ -357,10 +357,12 @@ pub struct Contents {
 }
 
 /// Each kernel's source attributes as OpenCL C spells them (what `zeKernelGetSourceAttributes`
-/// answers), from the execution modes its entry point has: `reqd_work_group_size(x,y,z)`
-/// (`LocalSize`), `work_group_size_hint(x,y,z)` (`LocalSizeHint`) and
-/// `intel_reqd_sub_group_size(n)` (`SubgroupSize`), separated by spaces in the module's order;
-/// by kernel name, in declaration order. Other execution modes are left out.
+/// answers), from the execution modes its entry point has: `intel_reqd_sub_group_size(n)`
+/// (`SubgroupSize`), `reqd_work_group_size(x,y,z)` (`LocalSize`) and
+/// `work_group_size_hint(x,y,z)` (`LocalSizeHint`), in that order (compute-runtime's
+/// `populateKernelSourceAttributes`), separated by spaces, numbers as signed 32-bit as it
+/// prints them; by kernel name, in declaration order. Other execution modes (and the `...Id`
+/// forms) are left out.
 ///
 /// ```
 /// use lazy_usm_spirv::{module, source_attributes};
@@ -371,7 +373,9 @@ pub struct Contents {
 pub fn source_attributes(bytes: &[u8]) -> Result<Vec<(String, String)>, SpirvError> {
     let words = words_of(bytes)?;
     let mut entries: Vec<(String, u32)> = Vec::new();
-    let mut modes: Vec<(u32, String)> = Vec::new();
+    // Per function: its sub-group size, required size and size hint.
+    let mut modes: HashMap<u32, [Option<String>; 3]> = HashMap::new();
+    let signed = |value: &u32| *value as i32;
     let mut at = HEADER_WORDS;
     while at < words.len() {
         let count = (words[at] >> 16) as usize;
@@ -384,14 +388,25 @@ pub fn source_attributes(bytes: &[u8]) -> Result<Vec<(String, String)>, SpirvErr
                 let name = literal_string(name).ok_or(SpirvError::Name(at))?;
                 entries.push((name, *function));
             }
+            (OP_EXECUTION_MODE, [function, MODE_SUBGROUP_SIZE, size]) => {
+                modes.entry(*function).or_default()[0] =
+                    Some(format!("intel_reqd_sub_group_size({})", signed(size)));
+            }
             (OP_EXECUTION_MODE, [function, MODE_LOCAL_SIZE, x, y, z]) => {
-                modes.push((*function, format!("reqd_work_group_size({x},{y},{z})")));
+                modes.entry(*function).or_default()[1] = Some(format!(
+                    "reqd_work_group_size({},{},{})",
+                    signed(x),
+                    signed(y),
+                    signed(z)
+                ));
             }
             (OP_EXECUTION_MODE, [function, MODE_LOCAL_SIZE_HINT, x, y, z]) => {
-                modes.push((*function, format!("work_group_size_hint({x},{y},{z})")));
-            }
-            (OP_EXECUTION_MODE, [function, MODE_SUBGROUP_SIZE, size]) => {
-                modes.push((*function, format!("intel_reqd_sub_group_size({size})")));
+                modes.entry(*function).or_default()[2] = Some(format!(
+                    "work_group_size_hint({},{},{})",
+                    signed(x),
+                    signed(y),
+                    signed(z)
+                ));
             }
             _ => {}
         }
@@ -401,9 +416,11 @@ pub fn source_attributes(bytes: &[u8]) -> Result<Vec<(String, String)>, SpirvErr
         .into_iter()
         .map(|(name, function)| {
             let attributes: Vec<&str> = modes
-                .iter()
-                .filter(|(of, _)| *of == function)
-                .map(|(_, text)| text.as_str())
+                .get(&function)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(String::as_str)
                 .collect();
             (name, attributes.join(" "))
         })
@@ -632,7 +649,7 @@ mod tests {
             [
                 (
                     "hinted".to_string(),
-                    "work_group_size_hint(1,2,3) reqd_work_group_size(8,1,1) intel_reqd_sub_group_size(16)"
+                    "intel_reqd_sub_group_size(16) reqd_work_group_size(8,1,1) work_group_size_hint(1,2,3)"
                         .to_string()
                 ),
                 ("plain".to_string(), String::new()),

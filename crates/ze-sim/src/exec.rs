@@ -958,6 +958,15 @@ pub(crate) fn submit(
                     }
                     count_use(&mut state.device_uses, (base, device), 1);
                 }
+                // The event a timestamp query reads is in use until the query ran (destroying
+                // or resetting it meanwhile is refused and counted, as for a wait).
+                if let Op::Fill {
+                    timestamp_of: Some(event),
+                    ..
+                } = op
+                {
+                    event.uses.fetch_add(1, Ordering::AcqRel);
+                }
             }
             Op::Wait(events) => {
                 for (event, arming) in events.iter_mut() {
@@ -1166,13 +1175,14 @@ fn run(platform: &Inner, job: Job) {
                 let (interval, until) =
                     start(platform, job.engine, nanos, ready_at, &touched, true);
                 last_interval = Some(interval);
-                if let Some(event) = timestamp_of {
+                if let Some(event) = &timestamp_of {
                     // Global and context timestamps alike: the simulated clock is one.
                     let (start, end) = event.state.lock().timestamp.unwrap_or((0, 0));
                     pattern = [start, end, start, end]
                         .iter()
                         .flat_map(|value| value.to_ne_bytes())
                         .collect();
+                    event.uses.fetch_sub(1, Ordering::AcqRel);
                 }
                 // SAFETY: `dst..dst + size` was checked at submission as for copies.
                 let target = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, size) };

@@ -169,8 +169,8 @@ pub(crate) struct Allocation {
     /// Submitted commands that use it and have not completed.
     pub pending: u32,
     pub id: u64,
-    /// Its atomic access attributes (`zeMemSetAtomicAccessAttributeExp`), 0 until set.
-    pub atomic_attributes: u32,
+    /// Its atomic access attributes as set for each device (`zeMemSetAtomicAccessAttributeExp`).
+    pub atomic_attributes: Vec<(u32, u32)>,
     /// Owns the bytes at the allocation's address; `None` for a mapping of physical memory,
     /// whose bytes its physical memory object owns (module `entry::virtual_mem`).
     _backing: Option<Backing>,
@@ -190,7 +190,7 @@ impl Allocation {
             foreign_import: None,
             pending: 0,
             id: state.next_allocation_id,
-            atomic_attributes: 0,
+            atomic_attributes: Vec::new(),
             _backing: None,
         }
     }
@@ -627,7 +627,7 @@ impl Inner {
                 foreign_import: None,
                 pending: 0,
                 id,
-                atomic_attributes: 0,
+                atomic_attributes: Vec::new(),
                 _backing: Some(backing),
             },
         );

@@ -277,7 +277,8 @@ fn zex_imports_follow_compute_runtimes_rules_below_a_page() {
 }
 
 /// An event pool destroyed before its events: destroyed (compute-runtime's `EventPool::destroy`
-/// deletes it whatever it holds), counted as a hazard; its event is still destroyed after.
+/// deletes it whatever it holds), counted as a hazard, as is a later use of its event; the
+/// event is still destroyed after.
 #[test]
 fn an_event_pool_destroyed_before_its_events_is_destroyed_and_counted_as_a_hazard() {
     let sim = Sim::preset("b70x2");
@@ -291,14 +292,21 @@ fn an_event_pool_destroyed_before_its_events_is_destroyed_and_counted_as_a_hazar
         (sim.counter("live_event_pools"), sim.counter("live_events")),
         (0, 1)
     );
+    // Its memory went with the pool on hardware: a use of it is a hazard too.
+    // SAFETY: the event of this test.
+    unsafe { (sim.api.event_query_status)(event) };
+    assert_eq!(sim.counter("destroy_hazards"), 2);
     // SAFETY: the event of this test, destroyed once.
     ok(unsafe { (sim.api.event_destroy)(event) });
     let empty = sim.event_pool(context, 2);
-    sim.destroy_events(empty, &[]);
+    let fine = sim.event(empty, 0);
+    // SAFETY: an event of a live pool.
+    unsafe { (sim.api.event_query_status)(fine) };
+    sim.destroy_events(empty, &[fine]);
     assert_eq!(
         sim.counter("destroy_hazards"),
-        1,
-        "an empty pool is no hazard"
+        2,
+        "no hazard with the pool alive"
     );
     sim.destroy_context(context);
     assert_eq!(sim.counter("live_events"), 0);

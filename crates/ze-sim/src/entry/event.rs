@@ -121,18 +121,14 @@ pub(crate) unsafe extern "C" fn pool_get_ipc_handle(
     })
 }
 
-/// `zeEventPoolPutIpcHandle`: nothing to release (the handle holds no resource); a handle of
-/// no pool of the simulator's is refused.
+/// `zeEventPoolPutIpcHandle`: nothing to release (the handle holds no resource); success for
+/// any handle, as compute-runtime's `ContextImp::putIpcHandle` answers.
 pub(crate) unsafe extern "C" fn pool_put_ipc_handle(
     context: ze_context_handle_t,
-    handle: ze_ipc_event_pool_handle_t,
+    _handle: ze_ipc_event_pool_handle_t,
 ) -> ze_result_t {
     guard(|| {
         registry::context(context as usize)?;
-        let bytes: Vec<u8> = handle.data.iter().map(|&byte| byte as u8).collect();
-        if !bytes.starts_with(EVENT_POOL_IPC_MAGIC) {
-            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
-        }
         Ok(())
     })
 }
@@ -156,9 +152,10 @@ pub(crate) unsafe extern "C" fn pool_open_ipc_handle(
     })
 }
 
-/// `zeEventPoolDestroy`: destroyed whatever events of it still live, as compute-runtime's
-/// `EventPool::destroy` does (the spec leaves it to the application to destroy them first);
-/// such a destroy is counted as a hazard, and the events stay live until destroyed.
+/// `zeEventPoolDestroy`: the pool goes whatever events of it still live, as compute-runtime's
+/// `EventPool::destroy` deletes it (the spec leaves it to the application to destroy them
+/// first). Such a destroy is counted as a hazard; its events stay live until destroyed, and
+/// each host use of one after (whose memory the driver has freed) is counted as a hazard too.
 pub(crate) unsafe extern "C" fn pool_destroy(pool: ze_event_pool_handle_t) -> ze_result_t {
     guard(|| {
         let (platform, object) = registry::event_pool(pool as usize)?;
@@ -280,9 +277,18 @@ pub(crate) unsafe extern "C" fn destroy(event: ze_event_handle_t) -> ze_result_t
     })
 }
 
+/// Counts a host use of an event whose pool was destroyed before it as a destroy hazard (on
+/// hardware the event's memory went with the pool). Events made without a pool have none.
+fn note_orphan_use(platform: &Inner, object: &Event) {
+    if object.context.is_none() && registry::event_pool(object.pool).is_err() {
+        platform.lock().counters.destroy_hazards += 1;
+    }
+}
+
 pub(crate) unsafe extern "C" fn host_signal(event: ze_event_handle_t) -> ze_result_t {
     guard(|| {
         let (platform, object) = registry::event(event as usize)?;
+        note_orphan_use(&platform, &object);
         let now = platform.host_clock.load(Ordering::Acquire);
         object.signal((now, now), false);
         Ok(())
@@ -295,6 +301,7 @@ pub(crate) unsafe extern "C" fn host_synchronize(
 ) -> ze_result_t {
     guard(|| {
         let (platform, object) = registry::event(event as usize)?;
+        note_orphan_use(&platform, &object);
         if let Some(answer) = wait_fault(&platform) {
             return Err(answer);
         }
@@ -322,7 +329,8 @@ pub(crate) unsafe extern "C" fn host_synchronize(
 
 pub(crate) unsafe extern "C" fn query_status(event: ze_event_handle_t) -> ze_result_t {
     guard(|| {
-        let (_, object) = registry::event(event as usize)?;
+        let (platform, object) = registry::event(event as usize)?;
+        note_orphan_use(&platform, &object);
         let signaled = object.state.lock().signaled;
         if signaled {
             Ok(())
@@ -334,7 +342,8 @@ pub(crate) unsafe extern "C" fn query_status(event: ze_event_handle_t) -> ze_res
 
 pub(crate) unsafe extern "C" fn host_reset(event: ze_event_handle_t) -> ze_result_t {
     guard(|| {
-        let (_, object) = registry::event(event as usize)?;
+        let (platform, object) = registry::event(event as usize)?;
+        note_orphan_use(&platform, &object);
         object.reset(false);
         Ok(())
     })
@@ -345,7 +354,8 @@ pub(crate) unsafe extern "C" fn query_kernel_timestamp(
     result: *mut ze_kernel_timestamp_result_t,
 ) -> ze_result_t {
     guard(|| {
-        let (_, object) = registry::event(event as usize)?;
+        let (platform, object) = registry::event(event as usize)?;
+        note_orphan_use(&platform, &object);
         // SAFETY: the caller's output pointer.
         let result = unsafe { out(result) }?;
         let event = *object.state.lock();
@@ -381,6 +391,11 @@ pub(crate) unsafe extern "C" fn query_kernel_timestamps_ext(
             *count = 1;
             return Ok(());
         }
+        if *count == 0 {
+            // The packet count first, ready or not (as with `results` null).
+            *count = 1;
+            return Ok(());
+        }
         // SAFETY: the caller's results struct, not null here.
         let results = unsafe { &mut *results };
         let event = *object.state.lock();
@@ -388,9 +403,6 @@ pub(crate) unsafe extern "C" fn query_kernel_timestamps_ext(
             (true, Some(interval)) => interval,
             _ => return Err(ze_result_t::ZE_RESULT_NOT_READY),
         };
-        if *count == 0 {
-            return Ok(());
-        }
         *count = 1;
         let kernel = ze_kernel_timestamp_data_t {
             kernelStart: start,

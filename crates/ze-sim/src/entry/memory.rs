@@ -188,102 +188,115 @@ pub(crate) unsafe extern "C" fn get_address_range(
     })
 }
 
-/// The shared allocation of `context` holding `[pointer, pointer + size)`, by its base: the
-/// atomic attribute calls take shared allocations only ("Sets atomic access attributes for a
-/// shared allocation", the spec's `zeMemSetAtomicAccessAttributeExp`).
-fn shared_range(
+/// The allocation of `context` holding `pointer`, by its base, for the atomic attribute calls,
+/// which look only at the pointer (compute-runtime's `getSVMAlloc(ptr)`).
+fn allocation_at(
     state: &crate::platform::State,
     context: usize,
     pointer: *const c_void,
-    size: usize,
 ) -> Result<usize, ze_result_t> {
     if pointer.is_null() {
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
     }
-    let base = Inner::find_allocation(state, pointer as usize, size.max(1))?
+    Inner::find_allocation(state, pointer as usize, 1)?
         .filter(|base| state.allocations[base].context == context)
-        .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-    match state.allocations[&base].kind {
-        MemKind::Shared { .. } => Ok(base),
-        _ => Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT),
-    }
+        .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)
 }
 
-/// `zeMemSetAtomicAccessAttributeExp`: records the attributes of a shared allocation. A kind
-/// of atomics the device's memory access properties do not offer is refused, as
-/// compute-runtime refuses it: device atomics by `deviceAllocCapabilities`, host atomics by
-/// `hostAllocCapabilities`, system atomics by `sharedSingleDeviceAllocCapabilities`.
+/// `zeMemSetAtomicAccessAttributeExp`, as compute-runtime's `ContextImp::setAtomicAccessAttribute`
+/// answers (read in its source): shared allocations only; device atomics refused unless the
+/// device's `deviceAllocCapabilities` have atomics, host atomics unless `hostAllocCapabilities`
+/// do, system atomics unless shared single- or cross-device allocations have concurrent
+/// atomics; attributes naming no mode are refused. They are kept per device (the simulator
+/// models no atomics, so they change nothing else).
 pub(crate) unsafe extern "C" fn set_atomic_access_attribute(
     context: ze_context_handle_t,
     device: ze_device_handle_t,
     pointer: *const c_void,
-    size: usize,
+    _size: usize,
     attributes: ze_memory_atomic_attr_exp_flags_t,
 ) -> ze_result_t {
     guard(|| {
-        let (platform, _) = super::context::context_device(context, device)?;
-        type Flag = ze_memory_atomic_attr_exp_flag_t;
-        let known = Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_ATOMICS.0
-            | Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_DEVICE_ATOMICS.0
-            | Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_DEVICE_ATOMICS.0
-            | Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_HOST_ATOMICS.0
-            | Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_HOST_ATOMICS.0
-            | Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_SYSTEM_ATOMICS.0
-            | Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_SYSTEM_ATOMICS.0;
-        if attributes & !known != 0 {
-            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION);
-        }
+        let (platform, index) = super::context::context_device(context, device)?;
         let mut access = ze_device_memory_access_properties_t::default();
         // SAFETY: a live device handle and an output struct of this frame.
         let result = unsafe { super::device::get_memory_access_properties(device, &mut access) };
         if result != ze_result_t::ZE_RESULT_SUCCESS {
             return Err(result);
         }
-        let atomic = ze_memory_access_cap_flag_t::ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC.0;
-        let offered = [
-            (
-                Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_DEVICE_ATOMICS,
-                access.deviceAllocCapabilities,
-            ),
-            (
-                Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_HOST_ATOMICS,
-                access.hostAllocCapabilities,
-            ),
-            (
-                Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_SYSTEM_ATOMICS,
-                access.sharedSingleDeviceAllocCapabilities,
-            ),
-        ];
-        if offered
-            .iter()
-            .any(|(flag, capabilities)| attributes & flag.0 != 0 && capabilities & atomic == 0)
-        {
-            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        type Flag = ze_memory_atomic_attr_exp_flag_t;
+        type Cap = ze_memory_access_cap_flag_t;
+        let has = |flag: Flag| attributes & flag.0 != 0;
+        let refused = Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        let mut names_a_mode = attributes == 0;
+        if has(Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_DEVICE_ATOMICS) {
+            if access.deviceAllocCapabilities & Cap::ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC.0 == 0 {
+                return refused;
+            }
+            names_a_mode = true;
         }
+        if has(Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_HOST_ATOMICS) {
+            if access.hostAllocCapabilities & Cap::ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC.0 == 0 {
+                return refused;
+            }
+            names_a_mode = true;
+        }
+        if has(Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_SYSTEM_ATOMICS) {
+            let concurrent = Cap::ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT_ATOMIC.0;
+            if (access.sharedSingleDeviceAllocCapabilities
+                | access.sharedCrossDeviceAllocCapabilities)
+                & concurrent
+                == 0
+            {
+                return refused;
+            }
+            names_a_mode = true;
+        }
+        names_a_mode |= [
+            Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_ATOMICS,
+            Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_HOST_ATOMICS,
+            Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_DEVICE_ATOMICS,
+            Flag::ZE_MEMORY_ATOMIC_ATTR_EXP_FLAG_NO_SYSTEM_ATOMICS,
+        ]
+        .into_iter()
+        .any(has);
         let mut state = platform.lock();
-        let base = shared_range(&state, context as usize, pointer, size)?;
+        let base = allocation_at(&state, context as usize, pointer)?;
+        if !matches!(state.allocations[&base].kind, MemKind::Shared { .. }) {
+            return refused;
+        }
+        if !names_a_mode {
+            return refused;
+        }
         if let Some(allocation) = state.allocations.get_mut(&base) {
-            allocation.atomic_attributes = attributes;
+            allocation.atomic_attributes.retain(|&(of, _)| of != index);
+            allocation.atomic_attributes.push((index, attributes));
         }
         Ok(())
     })
 }
 
-/// `zeMemGetAtomicAccessAttributeExp`: what was last set for the shared allocation (0 before).
+/// `zeMemGetAtomicAccessAttributeExp`: what was last set for the allocation on this device;
+/// refused where nothing was (as compute-runtime refuses it).
 pub(crate) unsafe extern "C" fn get_atomic_access_attribute(
     context: ze_context_handle_t,
     device: ze_device_handle_t,
     pointer: *const c_void,
-    size: usize,
+    _size: usize,
     attributes: *mut ze_memory_atomic_attr_exp_flags_t,
 ) -> ze_result_t {
     guard(|| {
-        let (platform, _) = super::context::context_device(context, device)?;
+        let (platform, index) = super::context::context_device(context, device)?;
         // SAFETY: the caller's output pointer.
         let attributes = unsafe { out(attributes) }?;
         let state = platform.lock();
-        let base = shared_range(&state, context as usize, pointer, size)?;
-        *attributes = state.allocations[&base].atomic_attributes;
+        let base = allocation_at(&state, context as usize, pointer)?;
+        *attributes = state.allocations[&base]
+            .atomic_attributes
+            .iter()
+            .find(|&&(of, _)| of == index)
+            .map(|&(_, set)| set)
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
         Ok(())
     })
 }

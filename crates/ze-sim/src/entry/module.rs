@@ -756,8 +756,9 @@ pub(crate) unsafe extern "C" fn module_get_properties(
 }
 
 /// `zeKernelGetSourceAttributes`: with `string` null, the size the attributes take (with
-/// their nul); else up to `*size` bytes of them, nul-terminated, into `*string` (compute-
-/// runtime's `KernelImp::getSourceAttributes` copies into the caller's buffer `*pString`).
+/// their nul); else the attributes, nul-terminated, into the caller's buffer `*string` of
+/// `*size` bytes. A buffer too small for them is left as it is, with success, as
+/// compute-runtime's `KernelImp::getSourceAttributes` leaves it (its `strncpy_s` refuses).
 pub(crate) unsafe extern "C" fn kernel_get_source_attributes(
     kernel: ze_kernel_handle_t,
     size: *mut u32,
@@ -780,15 +781,14 @@ pub(crate) unsafe extern "C" fn kernel_get_source_attributes(
         if buffer.is_null() {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
         }
-        let written = (*size).min(needed) as usize;
-        if written > 0 {
-            // SAFETY: the caller's buffer of `*size` bytes; the copy ends with a nul.
-            unsafe {
-                std::ptr::copy_nonoverlapping(bytes.as_ptr() as *const c_char, buffer, written);
-                buffer.add(written - 1).write(0);
-            }
+        if *size < needed {
+            return Ok(());
         }
-        *size = written as u32;
+        // SAFETY: the caller's buffer of `*size` bytes, at least `needed`; the bytes end with
+        // their nul.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr() as *const c_char, buffer, bytes.len())
+        };
         Ok(())
     })
 }

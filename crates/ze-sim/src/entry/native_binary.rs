@@ -11,21 +11,27 @@ const MAGIC: &[u8; 8] = b"ZESIMNB2";
 const MAGIC_WITHOUT_OPTIONS: &[u8; 8] = b"ZESIMNB1";
 
 /// The options the device compiler gets for a module's build flags, as compute-runtime makes
-/// them (`ModuleImp::createBuildOptions`, read in its source): `-ze-opt-disable` becomes
-/// OpenCL's `-cl-opt-disable`, `-ze-opt-level=N` the compiler's `-ze-opt-level=ON`; the rest
-/// pass as they are. A real native binary records them, and tests look for them there.
+/// them (`ModuleImp::createBuildOptions`, read in its source): `-ze-opt-disable` is taken out
+/// and OpenCL's `-cl-opt-disable` appended, then `-ze-opt-level=N` taken out and the
+/// compiler's `-ze-opt-level=ON` appended; the rest stay in their order. A real native binary
+/// records them, and tests look for them there.
 pub(crate) fn compiler_options(flags: &str) -> String {
-    flags
-        .split_whitespace()
-        .map(|flag| match flag {
-            "-ze-opt-disable" => "-cl-opt-disable".to_string(),
-            _ => match flag.strip_prefix("-ze-opt-level=") {
-                Some(level) if !level.starts_with('O') => format!("-ze-opt-level=O{level}"),
-                _ => flag.to_string(),
-            },
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    let mut options: Vec<String> = flags.split_whitespace().map(str::to_string).collect();
+    let mut appended = Vec::new();
+    if let Some(at) = options.iter().position(|flag| flag == "-ze-opt-disable") {
+        options.remove(at);
+        appended.push("-cl-opt-disable".to_string());
+    }
+    if let Some(at) = options
+        .iter()
+        .position(|flag| flag.starts_with("-ze-opt-level="))
+    {
+        let flag = options.remove(at);
+        let level = flag.trim_start_matches("-ze-opt-level=");
+        appended.push(format!("-ze-opt-level=O{level}"));
+    }
+    options.extend(appended);
+    options.join(" ")
 }
 
 /// What builds a module.
@@ -112,10 +118,14 @@ mod tests {
     #[test]
     fn build_flags_become_the_compilers_options_as_compute_runtime_makes_them() {
         assert_eq!(
-            compiler_options("-ze-opt-level=1  -cl-mad-enable -ze-opt-disable"),
-            "-ze-opt-level=O1 -cl-mad-enable -cl-opt-disable"
+            compiler_options("-ze-opt-level=1  -cl-mad-enable -ze-opt-disable -g"),
+            "-cl-mad-enable -g -cl-opt-disable -ze-opt-level=O1"
         );
-        assert_eq!(compiler_options("-ze-opt-level=O2"), "-ze-opt-level=O2");
+        assert_eq!(
+            compiler_options("-ze-opt-level"),
+            "-ze-opt-level",
+            "no value: kept"
+        );
         assert_eq!(compiler_options(""), "");
     }
 
