@@ -194,7 +194,7 @@ pub unsafe extern "C" fn zeGetCommandListProcAddrTable(
         pfnAppendLaunchKernelIndirect: Some(module::append_launch_kernel_indirect),
         pfnAppendLaunchKernelWithParameters: Some(module::append_launch_kernel_with_parameters),
         pfnAppendLaunchMultipleKernelsIndirect: Some(
-            command::append_launch_multiple_kernels_indirect,
+            module::append_launch_multiple_kernels_indirect,
         ),
         pfnAppendMemoryRangesBarrier: Some(command::append_memory_ranges_barrier),
         pfnAppendMemoryCopyWithParameters: Some(command::append_memory_copy_with_parameters),

@@ -109,6 +109,9 @@ struct Run {
     offset: [usize; 3],
     /// An indirect launch's group counts, read when it runs.
     groups_at: Option<usize>,
+    /// One of several indirect launches: it runs only if its index is below the count at
+    /// this address when it runs.
+    launch_if: Option<(usize, u32)>,
 }
 
 /// A launch as appended.
@@ -123,6 +126,9 @@ pub(crate) struct Launch {
     /// Where the group counts are read when the launch runs, for an indirect launch
     /// (`zeCommandListAppendLaunchKernelIndirect`); `groups` is then unused.
     pub groups_at: Option<usize>,
+    /// For one of several launches of `zeCommandListAppendLaunchMultipleKernelsIndirect`: the
+    /// address of the count of those that run, and this one's index.
+    pub launch_if: Option<(usize, u32)>,
     pub group_size: [u32; 3],
     pub groups: [u32; 3],
     pub arguments: Vec<Option<Vec<u8>>>,
@@ -534,6 +540,21 @@ fn prepare_launch(
         // they are appended.
         return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
     }
+    if let Some((address, _)) = launch.launch_if {
+        // The count is read by the device too.
+        let (place, _) = check_range(
+            platform,
+            state,
+            context,
+            engine,
+            (address, size_of::<u32>()),
+            false,
+            &mut touched,
+        )?;
+        if place == Place::HostPageable || !address.is_multiple_of(4) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+    }
     if let Some(address) = launch.groups_at {
         // The counts are read by the device: memory it reaches, checked like an argument.
         let size = size_of::<ze_group_count_t>();
@@ -731,12 +752,24 @@ fn prepare_run(
         local,
         offset: launch.global_offset.map(|offset| offset as usize),
         groups_at: launch.groups_at,
+        launch_if: launch.launch_if,
     }))
 }
 
 /// Runs a kernel with code through OpenCL; a failure is counted in `kernel_failures` (a GPU
 /// would fault).
 fn run_code(platform: &Inner, run: &Run) {
+    if let Some((address, index)) = run.launch_if {
+        // SAFETY: 4 aligned bytes inside an allocation checked at submission and kept alive by
+        // the pending launch; the program's earlier commands have completed (in order).
+        let count = unsafe { (address as *const u32).read_volatile() };
+        if index >= count {
+            // Counted as executed when it was submitted.
+            let mut state = platform.lock();
+            state.counters.kernels_executed = state.counters.kernels_executed.saturating_sub(1);
+            return;
+        }
+    }
     let mut global = run.global;
     if let Some(address) = run.groups_at {
         // SAFETY: 12 aligned bytes inside an allocation checked at submission and kept alive

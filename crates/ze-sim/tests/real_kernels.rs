@@ -1066,3 +1066,91 @@ fn modules_and_kernels_describe_themselves_as_the_driver_does() {
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+/// Several kernels launched indirectly: each with its own group counts, and only as many as
+/// the count in device memory says when they run (here 2 of 3).
+#[test]
+fn multiple_indirect_launches_run_as_many_as_the_count_says() {
+    if !runtime_present("multiple_indirect_launches_run_as_many_as_the_count_says") {
+        return;
+    }
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the name with its header's type; handles of this test.
+    let multiple = unsafe {
+        sim.function::<ze_pfnCommandListAppendLaunchMultipleKernelsIndirect_t>(
+            "zeCommandListAppendLaunchMultipleKernelsIndirect",
+        )
+        .unwrap()
+    };
+    let bench = Bench::new(sim);
+    let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
+    let (module, log) = build(sim, context, 0, SPIRV, KERNELS);
+    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let items = 128usize;
+    let input = sim.alloc_device(context, 0, items * 4);
+    let outputs: Vec<_> = (0..3)
+        .map(|_| sim.alloc_device(context, 0, items * 4))
+        .collect();
+    let counts = sim.alloc_device(context, 0, 64);
+    write_u32(sim, list, done, input, &vec![1; items]);
+    let kernels: Vec<_> = outputs
+        .iter()
+        .map(|output| {
+            write_u32(sim, list, done, *output, &vec![0; items]);
+            let add = kernel(sim, module, "add_u32").unwrap();
+            ok(set_argument(sim, add, 0, output));
+            ok(set_argument(sim, add, 1, &input));
+            ok(set_argument(sim, add, 2, &1u32));
+            // SAFETY: a kernel of this test.
+            ok(unsafe { (sim.api.kernel_set_group_size)(add, 32, 1, 1) });
+            add
+        })
+        .collect();
+    // The count (2), then each launch's group counts: 1, 2 and 4 groups of 32.
+    write_u32(
+        sim,
+        list,
+        done,
+        counts,
+        &[2, 0, 0, 0, 1, 1, 1, 2, 1, 1, 4, 1, 1],
+    );
+    let mut handles = kernels.clone();
+    // SAFETY: handles of this test; the counts are device memory of this test.
+    ok(unsafe {
+        multiple(
+            list,
+            3,
+            handles.as_mut_ptr(),
+            counts as *const u32,
+            (counts as *const u8).add(16) as *const ze_group_count_t,
+            done,
+            0,
+            null_mut(),
+        )
+    });
+    sim.wait(done);
+    // SAFETY: the event of this test, signalled.
+    ok(unsafe { (sim.api.event_host_reset)(done) });
+    let ran: Vec<usize> = outputs
+        .iter()
+        .map(|output| {
+            read_u32(sim, list, done, *output, items)
+                .iter()
+                .filter(|&&v| v == 2)
+                .count()
+        })
+        .collect();
+    assert_eq!(
+        ran,
+        [32, 64, 0],
+        "two launches of their own sizes, the third not"
+    );
+    for kernel in kernels {
+        destroy_kernel(sim, kernel);
+    }
+    destroy_module(sim, module);
+    for pointer in outputs.into_iter().chain([input, counts]) {
+        sim.free(context, pointer);
+    }
+    bench.finish();
+}

@@ -608,29 +608,6 @@ pub(crate) unsafe extern "C" fn append_image_copy_from_memory(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe extern "C" fn append_launch_multiple_kernels_indirect(
-    list: ze_command_list_handle_t,
-    _count: u32,
-    _kernels: *mut ze_kernel_handle_t,
-    _count_buffer: *const u32,
-    _arguments: *const ze_group_count_t,
-    signal: ze_event_handle_t,
-    wait_count: u32,
-    waits: *mut ze_event_handle_t,
-) -> ze_result_t {
-    // SAFETY: the caller's wait list.
-    unsafe {
-        unsupported_append(
-            "zeCommandListAppendLaunchMultipleKernelsIndirect",
-            list,
-            signal,
-            wait_count,
-            waits,
-        )
-    }
-}
-
 pub(crate) unsafe extern "C" fn append_memory_copy(
     list: ze_command_list_handle_t,
     dst: *mut c_void,

@@ -897,6 +897,69 @@ unsafe fn append_launch(
     waits: *mut ze_event_handle_t,
 ) -> ze_result_t {
     guard(|| {
+        // SAFETY: the caller's group counts (read now, or when the launch runs).
+        let launch = unsafe { launch_of(list, kernel, groups, indirect) }?;
+        // SAFETY: the caller's wait list.
+        let commands = unsafe {
+            super::command::with_events(Some(Command::Launch(launch)), signal, wait_count, waits)
+        }?;
+        super::command::append(list, commands)
+    })
+}
+
+/// `zeCommandListAppendLaunchMultipleKernelsIndirect`: launch `index` of `count` kernels runs
+/// with the group counts at `arguments[index]`, both read when the launches run, and only if
+/// `index` is below the count at `count_buffer` then (the spec's "actual number of kernels").
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn append_launch_multiple_kernels_indirect(
+    list: ze_command_list_handle_t,
+    count: u32,
+    kernels: *mut ze_kernel_handle_t,
+    count_buffer: *const u32,
+    arguments: *const ze_group_count_t,
+    signal: ze_event_handle_t,
+    wait_count: u32,
+    waits: *mut ze_event_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        if kernels.is_null() || count_buffer.is_null() || arguments.is_null() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        // SAFETY: the caller's array of `count` kernels.
+        let handles = unsafe { std::slice::from_raw_parts(kernels, count as usize) };
+        let mut commands = Vec::with_capacity(handles.len());
+        for (index, &kernel) in handles.iter().enumerate() {
+            // Where this launch's counts are: computed, not read (the device reads them).
+            let groups = (arguments as usize)
+                .checked_add(index * size_of::<ze_group_count_t>())
+                .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE)?;
+            // SAFETY: an indirect launch only records where its counts are.
+            let mut launch =
+                unsafe { launch_of(list, kernel, groups as *const ze_group_count_t, true) }?;
+            launch.launch_if = Some((count_buffer as usize, index as u32));
+            commands.push(Command::Launch(launch));
+        }
+        // SAFETY: the caller's wait list.
+        let mut all =
+            unsafe { super::command::with_events(None, std::ptr::null_mut(), wait_count, waits) }?;
+        all.extend(commands);
+        // SAFETY: no wait list.
+        all.extend(unsafe { super::command::with_events(None, signal, 0, std::ptr::null_mut()) }?);
+        super::command::append(list, all)
+    })
+}
+
+/// The launch of `kernel` on `list`, with the kernel's state now, as appended.
+///
+/// # Safety
+/// `groups` is the caller's: read now unless `indirect`, when only its address is kept.
+unsafe fn launch_of(
+    list: ze_command_list_handle_t,
+    kernel: ze_kernel_handle_t,
+    groups: *const ze_group_count_t,
+    indirect: bool,
+) -> Result<Launch, ze_result_t> {
+    {
         let (platform, object) = registry::kernel(kernel as usize)?;
         let (list_platform, list_object) = registry::list(list as usize)?;
         if !Arc::ptr_eq(&platform, &list_platform) || list_object.engine.device != object.device {
@@ -946,14 +1009,11 @@ unsafe fn append_launch(
             groups_at,
             groups: counts,
             arguments: state.arguments.clone(),
+            launch_if: None,
         };
         drop(state);
-        // SAFETY: the caller's wait list.
-        let commands = unsafe {
-            super::command::with_events(Some(Command::Launch(launch)), signal, wait_count, waits)
-        }?;
-        super::command::append(list, commands)
-    })
+        Ok(launch)
+    }
 }
 
 /// A cooperative launch: the list's engine must run cooperative kernels (the compute group),
