@@ -493,8 +493,8 @@ pub(crate) unsafe extern "C" fn append_memory_fill_with_parameters(
     }
 }
 
-/// An append the simulator does not implement (images, external semaphores, launches of
-/// several kernels from device-side counts): answered as unsupported and counted by name, but
+/// An append the simulator does not implement (images, external semaphores): answered as
+/// unsupported and counted by name, but
 /// its signal event is still signalled, after its waits and the list's earlier work, so that a
 /// caller waiting on it does not wait forever.
 ///
