@@ -451,19 +451,13 @@ fn run_passes_the_exit_code_on_and_says_when_nothing_loaded_the_simulator() {
 
 /// `doctor --json` on a preset (with the driver's debug keys in `env`): each check's verdict.
 fn doctor(preset: &str, env: &[(&str, &str)]) -> std::collections::HashMap<String, String> {
-    let output = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
-        .args(["doctor", "--preset", preset, "--json"])
-        .env_remove("ZE_ENABLE_ALT_DRIVERS")
-        .env_remove("NEOReadDebugKeys")
-        .envs(env.iter().copied())
-        .output()
-        .expect("run lazy-usm");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let report = json_of(
+        Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
+            .args(["doctor", "--preset", preset, "--json"])
+            .env_remove("ZE_ENABLE_ALT_DRIVERS")
+            .env_remove("NEOReadDebugKeys")
+            .envs(env.iter().copied()),
     );
-    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
     assert!(report["platform"].as_str().unwrap().contains(preset));
     report["checks"]
         .as_array()
@@ -537,6 +531,18 @@ fn doctor_tells_the_presets_apart_by_what_it_measures() {
     );
 }
 
+/// Runs `command` (a `lazy-usm ... --json` invocation), asserts it succeeded, and parses what it
+/// printed.
+fn json_of(command: &mut Command) -> Value {
+    let output = command.output().expect("run lazy-usm");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("JSON on stdout")
+}
+
 /// A driver without the import extension: the import checks say so rather than fail.
 #[test]
 fn doctor_says_when_the_driver_has_no_import_extension() {
@@ -545,18 +551,12 @@ fn doctor_says_when_the_driver_has_no_import_extension() {
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("no-zex.toml");
     std::fs::write(&path, config.to_toml()).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
-        .args(["doctor", "--json", "--sim-config"])
-        .arg(&path)
-        .env_remove("ZE_ENABLE_ALT_DRIVERS")
-        .output()
-        .expect("run lazy-usm");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let report = json_of(
+        Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
+            .args(["doctor", "--json", "--sim-config"])
+            .arg(&path)
+            .env_remove("ZE_ENABLE_ALT_DRIVERS"),
     );
-    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
     let verdict = |name: &str| {
         report["checks"]
             .as_array()
@@ -639,18 +639,12 @@ fn doctor_finds_the_sycl_runtime_and_whether_each_adapter_reads_the_restrict_var
 /// machine's probe did not give (no DRM device here: no GTT, no residency calls).
 #[test]
 fn compare_measured_probes_the_program_under_each_alternative() {
-    let output = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
-        .args(["--json", "compare", "--measured", "--", "sh", "-c"])
-        .arg("echo adapter=${SYCL_UR_USE_LEVEL_ZERO_V2-unset}; sleep 0.2")
-        .env_remove("ZE_ENABLE_ALT_DRIVERS")
-        .output()
-        .expect("run lazy-usm");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let report = json_of(
+        Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
+            .args(["--json", "compare", "--measured", "--", "sh", "-c"])
+            .arg("echo adapter=${SYCL_UR_USE_LEVEL_ZERO_V2-unset}; sleep 0.2")
+            .env_remove("ZE_ENABLE_ALT_DRIVERS"),
     );
-    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
     assert_eq!(report["modelled"], false);
     assert_eq!(report["platform"], "system");
     let runs = report["runs"].as_array().unwrap();
@@ -693,18 +687,12 @@ fn doctor_reads_the_loaders_version_behind_a_loader() {
             Some((name.to_string(), value.trim_matches('\'').to_string()))
         })
         .collect();
-    let output = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
-        .args(["doctor", "--json"])
-        .envs(variables)
-        .env_remove("ZE_ENABLE_ALT_DRIVERS")
-        .output()
-        .expect("run lazy-usm");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let report = json_of(
+        Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
+            .args(["doctor", "--json"])
+            .envs(variables)
+            .env_remove("ZE_ENABLE_ALT_DRIVERS"),
     );
-    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
     assert!(
         report["platform"].as_str().unwrap().contains("system"),
         "{report}"

@@ -231,14 +231,8 @@ pub fn kernels(bytes: &[u8]) -> Result<Vec<Kernel>, SpirvError> {
     // Each function's parameters: (parameter id, its type id).
     let mut functions: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
     let mut current_function = None;
-    let mut at = HEADER_WORDS;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        let opcode = words[at] & 0xffff;
-        if count == 0 || at + count > words.len() {
-            return Err(SpirvError::WordCount(at));
-        }
-        let operands = &words[at + 1..at + count];
+    for instruction in instructions(&words) {
+        let (at, opcode, operands) = instruction?;
         match (opcode, operands) {
             (OP_MEMORY_MODEL, [addressing, ..]) => {
                 module.pointer_size = if *addressing == ADDRESSING_PHYSICAL32 {
@@ -321,7 +315,6 @@ pub fn kernels(bytes: &[u8]) -> Result<Vec<Kernel>, SpirvError> {
             }
             _ => {}
         }
-        at += count;
     }
     Ok(entries
         .into_iter()
@@ -376,14 +369,9 @@ pub fn source_attributes(bytes: &[u8]) -> Result<Vec<(String, String)>, SpirvErr
     // Per function: its sub-group size, required size and size hint.
     let mut modes: HashMap<u32, [Option<String>; 3]> = HashMap::new();
     let signed = |value: &u32| *value as i32;
-    let mut at = HEADER_WORDS;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        let opcode = words[at] & 0xffff;
-        if count == 0 || at + count > words.len() {
-            return Err(SpirvError::WordCount(at));
-        }
-        match (opcode, &words[at + 1..at + count]) {
+    for instruction in instructions(&words) {
+        let (at, opcode, operands) = instruction?;
+        match (opcode, operands) {
             (OP_ENTRY_POINT, [_, function, name @ ..]) if !name.is_empty() => {
                 let name = literal_string(name).ok_or(SpirvError::Name(at))?;
                 entries.push((name, *function));
@@ -410,7 +398,6 @@ pub fn source_attributes(bytes: &[u8]) -> Result<Vec<(String, String)>, SpirvErr
             }
             _ => {}
         }
-        at += count;
     }
     Ok(entries
         .into_iter()
@@ -445,14 +432,9 @@ pub fn contents(bytes: &[u8]) -> Result<Contents, SpirvError> {
     let mut has_code = false;
     let mut imports: Vec<u32> = Vec::new();
     let mut built_ins: Vec<u32> = Vec::new();
-    let mut at = HEADER_WORDS;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        let opcode = words[at] & 0xffff;
-        if count == 0 || at + count > words.len() {
-            return Err(SpirvError::WordCount(at));
-        }
-        match (opcode, &words[at + 1..at + count]) {
+    for instruction in instructions(&words) {
+        let (_, opcode, operands) = instruction?;
+        match (opcode, operands) {
             (OP_LABEL, _) => has_code = true,
             // The name literal, then the linkage type (SPIR-V 1.6, 3.20 "Decoration").
             (OP_DECORATE, [target, DECORATION_LINKAGE_ATTRIBUTES, .., LINKAGE_IMPORT]) => {
@@ -476,7 +458,6 @@ pub fn contents(bytes: &[u8]) -> Result<Contents, SpirvError> {
             ) => constants.push((*id, *type_id)),
             _ => {}
         }
-        at += count;
     }
     let mut specialization_constants: Vec<(u32, usize)> = constants
         .into_iter()
@@ -488,6 +469,24 @@ pub fn contents(bytes: &[u8]) -> Result<Contents, SpirvError> {
         has_code,
         specialization_constants,
         has_imports: imports.iter().any(|target| !built_ins.contains(target)),
+    })
+}
+
+/// Each instruction after the header: its word offset, opcode and operands; the first one
+/// whose word count is zero or runs past the end is an error, and the last item.
+fn instructions(words: &[u32]) -> impl Iterator<Item = Result<(usize, u32, &[u32]), SpirvError>> {
+    let mut at = HEADER_WORDS;
+    std::iter::from_fn(move || {
+        let first = *words.get(at)?;
+        let count = (first >> 16) as usize;
+        if count == 0 || at + count > words.len() {
+            let bad = at;
+            at = words.len();
+            return Some(Err(SpirvError::WordCount(bad)));
+        }
+        let instruction = (at, first & 0xffff, &words[at + 1..at + count]);
+        at += count;
+        Some(Ok(instruction))
     })
 }
 

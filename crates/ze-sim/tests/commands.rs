@@ -135,27 +135,7 @@ fn host_and_shared_memory_need_no_residency_on_any_device() {
     let size = 1024;
     let host = sim.alloc_host(context, size);
     assert_eq!(sim.host_pinned(), size as u64, "host USM is pinned memory");
-    let device_desc = ze_device_mem_alloc_desc_t {
-        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
-        ..Default::default()
-    };
-    let host_desc = ze_host_mem_alloc_desc_t {
-        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,
-        ..Default::default()
-    };
-    let mut shared = null_mut();
-    // SAFETY: valid descriptors and output pointer.
-    ok(unsafe {
-        (sim.api.mem_alloc_shared)(
-            context,
-            &device_desc,
-            &host_desc,
-            size,
-            64,
-            sim.devices[0],
-            &mut shared,
-        )
-    });
+    let shared = sim.alloc_shared(context, 0, size);
     // SAFETY: host-accessible allocations of `size` bytes.
     unsafe { std::ptr::write_bytes(host as *mut u8, 0x5a, size) };
     let list = sim.immediate_list(context, 1, 1);
@@ -1236,27 +1216,7 @@ fn atomic_access_attributes_of_a_shared_allocation() {
     };
     let context = sim.context(&[0, 1]);
     let (device, other) = (sim.devices[0], sim.devices[1]);
-    let device_desc = ze_device_mem_alloc_desc_t {
-        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
-        ..Default::default()
-    };
-    let host_desc = ze_host_mem_alloc_desc_t {
-        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,
-        ..Default::default()
-    };
-    let mut shared = null_mut();
-    // SAFETY: valid descriptors and output pointer.
-    ok(unsafe {
-        (sim.api.mem_alloc_shared)(
-            context,
-            &device_desc,
-            &host_desc,
-            4096,
-            64,
-            device,
-            &mut shared,
-        )
-    });
+    let shared = sim.alloc_shared(context, 0, 4096);
     let on_device = sim.alloc_device(context, 0, 4096);
     type Flag = ze_memory_atomic_attr_exp_flag_t;
     let refused = ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT;

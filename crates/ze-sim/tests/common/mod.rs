@@ -279,6 +279,37 @@ impl Sim {
             .expect("zeMemAllocDevice")
     }
 
+    /// Shared USM of `size` bytes in `context`, tied to `device`.
+    pub fn alloc_shared(
+        &self,
+        context: ze_context_handle_t,
+        device: u32,
+        size: usize,
+    ) -> *mut c_void {
+        let device_desc = ze_device_mem_alloc_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC,
+            ..Default::default()
+        };
+        let host_desc = ze_host_mem_alloc_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,
+            ..Default::default()
+        };
+        let mut pointer = null_mut();
+        // SAFETY: valid descriptors and output pointer.
+        ok(unsafe {
+            (self.api.mem_alloc_shared)(
+                context,
+                &device_desc,
+                &host_desc,
+                size,
+                64,
+                self.devices[device as usize],
+                &mut pointer,
+            )
+        });
+        pointer
+    }
+
     pub fn alloc_host(&self, context: ze_context_handle_t, size: usize) -> *mut c_void {
         let desc = ze_host_mem_alloc_desc_t {
             stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,
