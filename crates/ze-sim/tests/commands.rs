@@ -88,11 +88,20 @@ fn a_regular_list_runs_on_a_queue_and_signals_its_fence() {
             "an open list cannot run"
         );
         ok((sim.api.command_list_close)(list));
-        assert_eq!(
-            sim.copy(list, host, device, size, null_mut(), &mut []),
-            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT,
-            "a closed list takes no more commands"
-        );
+        // A closed list takes no more commands: the append succeeds, and the fill never runs
+        // (it would overwrite what the list copies back).
+        let zero = [0u8; 1];
+        ok((sim.api.command_list_append_memory_fill)(
+            list,
+            device,
+            zero.as_ptr() as *const c_void,
+            1,
+            size,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        assert_eq!(sim.counter("appends_after_close"), 1);
         ok((sim.api.fence_create)(queue, &fence_desc, &mut fence));
         assert_eq!(
             (sim.api.fence_query_status)(fence),
@@ -1465,6 +1474,29 @@ fn kernel_timestamps_ext_match_the_events_timestamp() {
     sim.destroy_list(list);
     sim.free(context, source);
     sim.free(context, target);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+/// In checking mode an append to a closed list is refused (lazy-usm's tests must see one), and
+/// nothing is counted as dropped.
+#[test]
+fn checking_mode_refuses_an_append_to_a_closed_list() {
+    let sim = Sim::checking("b70x2");
+    let context = sim.context(&[0]);
+    let device = sim.alloc_device(context, 0, 4096);
+    let host = sim.alloc_host(context, 4096);
+    let list = regular_list(&sim, context, 0, 0);
+    // SAFETY: handles of this test.
+    ok(unsafe { (sim.api.command_list_close)(list) });
+    assert_eq!(
+        sim.copy(list, host, device, 4096, null_mut(), &mut []),
+        ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    assert_eq!(sim.counter("appends_after_close"), 0);
+    sim.destroy_list(list);
+    sim.free(context, device);
+    sim.free(context, host);
     sim.destroy_context(context);
     sim.assert_clean();
 }
