@@ -511,6 +511,24 @@ fn region_copies_move_the_rows_they_name_and_refuse_overlap_and_mismatched_shape
             + sim.counter("host_staged_copies");
         assert_eq!(after, copies + 1, "eight contiguous rows are one copy");
         assert_eq!(plane, volume[..width * height]);
+        // A depth of 0 is a 2D region: its rows are copied (as compute-runtime copies them).
+        let flat = ze_copy_region_t { depth: 0, ..whole };
+        let mut again = vec![0u8; width * height];
+        ok(copy_region(
+            list,
+            again.as_mut_ptr() as _,
+            &flat,
+            width as u32,
+            0,
+            device,
+            &flat,
+            width as u32,
+            0,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        assert_eq!(again, plane);
         // Rows of the same buffer that meet: refused. Rows that interleave without meeting: fine.
         let left = ze_copy_region_t {
             originX: 0,

@@ -694,14 +694,16 @@ fn region_rows(
     if region.depth > 1 && slice_extent > u64::from(slice_pitch) {
         return Err(invalid);
     }
+    // A depth of 0 is a 2D region, one slice (compute-runtime copies depths up to 1 in 2D).
+    let depth = region.depth.max(1);
     let rows = (region.height as usize)
-        .checked_mul(region.depth as usize)
+        .checked_mul(depth as usize)
         .ok_or(invalid)?;
     if rows > MAX_REGION_ROWS {
         return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
     }
     let mut out = Vec::with_capacity(rows);
-    for z in 0..u64::from(region.depth) {
+    for z in 0..u64::from(depth) {
         for y in 0..u64::from(region.height) {
             let offset = (u64::from(region.originZ) + z)
                 .checked_mul(u64::from(slice_pitch))
