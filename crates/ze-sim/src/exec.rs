@@ -535,7 +535,11 @@ fn prepare_launch(
     let mut value = 0;
     let mut run = None;
     let pointer_of = |bytes: &[u8]| usize::from_le_bytes(bytes.try_into().unwrap_or([0; 8]));
-    if launch.builtin.is_some() && (launch.global_offset != [0; 3] || launch.groups_at.is_some()) {
+    if launch.builtin.is_some()
+        && (launch.global_offset != [0; 3]
+            || launch.groups_at.is_some()
+            || launch.launch_if.is_some())
+    {
         // The built-ins index their arrays from the first work item, over counts known when
         // they are appended.
         return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
@@ -764,9 +768,10 @@ fn run_code(platform: &Inner, run: &Run) {
         // the pending launch; the program's earlier commands have completed (in order).
         let count = unsafe { (address as *const u32).read_volatile() };
         if index >= count {
-            // Counted as executed when it was submitted.
+            // Counted as executed when it was submitted: it is not, after all.
             let mut state = platform.lock();
             state.counters.kernels_executed = state.counters.kernels_executed.saturating_sub(1);
+            state.counters.kernels_not_executed += 1;
             return;
         }
     }

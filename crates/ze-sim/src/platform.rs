@@ -111,8 +111,8 @@ counters! {
     implicit_imports,
     /// Commands that used another context's memory or kernel (refused in checking mode).
     cross_context_uses,
-    /// Commands appended to a closed regular list: answered success and never run, as
-    /// compute-runtime does (refused in checking mode).
+    /// Appends (calls, of one command or several) to a closed regular list: answered success
+    /// and never run, as compute-runtime does (refused in checking mode).
     appends_after_close,
     /// Frees whose memory was kept until the real kernels in flight completed (they may reach
     /// it through pointers the simulator cannot see).

@@ -89,11 +89,11 @@ fn a_regular_list_runs_on_a_queue_and_signals_its_fence() {
         );
         ok((sim.api.command_list_close)(list));
         // A closed list takes no more commands: the append succeeds, and the fill never runs
-        // (it would overwrite what the list copies back).
+        // (after the list's copy back, it would zero what the checks below read).
         let zero = [0u8; 1];
         ok((sim.api.command_list_append_memory_fill)(
             list,
-            device,
+            host,
             zero.as_ptr() as *const c_void,
             1,
             size,
@@ -1505,6 +1505,8 @@ fn checking_mode_refuses_an_append_to_a_closed_list() {
     let device = sim.alloc_device(context, 0, 4096);
     let host = sim.alloc_host(context, 4096);
     let list = regular_list(&sim, context, 0, 0);
+    // The same copy is taken while the list is open.
+    ok(sim.copy(list, host, device, 4096, null_mut(), &mut []));
     // SAFETY: handles of this test.
     ok(unsafe { (sim.api.command_list_close)(list) });
     assert_eq!(
@@ -1515,6 +1517,76 @@ fn checking_mode_refuses_an_append_to_a_closed_list() {
     sim.destroy_list(list);
     sim.free(context, device);
     sim.free(context, host);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
+/// Several indirect launches are refused without their kernels, count or group counts, and at
+/// submission when the count lies in pageable host memory (the device cannot read it); with a
+/// count in device memory they are taken (no runtime needed: declarations-only kernels).
+#[test]
+fn multiple_indirect_launches_refuse_what_the_device_cannot_read() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the name with its header's type; handles of this test.
+    let multiple = unsafe {
+        sim.function::<ze_pfnCommandListAppendLaunchMultipleKernelsIndirect_t>(
+            "zeCommandListAppendLaunchMultipleKernelsIndirect",
+        )
+        .unwrap()
+    };
+    let context = sim.context(&[0]);
+    let (module, log) = common::modules::build(
+        &sim,
+        context,
+        0,
+        ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV,
+        &ze_sim::spirv::module_with_kernels(&[("k", 1)]),
+    );
+    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let kernel = common::modules::kernel(&sim, module, "k").unwrap();
+    let buffer = sim.alloc_device(context, 0, 4096);
+    ok(common::modules::set_argument(&sim, kernel, 0, &buffer));
+    let list = sim.immediate_list(context, 0, 0);
+    let pool = sim.event_pool(context, 1);
+    let done = sim.event(pool, 0);
+    let mut kernels = [kernel];
+    let pageable = [1u32, 1, 1, 1, 0, 0, 0, 0];
+    // SAFETY: handles of this test; the pointers are this frame's or device memory.
+    unsafe {
+        let counts = buffer as *const u32;
+        let groups = (buffer as *const u8).add(16) as *const ze_group_count_t;
+        let null = ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+        let call = |kernels: *mut ze_kernel_handle_t, count: *const u32, groups| {
+            multiple(list, 1, kernels, count, groups, null_mut(), 0, null_mut())
+        };
+        assert_eq!(call(null_mut(), counts, groups), null);
+        assert_eq!(call(kernels.as_mut_ptr(), std::ptr::null(), groups), null);
+        assert_eq!(call(kernels.as_mut_ptr(), counts, std::ptr::null()), null);
+        assert_eq!(
+            call(kernels.as_mut_ptr(), pageable.as_ptr(), groups),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            "a count in pageable memory"
+        );
+        ok(multiple(
+            list,
+            1,
+            kernels.as_mut_ptr(),
+            counts,
+            groups,
+            done,
+            0,
+            null_mut(),
+        ));
+    }
+    sim.wait(done);
+    sim.destroy_events(pool, &[done]);
+    sim.destroy_list(list);
+    // SAFETY: a kernel and module of this test, idle now.
+    unsafe {
+        ok((sim.api.kernel_destroy)(kernel));
+        ok((sim.api.module_destroy)(module));
+    }
+    sim.free(context, buffer);
     sim.destroy_context(context);
     sim.assert_clean();
 }

@@ -747,8 +747,9 @@ pub(crate) unsafe extern "C" fn append_memory_copy_region(
         }
         // SAFETY: the caller's regions.
         let (dst_region, src_region) = unsafe { (input(dst_region)?, input(src_region)?) };
-        let same_shape = (dst_region.width, dst_region.height, dst_region.depth)
-            == (src_region.width, src_region.height, src_region.depth);
+        // Depths of 0 and 1 are both one slice.
+        let same_shape = (dst_region.width, dst_region.height, dst_region.depth.max(1))
+            == (src_region.width, src_region.height, src_region.depth.max(1));
         if !same_shape {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE);
         }

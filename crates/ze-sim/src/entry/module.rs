@@ -898,12 +898,14 @@ unsafe fn append_launch(
 ) -> ze_result_t {
     guard(|| {
         // SAFETY: the caller's group counts (read now, or when the launch runs).
-        let launch = unsafe { launch_of(list, kernel, groups, indirect) }?;
+        let (launch, cross_context) = unsafe { launch_of(list, kernel, groups, indirect) }?;
         // SAFETY: the caller's wait list.
         let commands = unsafe {
             super::command::with_events(Some(Command::Launch(launch)), signal, wait_count, waits)
         }?;
-        super::command::append(list, commands)
+        super::command::append(list, commands)?;
+        count_cross_context(kernel, cross_context);
+        Ok(())
     })
 }
 
@@ -928,16 +930,19 @@ pub(crate) unsafe extern "C" fn append_launch_multiple_kernels_indirect(
         // SAFETY: the caller's array of `count` kernels.
         let handles = unsafe { std::slice::from_raw_parts(kernels, count as usize) };
         let mut commands = Vec::with_capacity(handles.len());
+        let mut cross = Vec::with_capacity(handles.len());
         for (index, &kernel) in handles.iter().enumerate() {
             // Where this launch's counts are: computed, not read (the device reads them).
-            let groups = (arguments as usize)
-                .checked_add(index * size_of::<ze_group_count_t>())
+            let groups = index
+                .checked_mul(size_of::<ze_group_count_t>())
+                .and_then(|offset| (arguments as usize).checked_add(offset))
                 .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE)?;
             // SAFETY: an indirect launch only records where its counts are.
-            let mut launch =
+            let (mut launch, cross_context) =
                 unsafe { launch_of(list, kernel, groups as *const ze_group_count_t, true) }?;
             launch.launch_if = Some((count_buffer as usize, index as u32));
             commands.push(Command::Launch(launch));
+            cross.push((kernel, cross_context));
         }
         // SAFETY: the caller's wait list.
         let mut all =
@@ -945,11 +950,23 @@ pub(crate) unsafe extern "C" fn append_launch_multiple_kernels_indirect(
         all.extend(commands);
         // SAFETY: no wait list.
         all.extend(unsafe { super::command::with_events(None, signal, 0, std::ptr::null_mut()) }?);
-        super::command::append(list, all)
+        super::command::append(list, all)?;
+        for (kernel, cross_context) in cross {
+            count_cross_context(kernel, cross_context);
+        }
+        Ok(())
     })
 }
 
-/// The launch of `kernel` on `list`, with the kernel's state now, as appended.
+/// Counts a launch of a kernel of another context's module, once appended.
+fn count_cross_context(kernel: ze_kernel_handle_t, cross_context: bool) {
+    if let (true, Ok((platform, _))) = (cross_context, registry::kernel(kernel as usize)) {
+        platform.lock().counters.cross_context_uses += 1;
+    }
+}
+
+/// The launch of `kernel` on `list`, with the kernel's state now, as appended, and whether the
+/// kernel is of another context's module (counted once the launch is appended).
 ///
 /// # Safety
 /// `groups` is the caller's: read now unless `indirect`, when only its address is kept.
@@ -958,7 +975,7 @@ unsafe fn launch_of(
     kernel: ze_kernel_handle_t,
     groups: *const ze_group_count_t,
     indirect: bool,
-) -> Result<Launch, ze_result_t> {
+) -> Result<(Launch, bool), ze_result_t> {
     {
         let (platform, object) = registry::kernel(kernel as usize)?;
         let (list_platform, list_object) = registry::list(list as usize)?;
@@ -972,8 +989,8 @@ unsafe fn launch_of(
             if !platform.config.implicit_peer_import {
                 return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
             }
-            platform.lock().counters.cross_context_uses += 1;
         }
+        let cross_context = list_object.context != object.context;
         // Kernels run on compute engines only.
         let (platform, _) = registry::kernel(kernel as usize)?;
         let groups_of_device =
@@ -1012,7 +1029,7 @@ unsafe fn launch_of(
             launch_if: None,
         };
         drop(state);
-        Ok(launch)
+        Ok((launch, cross_context))
     }
 }
 
