@@ -1,5 +1,5 @@
-//! The host memory behind simulated allocations. Host and shared USM are zeroed heap memory;
-//! device USM has pages of its own, so that exporting it (`zeMemGetIpcHandle`) can turn them
+//! The host memory behind simulated allocations. Host and shared USM are zeroed heap memory,
+//! whole pages of it; device USM has pages of its own, so that exporting it (`zeMemGetIpcHandle`) can turn them
 //! into a memory file that an opened handle maps elsewhere, with the bytes shared, as a
 //! dma-buf shares a real allocation's.
 //!
@@ -163,7 +163,11 @@ impl Backing {
     /// `size` zeroed bytes aligned to `alignment` on the heap (host and shared USM).
     pub(crate) fn heap(size: usize, alignment: usize) -> Option<Self> {
         let alignment = alignment.max(64);
-        let layout = Layout::from_size_align(size.checked_add(alignment)?, 16).ok()?;
+        // Whole pages, as a driver backs USM: a kernel that overruns a small allocation writes
+        // into the rest of its page, as on hardware, not into this process's heap (level-zero-
+        // tests' multiple-indirect test runs 256 items over 16-int buffers).
+        let len = size.max(1).checked_next_multiple_of(page())?;
+        let layout = Layout::from_size_align(len.checked_add(alignment)?, 16).ok()?;
         // SAFETY: `layout` has a non-zero size.
         let raw = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
         let address = (raw.as_ptr() as usize).next_multiple_of(alignment);

@@ -1154,3 +1154,55 @@ fn multiple_indirect_launches_run_as_many_as_the_count_says() {
     }
     bench.finish();
 }
+
+/// A kernel that runs past the end of a small shared allocation writes into the rest of its
+/// page, as on hardware (a driver backs USM with whole pages), not into its neighbours or this
+/// process's heap.
+#[test]
+fn a_small_overrun_stays_in_the_allocations_page() {
+    if !runtime_present("a_small_overrun_stays_in_the_allocations_page") {
+        return;
+    }
+    let sim = Sim::preset("b70x2");
+    let bench = Bench::new(sim);
+    let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
+    let (module, log) = build(sim, context, 0, SPIRV, KERNELS);
+    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let add = kernel(sim, module, "add_u32").unwrap();
+    // 16 elements each, as level-zero-tests' multiple-indirect test allocates them.
+    let (output, input) = (
+        sim.alloc_shared(context, 0, 64),
+        sim.alloc_shared(context, 0, 64),
+    );
+    let neighbours: Vec<_> = (0..8).map(|_| sim.alloc_shared(context, 0, 64)).collect();
+    // SAFETY: 64 host-accessible bytes each.
+    unsafe {
+        std::ptr::write_bytes(output as *mut u8, 0, 64);
+        std::ptr::write_bytes(input as *mut u8, 0, 64);
+        for &neighbour in &neighbours {
+            std::ptr::write_bytes(neighbour as *mut u8, 0x5a, 64);
+        }
+    }
+    ok(set_argument(sim, add, 0, &output));
+    ok(set_argument(sim, add, 1, &input));
+    ok(set_argument(sim, add, 2, &1u32));
+    // 256 work items over 16 elements: 960 bytes past the end of each buffer.
+    ok(run(sim, list, add, [16, 1, 1], [16, 1, 1], done));
+    // SAFETY: as above; the kernel completed.
+    unsafe {
+        assert_eq!(*(output as *const u32), 1, "the kernel ran");
+        for &neighbour in &neighbours {
+            let bytes = std::slice::from_raw_parts(neighbour as *const u8, 64);
+            assert!(
+                bytes.iter().all(|&byte| byte == 0x5a),
+                "a neighbour was overwritten"
+            );
+        }
+    }
+    destroy_kernel(sim, add);
+    destroy_module(sim, module);
+    for pointer in neighbours.into_iter().chain([output, input]) {
+        sim.free(context, pointer);
+    }
+    bench.finish();
+}
