@@ -261,27 +261,35 @@ fn residency_by_pointer_refuses_pool_memory_whose_segment_other_blocks_share() {
     harness.assert_clean();
 }
 
+/// Fills the small device with sixteen 16 MiB blocks (two to a 32 MiB segment), frees the last
+/// one behind `fence`, and asks for 16 MiB again: its segment stays (its other block lives), so
+/// the request must be served from that block once the work completes, not from a new
+/// segment (none fits) nor with out of memory. `during` runs while the fence is pending.
+fn fill_defer_one_and_allocate_again(fence: Arc<dyn WorkFence>, during: impl FnOnce()) {
+    let harness = small_devices();
+    let (manager, devices) = setup(&harness);
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    let mut blocks: Vec<_> = (0..16).map(|_| pool.allocate(16 * MIB).unwrap()).collect();
+    let freed = blocks.pop().unwrap();
+    let address = freed.address();
+    freed.free_after(fence);
+    during();
+    let again = pool.allocate(16 * MIB).unwrap();
+    assert_eq!(again.address(), address);
+    drop((again, blocks));
+    drop((pool, manager));
+    harness.assert_clean();
+}
+
 #[test]
 fn out_of_memory_takes_a_block_that_comes_back_into_a_segment_still_in_use() {
     run_with_timeout(Duration::from_secs(60), || {
-        let harness = small_devices();
-        let (manager, devices) = setup(&harness);
-        let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
-        // Sixteen 16 MiB blocks fill the device, two to a 32 MiB segment.
-        let mut blocks: Vec<_> = (0..16).map(|_| pool.allocate(16 * MIB).unwrap()).collect();
-        let freed = blocks.pop().unwrap();
-        let address = freed.address();
         let fence = Arc::new(Flag(AtomicBool::new(false)));
-        freed.free_after(fence.clone());
-        let completes = complete_after(&fence, Duration::from_millis(20));
-        // Its segment stays (its other block lives): the request is served from the block
-        // once it comes back, not from a new segment.
-        let again = pool.allocate(16 * MIB).unwrap();
-        assert_eq!(again.address(), address);
-        completes.join().unwrap();
-        drop((again, blocks));
-        drop((pool, manager));
-        harness.assert_clean();
+        let mut completes = None;
+        fill_defer_one_and_allocate_again(fence.clone(), || {
+            completes = Some(complete_after(&fence, Duration::from_millis(20)));
+        });
+        completes.unwrap().join().unwrap();
     });
 }
 
@@ -298,20 +306,9 @@ fn work_completing_during_a_failing_attempt_still_serves_the_allocation() {
         }
     }
     run_with_timeout(Duration::from_secs(60), || {
-        let harness = small_devices();
-        let (manager, devices) = setup(&harness);
-        let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
-        let mut blocks: Vec<_> = (0..16).map(|_| pool.allocate(16 * MIB).unwrap()).collect();
-        let freed = blocks.pop().unwrap();
-        let address = freed.address();
         let fence = Arc::new(SecondQuery(AtomicU32::new(0)));
-        freed.free_after(fence.clone());
-        let again = pool.allocate(16 * MIB).unwrap();
-        assert_eq!(again.address(), address);
+        fill_defer_one_and_allocate_again(fence.clone(), || {});
         assert!(fence.0.load(Ordering::Acquire) >= 2, "asked while failing");
-        drop((again, blocks));
-        drop((pool, manager));
-        harness.assert_clean();
     });
 }
 

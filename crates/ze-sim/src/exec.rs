@@ -544,24 +544,18 @@ fn prepare_launch(
         // they are appended.
         return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
     }
-    if let Some((address, _)) = launch.launch_if {
-        // The count is read by the device too.
-        let (place, _) = check_range(
-            platform,
-            state,
-            context,
-            engine,
-            (address, size_of::<u32>()),
-            false,
-            &mut touched,
-        )?;
-        if place == Place::HostPageable || !address.is_multiple_of(4) {
-            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
-        }
-    }
-    if let Some(address) = launch.groups_at {
-        // The counts are read by the device: memory it reaches, checked like an argument.
-        let size = size_of::<ze_group_count_t>();
+    // What the device itself reads when the launch runs (a multiple launch's count, an
+    // indirect launch's group counts): memory it reaches, checked like an argument, in device
+    // or registered memory and 4-byte aligned.
+    let device_reads = [
+        launch
+            .launch_if
+            .map(|(address, _)| (address, size_of::<u32>())),
+        launch
+            .groups_at
+            .map(|address| (address, size_of::<ze_group_count_t>())),
+    ];
+    for (address, size) in device_reads.into_iter().flatten() {
         let (place, _) = check_range(
             platform,
             state,
