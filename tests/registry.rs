@@ -96,6 +96,64 @@ fn threads_registering_removing_and_finding_see_only_live_ranges() {
     });
 }
 
+/// Readers that keep copies of the registry's buckets (every lookup thread does) while one
+/// writer grows the table and replaces ranges: every answer is a range that was live with its
+/// own value, and once the writer is done every reader sees exactly its final state.
+#[test]
+fn readers_copies_follow_a_writer_that_grows_the_table_and_replaces_ranges() {
+    run_with_timeout(Duration::from_secs(60), || {
+        const RANGES: usize = 3_000;
+        let registry: PointerRegistry<(usize, usize, u8)> = PointerRegistry::new();
+        let base = |index: usize| 0x5000_0000usize + index * 0x3_0000;
+        let writing = std::sync::atomic::AtomicBool::new(true);
+        let done = std::sync::Barrier::new(4);
+        std::thread::scope(|scope| {
+            for reader in 0..3usize {
+                let (registry, writing, done) = (&registry, &writing, &done);
+                scope.spawn(move || {
+                    let mut step = reader;
+                    while writing.load(std::sync::atomic::Ordering::Acquire) {
+                        step = step
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        let address = base((step >> 20) % RANGES) + (step >> 8) % 0x2_0000;
+                        if let Some(entry) = registry.find(address) {
+                            // The value names its own range: a copy mixing two states fails.
+                            assert_eq!((entry.value.0, entry.value.1), (entry.base, entry.size));
+                            assert!(address >= entry.base && address - entry.base < entry.size);
+                        }
+                    }
+                    done.wait();
+                    for index in 0..RANGES {
+                        let entry = registry.find(base(index) + 0x100).expect("final range");
+                        assert_eq!(entry.value, (base(index), 0x1_0000, 1), "range {index}");
+                        assert!(
+                            registry.find(base(index) + 0x1_0000).is_none(),
+                            "range {index}"
+                        );
+                    }
+                });
+            }
+            // First ranges of 0x2_0000 bytes (the table grows meanwhile), then each replaced by
+            // one half its size at the same start.
+            for index in 0..RANGES {
+                registry
+                    .insert(base(index), 0x2_0000, (base(index), 0x2_0000, 0))
+                    .unwrap();
+            }
+            for index in 0..RANGES {
+                registry.remove(base(index)).unwrap();
+                registry
+                    .insert(base(index), 0x1_0000, (base(index), 0x1_0000, 1))
+                    .unwrap();
+            }
+            writing.store(false, std::sync::atomic::Ordering::Release);
+            done.wait();
+        });
+        assert_eq!(registry.len(), RANGES);
+    });
+}
+
 #[test]
 fn a_removal_racing_a_registration_of_the_same_start_leaves_no_half_entry() {
     run_with_timeout(Duration::from_secs(60), || {

@@ -3,40 +3,50 @@
 //!
 //! Ranges are kept by size in levels: level `k` holds the ranges of at most `2^shift(k)`
 //! bytes (64 KiB, 4 MiB, 256 MiB, ... up to the whole address space) that no smaller level
-//! holds, each entered in the one or two windows of that size it overlaps. A level is a radix
-//! tree over its window numbers (1,024 children per node, nodes made on first use), whose
-//! leaves hold an immutable sorted list behind an `ArcSwapOption`. A lookup walks the levels
-//! that hold ranges: a few loads down the tree, one `arc-swap` load, and a binary search of one
-//! window's list. No lock is taken and nothing shared is written (`arc-swap`'s loads write only
-//! a slot of the reading thread's own), so threads looking up at once do not trade cache
-//! lines. Changes are serialised by one lock, which also guards an ordered map of every range
-//! (overlap checks and removal by start); a change copies the list of each window it touches
-//! and swaps it in, so a lookup that overlaps a change answers as before it or as after it.
-//! Tree nodes stay once made (a few hundred KiB per region of the address space in use).
+//! holds, each entered in the one or two windows of that size it overlaps. A window hashes to
+//! one bucket of a table (windows of every level share it); a bucket is an immutable list of
+//! the ranges entered in its windows, sorted by start, with a version that every change of the
+//! bucket bumps. Every thread keeps its own copy of the bucket lists it has read, tagged with
+//! their versions: a lookup hashes the address's window, compares the bucket's version with its
+//! copy's, and, when they agree (all but the first lookup after a change), searches its copy.
+//! So a lookup takes no lock, makes no read-modify-write, and writes nothing another thread
+//! reads: threads looking up at once trade no cache lines, and a core can overlap the memory
+//! reads of consecutive lookups. A thread whose copy is out of date takes it again under the
+//! writer lock. Changes are serialised by that lock, which also guards an ordered map of every
+//! range (overlap checks, removal by start, the rebuild when the table grows); a change makes
+//! the new list of each bucket it touches, then bumps their versions, so a lookup that overlaps
+//! a change answers as before it or as after it. The table grows (four times the buckets) when
+//! it holds more than eight entries per bucket, which a thread sees as a new generation and
+//! answers by dropping its copies.
 //!
-//! Chosen over a window-hashed `dashmap`, whose lookups took a shard's read lock (a write to a
-//! cache line every reader shares), and over copy-on-write sorted chunks behind a routing
-//! table (two `arc-swap` loads and a 17-step search per lookup). Measured through
-//! `ResidencyManager::find` with 100,000 live allocations (`cargo bench --bench registry`,
-//! criterion means, one run each on a 16-core machine): a hot set of 64, 48.1 ns with one
-//! thread and 53.9 ns with two (the `dashmap` index: 45.5 and 213.7 ns; the chunks: 89.6 and
-//! 99.8 ns); scattered over all of them, 255 and 375 ns (`dashmap`: 272 and 290 ns; chunks:
-//! 524 and 558 ns). A scattered lookup misses the caches three times (the window's list, its
-//! entries, the allocation's record), which no index layout here avoided.
+//! A thread's copies hold clones of the values of the buckets it read, until it reads those
+//! buckets again after a change, looks up in another registry after this one was dropped, or
+//! exits: a value can outlive its removal by that long. Each copy costs a thread 24 bytes per
+//! bucket of the registries it looks up in (about 400 KiB for 100,000 ranges).
+//!
+//! Chosen over a radix tree of window lists behind `arc-swap` (two atomic read-modify-writes
+//! per lookup, which also keep a core from overlapping lookups, and five levels of nodes), a
+//! window-hashed `dashmap` (a shard's read lock: a write to a cache line every reader shares),
+//! copy-on-write sorted chunks behind a routing table, and a `BTreeMap` behind an `RwLock`.
+//! Measured through `ResidencyManager::find` with 100,000 live allocations: see the README's
+//! registry table (`cargo bench --bench registry`).
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-use arc_swap::ArcSwapOption;
+use std::any::Any;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 /// Window sizes of the levels, as shifts: a range goes to the first level whose window is at
 /// least its size, so it overlaps at most two windows there. The last covers everything.
 const SHIFTS: [u32; 9] = [16, 22, 28, 34, 40, 46, 52, 58, 64];
-/// Children of a tree node, as a shift.
-const FAN_BITS: u32 = 10;
+/// Buckets of a new registry's table, as a shift.
+const FIRST_BUCKET_BITS: u32 = 6;
+/// The table grows when it holds more entries than this per bucket.
+const MOST_PER_BUCKET: usize = 8;
 
 /// One live range and its value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,6 +88,12 @@ pub enum RegistryError {
     },
 }
 
+/// The ranges entered in one bucket's windows, sorted by start (`None`: none).
+type List<T> = Option<Arc<[Entry<T>]>>;
+
+/// Source of registry identities, by which a thread finds its copies.
+static NEXT_REGISTRY_ID: AtomicU64 = AtomicU64::new(1);
+
 /// Live address ranges, each with a value, found by any address inside them. `Sync`: register,
 /// remove and look up from any thread.
 ///
@@ -93,10 +109,15 @@ pub enum RegistryError {
 /// assert!(registry.is_empty());
 /// ```
 pub struct PointerRegistry<T> {
-    levels: [Level<T>; SHIFTS.len()],
+    /// Unique in the process: a thread's copies name their registry by it.
+    id: u64,
+    /// Dropped with the registry: a thread's copies of a dropped registry see it gone.
+    alive: Arc<()>,
+    /// The table's generation; bumped (after the new table is in place) when it grows.
+    generation: AtomicU64,
     /// Bit `k`: level `k` holds ranges. Lookups skip the others.
     used: AtomicU32,
-    writer: Mutex<Ranges>,
+    writer: Mutex<Ranges<T>>,
 }
 
 impl<T> std::fmt::Debug for PointerRegistry<T> {
@@ -107,86 +128,34 @@ impl<T> std::fmt::Debug for PointerRegistry<T> {
     }
 }
 
-/// What changes read and write under the writer lock: every live range by start (its size and
-/// level), and how many ranges each level holds.
-#[derive(Default)]
-struct Ranges {
-    by_start: BTreeMap<usize, (usize, usize)>,
+/// What changes read and write under the writer lock.
+struct Ranges<T> {
+    /// Every live range by start, with its level.
+    by_start: BTreeMap<usize, (Entry<T>, usize)>,
     per_level: [usize; SHIFTS.len()],
+    table: Table<T>,
 }
 
-/// The ranges overlapping one window, sorted by start.
-struct List<T> {
-    entries: Vec<Entry<T>>,
+/// The buckets: their lists (read under the writer lock) and their versions (read by lookups).
+struct Table<T> {
+    generation: u64,
+    bits: u32,
+    lists: Vec<List<T>>,
+    versions: Arc<[AtomicU64]>,
+    /// Entries in all lists (a range counts once per window).
+    entries: usize,
 }
 
-/// A radix tree node: a leaf's list, or an interior node's children (made on first use).
-struct Node<T> {
-    list: ArcSwapOption<List<T>>,
-    children: OnceLock<Box<[Node<T>]>>,
+/// The bucket of `window` at `level` in a table of `2^bits` buckets (Fibonacci hashing, so
+/// windows at any regular stride spread over the buckets).
+#[inline]
+fn bucket_of(level: usize, window: usize, bits: u32) -> usize {
+    let key = (window as u64) ^ ((level as u64) << 58);
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
 }
 
-impl<T> Node<T> {
-    fn new() -> Self {
-        Node {
-            list: ArcSwapOption::empty(),
-            children: OnceLock::new(),
-        }
-    }
-}
-
-/// One level: its window size and the tree over its window numbers.
-struct Level<T> {
-    shift: u32,
-    /// Tree depth: enough digits of `FAN_BITS` for every window number.
-    digits: u32,
-    root: Node<T>,
-}
-
-impl<T> Level<T> {
-    fn new(shift: u32) -> Self {
-        Level {
-            shift,
-            digits: usize::BITS.saturating_sub(shift).div_ceil(FAN_BITS),
-            root: Node::new(),
-        }
-    }
-
-    fn window(&self, address: usize) -> usize {
-        address.checked_shr(self.shift).unwrap_or(0)
-    }
-
-    fn digit(&self, window: usize, depth: u32) -> usize {
-        let shift = (self.digits - 1 - depth) * FAN_BITS;
-        (window >> shift) & ((1 << FAN_BITS) - 1)
-    }
-
-    /// The leaf of `window`, if its path was made.
-    #[inline]
-    fn leaf(&self, window: usize) -> Option<&Node<T>> {
-        let mut node = &self.root;
-        for depth in 0..self.digits {
-            node = &node.children.get()?[self.digit(window, depth)];
-        }
-        Some(node)
-    }
-
-    /// The leaf of `window`, its path made if need be.
-    fn leaf_or_make(&self, window: usize) -> &Node<T> {
-        let mut node = &self.root;
-        for depth in 0..self.digits {
-            let children = node
-                .children
-                .get_or_init(|| (0..1 << FAN_BITS).map(|_| Node::new()).collect());
-            node = &children[self.digit(window, depth)];
-        }
-        node
-    }
-
-    /// The windows a range of this level overlaps (one or two).
-    fn windows(&self, base: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        self.window(base)..=self.window(last)
-    }
+fn window_of(level: usize, address: usize) -> usize {
+    address.checked_shr(SHIFTS[level]).unwrap_or(0)
 }
 
 /// The level of a range of `size` bytes.
@@ -197,50 +166,125 @@ fn level_of(size: usize) -> usize {
         .unwrap_or(SHIFTS.len() - 1)
 }
 
-impl<T> Default for PointerRegistry<T> {
-    fn default() -> Self {
-        Self {
-            levels: SHIFTS.map(Level::new),
-            used: AtomicU32::new(0),
-            writer: Mutex::new(Ranges::default()),
+/// The buckets a range at `level` is entered in (one, or two for a range across a window
+/// boundary that hash apart).
+fn buckets_of(level: usize, base: usize, last: usize, bits: u32) -> impl Iterator<Item = usize> {
+    let (first, second) = (window_of(level, base), window_of(level, last));
+    let one = bucket_of(level, first, bits);
+    let two = bucket_of(level, second, bits);
+    std::iter::once(one).chain((second != first && two != one).then_some(two))
+}
+
+/// In `list` (sorted by start), the range holding `address`. Ranges never overlap, so only the
+/// last one starting at or before `address` can hold it, whatever window each was entered for.
+#[inline]
+fn search<T>(list: &[Entry<T>], address: usize) -> Option<usize> {
+    // A count rather than a binary search: lists are short, and a count has no branch that
+    // depends on the entries, so a core need not wait for them to start the next lookup.
+    let position = list
+        .iter()
+        .map(|entry| usize::from(entry.base <= address))
+        .sum::<usize>()
+        .checked_sub(1)?;
+    list[position].contains(address).then_some(position)
+}
+
+impl<T> Table<T> {
+    fn new(generation: u64, bits: u32) -> Self {
+        Table {
+            generation,
+            bits,
+            lists: (0..1usize << bits).map(|_| None).collect(),
+            versions: (0..1usize << bits).map(|_| AtomicU64::new(0)).collect(),
+            entries: 0,
         }
     }
 }
 
-impl<T: Clone> PointerRegistry<T> {
+impl<T: Clone> Table<T> {
+    /// The new list of `bucket`: `change` applied to a copy of the current one.
+    fn changed(&self, bucket: usize, change: impl FnOnce(&mut Vec<Entry<T>>)) -> List<T> {
+        let mut entries = self.lists[bucket]
+            .as_deref()
+            .map(<[Entry<T>]>::to_vec)
+            .unwrap_or_default();
+        change(&mut entries);
+        (!entries.is_empty()).then(|| Arc::from(entries))
+    }
+
+    /// Stores new lists, then bumps their versions (so a lookup that sees a new version finds
+    /// the new list when it takes it).
+    fn store(&mut self, lists: Vec<(usize, List<T>)>) {
+        for (bucket, list) in lists {
+            let before = self.lists[bucket].as_ref().map_or(0, |list| list.len());
+            let after = list.as_ref().map_or(0, |list| list.len());
+            self.entries = self.entries - before + after;
+            self.lists[bucket] = list;
+            self.versions[bucket].fetch_add(1, Ordering::Release);
+        }
+    }
+}
+
+/// A thread's copies of one registry's buckets.
+struct Local<T> {
+    generation: u64,
+    bits: u32,
+    versions: Arc<[AtomicU64]>,
+    /// Per bucket: the version the copy was taken at, and the list then.
+    copies: Vec<(u64, List<T>)>,
+}
+
+impl<T: Clone> Local<T> {
+    /// Copies of `table` taken now: every bucket's list as empty at version 0, which is right
+    /// for the buckets never changed and out of date for the others.
+    fn of(table: &Table<T>) -> Self {
+        Local {
+            generation: table.generation,
+            bits: table.bits,
+            versions: Arc::clone(&table.versions),
+            copies: vec![(0, None); table.lists.len()],
+        }
+    }
+}
+
+/// One thread's copies of every registry it looked up in.
+struct Copies {
+    registries: Vec<(u64, Weak<()>, Box<dyn Any>)>,
+}
+
+thread_local! {
+    static COPIES: RefCell<Copies> = const { RefCell::new(Copies { registries: Vec::new() }) };
+}
+
+impl<T> Default for PointerRegistry<T> {
+    fn default() -> Self {
+        Self {
+            id: NEXT_REGISTRY_ID.fetch_add(1, Ordering::Relaxed),
+            alive: Arc::new(()),
+            generation: AtomicU64::new(0),
+            used: AtomicU32::new(0),
+            writer: Mutex::new(Ranges {
+                by_start: BTreeMap::new(),
+                per_level: [0; SHIFTS.len()],
+                table: Table::new(0, FIRST_BUCKET_BITS),
+            }),
+        }
+    }
+}
+
+impl<T: Clone + 'static> PointerRegistry<T> {
     /// An empty registry.
     pub fn new() -> Self {
         Self::default()
     }
 
-    fn lock(&self) -> MutexGuard<'_, Ranges> {
+    fn lock(&self) -> MutexGuard<'_, Ranges<T>> {
         self.writer
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The new list of `window` at `level`: `change` applied to a copy of the current one (made
-    /// first for every window a change touches, then stored, so that a panic while copying
-    /// leaves no window changed).
-    fn changed_list(
-        &self,
-        level: usize,
-        window: usize,
-        change: impl FnOnce(&mut Vec<Entry<T>>),
-    ) -> (&Node<T>, Option<Arc<List<T>>>) {
-        let node = self.levels[level].leaf_or_make(window);
-        let mut entries = node
-            .list
-            .load()
-            .as_ref()
-            .map(|list| list.entries.clone())
-            .unwrap_or_default();
-        change(&mut entries);
-        let list = (!entries.is_empty()).then(|| Arc::new(List { entries }));
-        (node, list)
-    }
-
-    fn note_levels(&self, ranges: &Ranges) {
+    fn note_levels(&self, ranges: &Ranges<T>) {
         let used = ranges
             .per_level
             .iter()
@@ -248,6 +292,38 @@ impl<T: Clone> PointerRegistry<T> {
             .filter(|(_, count)| **count > 0)
             .fold(0, |mask, (level, _)| mask | 1 << level);
         self.used.store(used, Ordering::Release);
+    }
+
+    /// A table of four times the buckets with every live range entered, if the current one
+    /// holds more than [`MOST_PER_BUCKET`] entries per bucket.
+    fn grow_if_full(&self, ranges: &mut Ranges<T>) {
+        let table = &ranges.table;
+        if table.entries <= MOST_PER_BUCKET << table.bits || table.bits + 2 > usize::BITS - 8 {
+            return;
+        }
+        let mut grown = Table::new(table.generation + 1, table.bits + 2);
+        let mut lists: Vec<Vec<Entry<T>>> = vec![Vec::new(); grown.lists.len()];
+        for (entry, level) in ranges.by_start.values() {
+            for bucket in buckets_of(
+                *level,
+                entry.base,
+                entry.base + (entry.size - 1),
+                grown.bits,
+            ) {
+                lists[bucket].push(entry.clone());
+            }
+        }
+        for (bucket, list) in lists.into_iter().enumerate() {
+            if !list.is_empty() {
+                grown.entries += list.len();
+                grown.lists[bucket] = Some(Arc::from(list));
+                // Version 1: a thread's fresh copies (version 0, empty) are out of date.
+                grown.versions[bucket].store(1, Ordering::Relaxed);
+            }
+        }
+        ranges.table = grown;
+        self.generation
+            .store(ranges.table.generation, Ordering::Release);
     }
 
     /// Registers `base..base + size` with `value`; refuses an empty or wrapping range and one
@@ -269,29 +345,30 @@ impl<T: Clone> PointerRegistry<T> {
         let mut ranges = self.lock();
         // Ranges are disjoint: only the last one starting at or before the new range's last
         // byte can overlap it. Inclusive ends, so no sum overflows.
-        if let Some((&other, &(other_size, _))) = ranges.by_start.range(..=last).next_back()
-            && other + (other_size - 1) >= base
+        if let Some((&other, (other_entry, _))) = ranges.by_start.range(..=last).next_back()
+            && other + (other_entry.size - 1) >= base
         {
             return Err(RegistryError::Overlaps { base, size, other });
         }
         let level = level_of(size);
         let entry = Entry { base, size, value };
-        let lists: Vec<_> = self.levels[level]
-            .windows(base, last)
-            .map(|window| {
-                self.changed_list(level, window, |entries| {
+        // Every new list is made before any is stored, so a panic (a value's clone) leaves
+        // nothing changed.
+        let lists: Vec<_> = buckets_of(level, base, last, ranges.table.bits)
+            .map(|bucket| {
+                let list = ranges.table.changed(bucket, |entries| {
                     let position = entries.partition_point(|other| other.base < base);
                     entries.insert(position, entry.clone());
-                })
+                });
+                (bucket, list)
             })
             .collect();
-        // Marked before the lists change, so a lookup that finds the range finds its level.
-        ranges.by_start.insert(base, (size, level));
+        ranges.by_start.insert(base, (entry, level));
         ranges.per_level[level] += 1;
+        // Marked before the lists change, so a lookup that finds the range finds its level.
         self.note_levels(&ranges);
-        for (node, list) in lists {
-            node.list.store(list);
-        }
+        ranges.table.store(lists);
+        self.grow_if_full(&mut ranges);
         Ok(())
     }
 
@@ -299,25 +376,21 @@ impl<T: Clone> PointerRegistry<T> {
     /// there (an interior address removes nothing).
     pub fn remove(&self, base: usize) -> Option<Entry<T>> {
         let mut ranges = self.lock();
-        let &(size, level) = ranges.by_start.get(&base)?;
-        let mut removed = None;
-        let lists: Vec<_> = self.levels[level]
-            .windows(base, base + (size - 1))
-            .map(|window| {
-                self.changed_list(level, window, |entries| {
-                    if let Ok(position) = entries.binary_search_by_key(&base, |entry| entry.base) {
-                        removed = Some(entries.remove(position));
-                    }
-                })
+        let (entry, level) = ranges.by_start.get(&base)?.clone();
+        let last = base + (entry.size - 1);
+        let lists: Vec<_> = buckets_of(level, base, last, ranges.table.bits)
+            .map(|bucket| {
+                let list = ranges.table.changed(bucket, |entries| {
+                    entries.retain(|other| other.base != base);
+                });
+                (bucket, list)
             })
             .collect();
-        for (node, list) in lists {
-            node.list.store(list);
-        }
+        ranges.table.store(lists);
         ranges.by_start.remove(&base);
         ranges.per_level[level] -= 1;
         self.note_levels(&ranges);
-        removed
+        Some(entry)
     }
 
     /// The live range containing `address`, if any.
@@ -326,7 +399,8 @@ impl<T: Clone> PointerRegistry<T> {
     }
 
     /// `read` applied to the live range containing `address`, if any, without copying the entry
-    /// (`read` runs on a snapshot of one window's list: keep it short; it may use the registry).
+    /// (`read` runs on this thread's copy of the range's bucket: keep it short; it may use the
+    /// registry, whose lookups then take the writer lock).
     ///
     /// ```
     /// # use lazy_usm_registry::PointerRegistry;
@@ -336,32 +410,99 @@ impl<T: Clone> PointerRegistry<T> {
     /// ```
     #[inline]
     pub fn find_map<R>(&self, address: usize, read: impl FnOnce(&Entry<T>) -> R) -> Option<R> {
+        let mut read = Some(read);
+        let fast = COPIES.try_with(|copies| {
+            // Taken already: `read` of an outer lookup is using the registry.
+            let mut copies = copies.try_borrow_mut().ok()?;
+            let local = self.local(&mut copies);
+            Some(self.find_in(local, address).and_then(|(bucket, position)| {
+                let entry = &local.copies[bucket].1.as_deref()?[position];
+                read.take().map(|read| read(entry))
+            }))
+        });
+        match fast {
+            Ok(Some(found)) => found,
+            // No copies to read: the thread is exiting, or this is a nested lookup.
+            _ => {
+                let found = self.find_locked(address)?;
+                read.take().map(|read| read(&found))
+            }
+        }
+    }
+
+    /// The lookup without a thread's copies: under the writer lock, the entry cloned (so
+    /// `read` runs with no lock held).
+    #[cold]
+    fn find_locked(&self, address: usize) -> Option<Entry<T>> {
+        let ranges = self.lock();
+        let (_, (entry, _)) = ranges.by_start.range(..=address).next_back()?;
+        entry.contains(address).then(|| entry.clone())
+    }
+
+    /// This thread's copies of this registry, made (and those of dropped registries dropped)
+    /// on first use, and taken anew when the table has grown.
+    fn local<'copies>(&self, copies: &'copies mut Copies) -> &'copies mut Local<T> {
+        let generation = self.generation.load(Ordering::Acquire);
+        let position = match copies.registries.iter().position(|(id, ..)| *id == self.id) {
+            Some(position) => position,
+            None => {
+                copies
+                    .registries
+                    .retain(|(_, alive, _)| alive.strong_count() > 0);
+                let local = Local::of(&self.lock().table);
+                copies
+                    .registries
+                    .push((self.id, Arc::downgrade(&self.alive), Box::new(local)));
+                copies.registries.len() - 1
+            }
+        };
+        let local = copies.registries[position]
+            .2
+            .downcast_mut::<Local<T>>()
+            .expect("a registry's copies are of its own type");
+        if local.generation != generation {
+            *local = Local::of(&self.lock().table);
+        }
+        local
+    }
+
+    /// The bucket and position in it of the range holding `address`, in `local`'s copies (each
+    /// bucket looked at brought up to date first).
+    #[inline]
+    fn find_in(&self, local: &mut Local<T>, address: usize) -> Option<(usize, usize)> {
         let mut used = self.used.load(Ordering::Acquire);
         while used != 0 {
-            let level = &self.levels[used.trailing_zeros() as usize];
+            let level = used.trailing_zeros() as usize;
             used &= used - 1;
-            let Some(leaf) = level.leaf(level.window(address)) else {
+            let mut bucket = bucket_of(level, window_of(level, address), local.bits);
+            if local.copies[bucket].0 != local.versions[bucket].load(Ordering::Acquire) {
+                bucket = self.bring_up_to_date(local, level, address);
+            }
+            let Some(list) = local.copies[bucket].1.as_deref() else {
                 continue;
             };
-            let list = leaf.list.load();
-            let Some(list) = list.as_ref() else {
-                continue;
-            };
-            // Ranges never overlap, so only the last one starting at or before `address` can
-            // hold it.
-            let Some(position) = list
-                .entries
-                .partition_point(|entry| entry.base <= address)
-                .checked_sub(1)
-            else {
-                continue;
-            };
-            let entry = &list.entries[position];
-            if entry.contains(address) {
-                return Some(read(entry));
+            if let Some(position) = search(list, address) {
+                return Some((bucket, position));
             }
         }
         None
+    }
+
+    /// Takes the bucket of `address` at `level` again, under the writer lock (all of `local`
+    /// if the table has grown since it was taken); returns the bucket's index.
+    #[cold]
+    #[inline(never)]
+    fn bring_up_to_date(&self, local: &mut Local<T>, level: usize, address: usize) -> usize {
+        let ranges = self.lock();
+        if local.generation != ranges.table.generation {
+            *local = Local::of(&ranges.table);
+        }
+        let bucket = bucket_of(level, window_of(level, address), local.bits);
+        local.copies[bucket] = (
+            ranges.table.versions[bucket].load(Ordering::Relaxed),
+            ranges.table.lists[bucket].clone(),
+        );
+        bucket
     }
 
     /// How many ranges are live.
@@ -441,10 +582,9 @@ mod tests {
         assert_eq!(registry.used.load(Ordering::Relaxed), 0);
     }
 
-    /// The widest range, on the level of the whole address space, and two windows that differ
-    /// only in their top digit, which must get leaves of their own.
+    /// The widest range, on the level of the whole address space.
     #[test]
-    fn the_last_level_and_the_top_digit() {
+    fn the_last_level() {
         let registry = PointerRegistry::new();
         registry.insert(1, usize::MAX - 1, "everything").unwrap();
         assert_eq!(
@@ -454,13 +594,110 @@ mod tests {
         assert!(registry.find(0).is_none() && registry.find(usize::MAX).is_none());
         assert!(registry.insert(1 << 40, 1, "inside").is_err());
         assert!(registry.remove(1).is_some());
-        let level = &registry.levels[0];
-        let low = level.leaf_or_make(5) as *const Node<&str>;
-        let high =
-            level.leaf_or_make(5 | 1 << (FAN_BITS * (level.digits - 1))) as *const Node<&str>;
-        assert!(
-            !std::ptr::eq(low, high),
-            "windows differing in the top digit share a leaf"
+        assert!(registry.find(usize::MAX - 1).is_none());
+    }
+
+    /// A thread's copies follow every change: the table growing several times (a new
+    /// generation), ranges removed and others inserted in buckets it had copied.
+    #[test]
+    fn a_threads_copies_follow_growth_and_changes() {
+        let registry = PointerRegistry::new();
+        let base = |index: usize| 0x7000_0000_0000 + index * 0x1_0000;
+        registry.insert(base(0), 100, 0usize).unwrap();
+        assert_eq!(
+            registry.find(base(0) + 99).map(|entry| entry.value),
+            Some(0)
         );
+        let first_bits = registry.lock().table.bits;
+        for index in 1..5000 {
+            registry.insert(base(index), 100 + index, index).unwrap();
+            // Looked up at once, through copies of a table that may have just grown.
+            assert_eq!(
+                registry.find(base(index)).map(|entry| entry.value),
+                Some(index)
+            );
+        }
+        let table_bits = registry.lock().table.bits;
+        assert!(
+            table_bits >= first_bits + 4,
+            "grew twice at least: {first_bits} to {table_bits}"
+        );
+        for index in (0..5000).step_by(2) {
+            assert_eq!(
+                registry.remove(base(index)).map(|entry| entry.value),
+                Some(index)
+            );
+        }
+        for index in 0..5000 {
+            let found = registry.find(base(index) + 99).map(|entry| entry.value);
+            assert_eq!(found, (index % 2 == 1).then_some(index), "range {index}");
+        }
+        // In a bucket this thread copied: the same start again, with a new value.
+        registry.insert(base(0), 8, 77).unwrap();
+        assert_eq!(
+            registry.find(base(0) + 7).map(|entry| entry.value),
+            Some(77)
+        );
+        assert!(registry.find(base(0) + 8).is_none());
+        let entries = registry.lock().table.entries;
+        assert_eq!(
+            entries, 2501,
+            "each range once: each starts a window it ends in"
+        );
+    }
+
+    /// Another thread's changes reach a thread that copied the buckets before them.
+    #[test]
+    fn changes_on_another_thread_reach_a_threads_copies() {
+        let registry = PointerRegistry::new();
+        registry.insert(0x10_0000, 64, 1u32).unwrap();
+        assert_eq!(registry.find(0x10_0010).map(|entry| entry.value), Some(1));
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                registry.remove(0x10_0000).unwrap();
+                registry.insert(0x10_0000, 16, 2).unwrap();
+                for index in 1..2000 {
+                    registry.insert(0x20_0000 + index * 0x100, 16, 3).unwrap();
+                }
+            });
+        });
+        assert_eq!(registry.find(0x10_0000).map(|entry| entry.value), Some(2));
+        assert!(registry.find(0x10_0010).is_none(), "the old range is gone");
+        assert_eq!(
+            registry
+                .find(0x20_0000 + 1999 * 0x100 + 15)
+                .map(|entry| entry.value),
+            Some(3)
+        );
+    }
+
+    /// A lookup inside another's `read` (the thread's copies are in use) answers under the
+    /// writer lock, the same.
+    #[test]
+    fn a_nested_lookup_answers_the_same() {
+        let registry = PointerRegistry::new();
+        registry.insert(0x1000, 16, 1u32).unwrap();
+        registry.insert(0x2000, 16, 2u32).unwrap();
+        let nested = registry.find_map(0x1008, |outer| {
+            (
+                outer.value,
+                registry.find(0x2008).map(|inner| inner.value),
+                registry.find(0x3000),
+            )
+        });
+        assert_eq!(nested, Some((1, Some(2), None)));
+    }
+
+    /// A range across a window boundary is found from both windows, and leaves both.
+    #[test]
+    fn a_range_across_two_windows() {
+        let registry = PointerRegistry::new();
+        let window = 1usize << SHIFTS[0];
+        registry.insert(3 * window - 8, 16, "across").unwrap();
+        assert_eq!(registry.lock().table.entries, 2);
+        assert!(registry.find(3 * window - 8).is_some() && registry.find(3 * window + 7).is_some());
+        registry.remove(3 * window - 8).unwrap();
+        assert_eq!(registry.lock().table.entries, 0);
+        assert!(registry.find(3 * window + 7).is_none());
     }
 }
