@@ -34,7 +34,7 @@ fn on_threads(
     threads: usize,
     iterations: u64,
     set: usize,
-    lookup: &(dyn Fn(u64) + Sync),
+    lookup: &(impl Fn(u64) + Sync),
 ) -> Duration {
     let barrier = std::sync::Barrier::new(threads);
     slowest_of(threads, |thread| {

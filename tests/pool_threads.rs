@@ -320,3 +320,56 @@ fn invalid_cache_budget_is_refused() {
         })
     ));
 }
+
+/// The allocated figure stays exact while blocks move between threads' caches and the shared
+/// lists: batches refilled, lists and budgets spilled, blocks freed by a thread that did not
+/// take them, and caches given back when their threads exit.
+#[test]
+fn allocated_bytes_stay_exact_through_refills_spills_and_frees_elsewhere() {
+    run_with_timeout(Duration::from_secs(60), || {
+        let harness = Harness::simulated("b70x2");
+        let (manager, devices) = setup(&harness);
+        // 256 KiB: a list keeps four 16 KiB blocks, the cache sixteen in all.
+        let config = PoolConfig {
+            thread_cache_bytes: 256 << 10,
+            ..PoolConfig::default()
+        };
+        let owned = DevicePool::new(&manager, &devices[0], config).unwrap();
+        let pool = &owned;
+        let size = 16 << 10;
+        let allocated = |pool: &DevicePool| pool.stats().allocated_bytes;
+        std::thread::scope(|scope| {
+            let (to_other, from_main) = mpsc::channel::<Vec<Block>>();
+            let (to_main, from_other) = mpsc::channel::<Vec<Block>>();
+            let other = scope.spawn(move || {
+                // Frees what it is sent (its cache spills), and takes blocks of its own.
+                let sent = from_main.recv().unwrap();
+                drop(sent);
+                let own: Vec<Block> = (0..6).map(|_| pool.allocate(size).unwrap()).collect();
+                to_main.send(own).unwrap();
+            });
+            let mut blocks: Vec<Block> = (0..40).map(|_| pool.allocate(size).unwrap()).collect();
+            assert_eq!(allocated(pool), 40 * size as u64);
+            // Freed here and taken again: refills from this thread's cache and the shared list.
+            blocks.truncate(25);
+            assert_eq!(allocated(pool), 25 * size as u64);
+            blocks.extend((0..9).map(|_| pool.allocate(size).unwrap()));
+            assert_eq!(allocated(pool), 34 * size as u64);
+            to_other.send(blocks.split_off(4)).unwrap();
+            let theirs = from_other.recv().unwrap();
+            other.join().unwrap();
+            assert_eq!(allocated(pool), (4 + 6) as u64 * size as u64);
+            // Blocks the other thread took, freed here.
+            drop(theirs);
+            assert_eq!(allocated(pool), 4 * size as u64);
+            drop(blocks);
+        });
+        let stats = pool.stats();
+        assert_eq!(stats.allocated_bytes, 0, "{stats:?}");
+        assert_eq!(stats.hits + stats.misses, 40 + 9 + 6, "{stats:?}");
+        pool.trim().unwrap();
+        drop(owned);
+        drop(manager);
+        harness.assert_clean();
+    });
+}

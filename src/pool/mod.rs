@@ -304,6 +304,7 @@ impl DevicePool {
     /// assert_eq!(block.len(), 100 << 20);
     /// # Ok::<(), Error>(())
     /// ```
+    #[inline]
     pub fn allocate(&self, size: usize) -> Result<Block<'_>> {
         self.allocate_in(size, 0)
     }

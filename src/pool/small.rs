@@ -96,11 +96,7 @@ impl DevicePool {
         // Blocks whose work completed come back first (into this thread's cache), and are
         // taken before anything is carved.
         self.reclaim_deferred();
-        let hit = with_cache(self.id, &self.shared, |cache| {
-            let slot = cache.pop(index, size)?;
-            cache.counters().allocated(size, true);
-            Some(slot)
-        });
+        let hit = with_cache(self.id, &self.shared, |cache| cache.pop(index, size));
         if let Some(Some(slot)) = hit {
             return Ok(slot);
         }
@@ -152,7 +148,6 @@ impl DevicePool {
     #[inline(never)]
     fn small_release_slow(&self, slot: Slot, index: usize, class: usize, size: usize) {
         let spilled = with_cache(self.id, &self.shared, |cache| {
-            cache.counters().live_bytes(-(size as i64));
             cache.push((index, class), slot, size, &self.limits)
         })
         .unwrap_or_else(|| {

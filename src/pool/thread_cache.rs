@@ -17,11 +17,18 @@ use std::sync::{Arc, Weak};
 /// Counters one thread writes and any thread reads (`stats` sums them). Only the owning thread
 /// writes them, so a plain load and store is an exact increment, and no thread takes the cache
 /// line from another.
+///
+/// The thread's allocated bytes are `held - cached`: a hit or a free into the cache moves a
+/// block between the two, so it changes `cached` only. A block freed on another thread than
+/// the one that took it makes the first thread's figure high and the second's low by its size;
+/// the sum is right.
 #[derive(Debug, Default)]
 pub(super) struct ThreadCounters {
     hits: AtomicU64,
     misses: AtomicU64,
-    allocated: AtomicI64,
+    /// Bytes this thread took from the shared level (or allocated) and has not given back:
+    /// its live blocks and its cache.
+    held: AtomicI64,
     /// Bytes of free blocks the thread's cache holds.
     cached: AtomicU64,
 }
@@ -44,31 +51,52 @@ impl ThreadCounters {
     }
 
     fn read(&self) -> Totals {
+        let cached = self.cached.load(Ordering::Relaxed) as i64;
         Totals {
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
-            allocated: self.allocated.load(Ordering::Relaxed),
+            allocated: self.held.load(Ordering::Relaxed).wrapping_sub(cached),
         }
     }
 
-    /// Counts one allocation of `bytes`, served from a cached block (`hit`) or a new one.
+    /// Counts one allocation of `bytes` the thread took from the shared level: a free block
+    /// (`hit`) or a new one.
     #[inline]
     pub fn allocated(&self, bytes: usize, hit: bool) {
         Self::add(if hit { &self.hits } else { &self.misses }, 1);
         self.live_bytes(bytes as i64);
     }
 
+    /// Counts a hit in the thread's own cache: `bytes` leave the cache for a caller.
+    #[inline]
+    fn cache_hit(&self, bytes: usize) {
+        Self::add(&self.hits, 1);
+        self.cached.store(
+            self.cached
+                .load(Ordering::Relaxed)
+                .wrapping_sub(bytes as u64),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// Bytes of free blocks the thread's cache holds.
+    #[inline]
+    fn cached_now(&self) -> usize {
+        self.cached.load(Ordering::Relaxed) as usize
+    }
+
     /// Records the bytes the thread's cache holds now.
     #[inline]
-    pub fn cached(&self, bytes: usize) {
+    fn set_cached(&self, bytes: usize) {
         self.cached.store(bytes as u64, Ordering::Relaxed);
     }
 
-    /// Counts `bytes` more (or, negative, fewer) bytes of live blocks.
+    /// Counts `bytes` more (or, negative, fewer) bytes taken from, or given back to, the
+    /// shared level (live blocks allocated or freed past the cache).
     #[inline]
     pub fn live_bytes(&self, bytes: i64) {
-        self.allocated.store(
-            self.allocated.load(Ordering::Relaxed).wrapping_add(bytes),
+        self.held.store(
+            self.held.load(Ordering::Relaxed).wrapping_add(bytes),
             Ordering::Relaxed,
         );
     }
@@ -171,9 +199,8 @@ pub(super) struct PoolCache {
     pool: u64,
     owner: Weak<Shared>,
     counters: Arc<ThreadCounters>,
-    /// Free blocks by list index (arena and class).
+    /// Free blocks by list index (arena and class); their bytes are `counters.cached`.
     lists: Vec<Vec<Slot>>,
-    bytes: usize,
     epoch: u64,
 }
 
@@ -182,17 +209,31 @@ impl PoolCache {
         &self.counters
     }
 
-    /// A cached block of list `index` (of `block_size`), if there is one.
+    /// A cached block of list `index` (of `block_size`), if there is one, counted as a hit.
     pub fn pop(&mut self, index: usize, block_size: usize) -> Option<Slot> {
         let slot = self.lists.get_mut(index)?.pop()?;
-        self.bytes -= block_size;
-        self.counters.cached(self.bytes);
+        self.counters.cache_hit(block_size);
         Some(slot)
     }
 
-    /// Keeps `slot` (of `block_size`, list `index` of class `class`) for this thread; what does not fit is
-    /// returned (with, when the list is full, the older half of the list), for the shared level.
+    /// Keeps `slot` (of `block_size`, list `index` of class `class`), a block this thread
+    /// frees; what does not fit is returned (with, when the list is full, the older half of the
+    /// list), for the shared level, and counted as given back.
     pub fn push(
+        &mut self,
+        list: (usize, usize),
+        slot: Slot,
+        block_size: usize,
+        limits: &Limits,
+    ) -> Option<Vec<Slot>> {
+        let spilled = self.keep(list, slot, block_size, limits)?;
+        self.counters
+            .live_bytes(-((spilled.len() * block_size) as i64));
+        Some(spilled)
+    }
+
+    /// [`PoolCache::push`] without counting what is returned.
+    fn keep(
         &mut self,
         (index, class): (usize, usize),
         slot: Slot,
@@ -207,29 +248,28 @@ impl PoolCache {
             self.lists.resize_with(index + 1, Vec::new);
         }
         let list = &mut self.lists[index];
-        if list.len() >= most || self.bytes + block_size > limits.bytes {
+        let mut bytes = self.counters.cached_now();
+        if list.len() >= most || bytes + block_size > limits.bytes {
             // The older half goes: the newest blocks are the ones likely still in caches.
             let keep = list.len() / 2;
             let mut spilled: Vec<Slot> = list.drain(..list.len() - keep).collect();
-            self.bytes -= spilled.len() * block_size;
-            self.counters.cached(self.bytes);
-            if self.bytes + block_size > limits.bytes {
+            bytes -= spilled.len() * block_size;
+            if bytes + block_size > limits.bytes {
+                self.counters.set_cached(bytes);
                 spilled.push(slot);
                 return Some(spilled);
             }
             list.push(slot);
-            self.bytes += block_size;
-            self.counters.cached(self.bytes);
+            self.counters.set_cached(bytes + block_size);
             return Some(spilled);
         }
         list.push(slot);
-        self.bytes += block_size;
-        self.counters.cached(self.bytes);
+        self.counters.set_cached(bytes + block_size);
         None
     }
 
-    /// Adds blocks a refill brought (all of `block_size`, for `list` as in `push`), as many as fit; the
-    /// rest are returned.
+    /// Adds blocks a refill brought from the shared level (all of `block_size`, for `list` as
+    /// in `push`), as many as fit, counted as taken; the rest are returned.
     pub fn refill(
         &mut self,
         list: (usize, usize),
@@ -237,20 +277,25 @@ impl PoolCache {
         block_size: usize,
         limits: &Limits,
     ) -> Vec<Slot> {
+        let brought = slots.len();
         let mut rest = Vec::new();
         // Pushed in reverse so the lowest address is handed out first.
         for slot in slots.into_iter().rev() {
-            if let Some(spilled) = self.push(list, slot, block_size, limits) {
+            if let Some(spilled) = self.keep(list, slot, block_size, limits) {
                 rest.extend(spilled);
             }
         }
+        // Taken: what came, less what goes back (some of it may be older blocks spilled).
+        self.counters
+            .live_bytes(((brought as i64) - (rest.len() as i64)) * block_size as i64);
         rest
     }
 
     /// Every cached block, by list index; the cache is left empty.
     fn drain(&mut self) -> Vec<(usize, Vec<Slot>)> {
-        self.bytes = 0;
-        self.counters.cached(self.bytes);
+        self.counters
+            .live_bytes(-(self.counters.cached_now() as i64));
+        self.counters.set_cached(0);
         self.lists
             .iter_mut()
             .enumerate()
@@ -307,9 +352,7 @@ pub(super) fn try_pop(pool: u64, owner: &Shared, index: usize, block_size: usize
                 return None;
             }
             let slot = cache.lists.get_mut(index)?.pop()?;
-            cache.bytes -= block_size;
-            cache.counters.cached(cache.bytes);
-            cache.counters.allocated(block_size, true);
+            cache.counters.cache_hit(block_size);
             Some(slot)
         })
         .ok()
@@ -333,8 +376,9 @@ pub(super) fn try_push(
             let Some(cache) = caches.pools.iter_mut().find(|cache| cache.pool == pool) else {
                 return Err(slot);
             };
+            let bytes = cache.counters.cached_now();
             if cache.epoch != owner.flush_epoch.load(Ordering::Relaxed)
-                || cache.bytes + block_size > limits.bytes
+                || bytes + block_size > limits.bytes
             {
                 return Err(slot);
             }
@@ -345,9 +389,7 @@ pub(super) fn try_push(
                 return Err(slot);
             }
             list.push(slot);
-            cache.bytes += block_size;
-            cache.counters.cached(cache.bytes);
-            cache.counters.live_bytes(-(block_size as i64));
+            cache.counters.set_cached(bytes + block_size);
             Ok(())
         })
         .unwrap_or(Err(slot))
@@ -381,7 +423,6 @@ pub(super) fn with_cache<R>(
                         owner: Arc::downgrade(owner),
                         counters,
                         lists: Vec::new(),
-                        bytes: 0,
                         epoch: owner.flush_epoch.load(Ordering::Relaxed),
                     });
                     caches.pools.len() - 1
