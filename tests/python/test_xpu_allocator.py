@@ -285,3 +285,43 @@ print("RESULT " + json.dumps({"failures": failures, "alive": alive, "reuses": re
     live = {name: value for name, value in counters.items() if name.startswith("live_") and value}
     assert live == {}, live
     assert counters["free_hazards"] == 0 and counters["residency_violations"] == 0, counters
+
+
+def test_a_queue_made_again_at_a_freed_queues_address_gets_its_own_contexts_memory(run_sycl, xpu_library):
+    # dpctl's C interface frees a sycl::queue and makes the next one at the same address (it
+    # does, round after round). The allocator remembers queues by address: a queue made again
+    # there on another context must get memory of that context, not of the one remembered.
+    run = run_sycl(
+        XPU
+        + """
+import glob
+interface = ctypes.CDLL(glob.glob(os.path.join(os.path.dirname(dpctl.__file__), "libDPCTLSyclInterface.so*"))[0])
+interface.DPCTLQueue_Create.restype = ctypes.c_void_p
+interface.DPCTLQueue_Create.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+interface.DPCTLQueue_Delete.argtypes = [ctypes.c_void_p]
+interface.DPCTLUSM_GetPointerType.restype = ctypes.c_int
+interface.DPCTLUSM_GetPointerType.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+contexts = [dpctl.SyclContext(devices), dpctl.SyclContext(devices)]
+addresses, mixed = set(), []
+for round in range(12):
+    own, other = contexts[round % 2], contexts[1 - round % 2]
+    queue = interface.DPCTLQueue_Create(own.addressof_ref(), devices[0].addressof_ref(), None, 0)
+    addresses.add(queue)
+    pointer = lib.lazy_usm_xpu_malloc(4096, 0, queue)
+    assert pointer, lib.lazy_usm_last_error()
+    # 1: device memory of this context; 0: unknown to it.
+    kinds = (interface.DPCTLUSM_GetPointerType(pointer, own.addressof_ref()),
+             interface.DPCTLUSM_GetPointerType(pointer, other.addressof_ref()))
+    if kinds != (1, 0):
+        mixed.append((round, kinds))
+    lib.lazy_usm_xpu_free(pointer, 4096, 0, queue)
+    interface.DPCTLQueue_Delete(queue)
+print("RESULT " + json.dumps({"addresses": len(addresses), "mixed": mixed}))
+""",
+        extra_env={"LAZY_USM_XPU_LIBRARY": str(xpu_library), **CHECKING},
+    )
+    assert run.result["addresses"] < 12, "no queue was made again at a freed one's address"
+    assert run.result["mixed"] == [], "memory of the remembered queue's context"
+    counters = run.report["counters"]
+    live = {name: value for name, value in counters.items() if name.startswith("live_") and value}
+    assert live == {}, live

@@ -28,8 +28,9 @@ unsafe extern "C" {
         message: *mut c_char,
         capacity: usize,
     ) -> c_int;
-    fn lazy_usm_sycl_identity(queue: *mut c_void, context: *mut usize, device: *mut usize)
-    -> c_int;
+    fn lazy_usm_sycl_queue_watch(queue: *mut c_void) -> *mut c_void;
+    fn lazy_usm_sycl_queue_watched(queue: *mut c_void, watch: *const c_void) -> c_int;
+    fn lazy_usm_sycl_queue_unwatch(watch: *mut c_void);
     fn lazy_usm_sycl_context_retain(queue: *mut c_void) -> *mut c_void;
     fn lazy_usm_sycl_context_release(context: *mut c_void);
     fn lazy_usm_sycl_queue_idle(queue: *mut c_void) -> c_int;
@@ -111,9 +112,9 @@ fn native(queue: *mut c_void) -> Result<Native, Failure> {
     })
 }
 
-/// One manager per adopted Level Zero context, with the identity of the SYCL context it holds,
-/// until the process exits (PyTorch's allocator is never torn down before).
-type Managers = HashMap<usize, (Arc<LazyUsmManager>, Option<usize>)>;
+/// One manager per adopted Level Zero context, until the process exits (PyTorch's allocator is
+/// never torn down before).
+type Managers = HashMap<usize, Arc<LazyUsmManager>>;
 
 fn managers() -> &'static Mutex<Managers> {
     static MANAGERS: OnceLock<Mutex<Managers>> = OnceLock::new();
@@ -196,11 +197,28 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// A queue this thread used, with what it was found to run on.
 struct KnownQueue {
     queue: usize,
-    context: usize,
-    device: usize,
+    /// The SYCL side's watch on the queue's object (`lazy_usm_sycl_queue_watch`), owned.
+    watch: *mut c_void,
     /// Weak: the managers are freed at exit whatever threads remember them.
     manager: std::sync::Weak<LazyUsmManager>,
     index: u32,
+}
+
+impl KnownQueue {
+    /// Whether `queue` is the very queue this entry was made for (not another one made at its
+    /// address since).
+    fn is(&self, queue: *mut c_void) -> bool {
+        // SAFETY: the caller's live queue, and this entry's own watch.
+        self.queue == queue as usize
+            && unsafe { lazy_usm_sycl_queue_watched(queue, self.watch) } == 1
+    }
+}
+
+impl Drop for KnownQueue {
+    fn drop(&mut self) {
+        // SAFETY: the watch this entry owns, released once.
+        unsafe { lazy_usm_sycl_queue_unwatch(self.watch) };
+    }
 }
 
 /// How many queues each thread remembers (PyTorch keeps a few streams per device).
@@ -211,71 +229,58 @@ thread_local! {
 }
 
 /// The manager of the queue's context (adopting it on first use) and the queue device's index.
-/// Remembered per thread by the queue's address and its context's and device's identities, so
-/// a call on a known queue costs two reference counts rather than a walk of the native handles;
-/// a queue freed and another made at its address on another context or device does not match.
-/// The identities cannot be reused while the manager lives (it holds its SYCL context, and SYCL
-/// devices live as long as their platform), and an entry whose manager is gone matches nothing.
+/// Remembered per thread by the queue's address and a watch on its SYCL object, so a call on a
+/// known queue costs no reference count of SYCL's and no walk of the native handles; a queue
+/// freed and another made at its address does not match (see `lazy_usm_sycl_queue_watch`). An
+/// entry whose manager is gone matches nothing.
 fn manager_for(queue: *mut c_void) -> Result<(Arc<LazyUsmManager>, u32), Failure> {
     if queue.is_null() {
         return Err(Failure::null("the sycl::queue"));
     }
-    let (mut context, mut device) = (0usize, 0usize);
-    // SAFETY: PyTorch passes a live sycl::queue*; the outputs are valid.
-    let identified = unsafe { lazy_usm_sycl_identity(queue, &mut context, &mut device) } == 0;
-    let same = |known: &KnownQueue| {
-        known.queue == queue as usize && known.context == context && known.device == device
-    };
-    if identified {
-        let found = KNOWN
-            .try_with(|known| {
-                let known = known.try_borrow().ok()?;
-                let entry = known.iter().find(|&entry| same(entry))?;
-                Some((entry.manager.upgrade()?, entry.index))
-            })
-            .ok()
-            .flatten();
-        if let Some(found) = found {
-            return Ok(found);
-        }
+    let found = KNOWN
+        .try_with(|known| {
+            let known = known.try_borrow().ok()?;
+            let entry = known.iter().find(|entry| entry.is(queue))?;
+            Some((entry.manager.upgrade()?, entry.index))
+        })
+        .ok()
+        .flatten();
+    if let Some(found) = found {
+        return Ok(found);
     }
-    let (manager, index, held_context) = manager_from_native(queue, identified.then_some(context))?;
-    // Remembered only if the manager holds this very SYCL context: another SYCL context over the
-    // same Level Zero context is kept alive by nothing here, so its identity could be reused.
-    if identified && held_context == Some(context) {
+    let (manager, index) = manager_from_native(queue)?;
+    // SAFETY: the caller's live queue.
+    let watch = unsafe { lazy_usm_sycl_queue_watch(queue) };
+    if !watch.is_null() {
+        let entry = KnownQueue {
+            queue: queue as usize,
+            watch,
+            manager: Arc::downgrade(&manager),
+            index,
+        };
         let _ = KNOWN.try_with(|known| {
             if let Ok(mut known) = known.try_borrow_mut() {
                 known.retain(|entry| entry.queue != queue as usize);
                 if known.len() >= KNOWN_QUEUES {
                     known.remove(0);
                 }
-                known.push(KnownQueue {
-                    queue: queue as usize,
-                    context,
-                    device,
-                    manager: Arc::downgrade(&manager),
-                    index,
-                });
+                known.push(entry);
             }
         });
     }
     Ok((manager, index))
 }
 
-/// [`manager_for`] the long way: the queue's native handles. Also returns the identity of the
-/// SYCL context the manager holds (`identity`, the queue's, when this call made the manager).
-fn manager_from_native(
-    queue: *mut c_void,
-    identity: Option<usize>,
-) -> Result<(Arc<LazyUsmManager>, u32, Option<usize>), Failure> {
+/// [`manager_for`] the long way: the queue's native handles.
+fn manager_from_native(queue: *mut c_void) -> Result<(Arc<LazyUsmManager>, u32), Failure> {
     let native = native(queue)?;
     let mut managers = lock(managers());
     // Checked under the lock release_at_exit empties: no manager is made after it ran.
     if EXITING.load(Ordering::SeqCst) {
         return Err(Failure::invalid("the process is exiting"));
     }
-    let (manager, held_context) = match managers.get(&native.context) {
-        Some((manager, held_context)) => (Arc::clone(manager), *held_context),
+    let manager = match managers.get(&native.context) {
+        Some(manager) => Arc::clone(manager),
         None => {
             let runtime = Runtime::loaded()?;
             let devices = native
@@ -295,8 +300,8 @@ fn manager_from_native(
             let config = ResidencyConfig::new(LazyUsmPolicy::Lazy.into());
             let manager = LazyUsmManager::new(runtime, context, config)?.holding(Box::new(held));
             let manager = Arc::new(manager);
-            managers.insert(native.context, (Arc::clone(&manager), identity));
-            (manager, identity)
+            managers.insert(native.context, Arc::clone(&manager));
+            manager
         }
     };
     drop(managers);
@@ -305,7 +310,7 @@ fn manager_from_native(
         .iter()
         .position(|&device| device == native.device)
         .ok_or_else(|| Failure::invalid("the queue's device is not in its own context"))?;
-    Ok((manager, index as u32, held_context))
+    Ok((manager, index as u32))
 }
 
 /// A barrier event on a SYCL queue, as a fence for a freed block.
@@ -634,10 +639,7 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
 /// Every manager the allocator has made, taken out of the map's lock (their calls may take
 /// their own locks).
 fn every_manager() -> Vec<Arc<LazyUsmManager>> {
-    lock(managers())
-        .values()
-        .map(|(manager, _)| Arc::clone(manager))
-        .collect()
+    lock(managers()).values().map(Arc::clone).collect()
 }
 
 /// PyTorch's device statistics for the allocator (`lazy_usm_xpu_stats`): the pool figures of

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <new>
 
 namespace {
@@ -55,19 +56,38 @@ int lazy_usm_sycl_native(void *queue, void **context, void **device, void **devi
     }
 }
 
-// Identities of the queue's context and device: std::hash of each. SYCL 2020 only makes the
-// hash consistent with ==; Intel's runtime hashes the pointer to the object behind the handle,
-// so two equal identities are one object while both live, which lazy-usm relies on. Much
-// cheaper than the native handles: two reference counts, no vectors.
-int lazy_usm_sycl_identity(void *queue, std::size_t *context, std::size_t *device) {
+// A watch on the queue's implementation object, the one identity of a queue that costs no
+// reference count to check: its address, and a weak reference that says whether that object
+// still lives. A live object keeps its context and device, so a queue whose object is the
+// watched one and alive is the queue the watch was made on. A queue freed and another made at
+// its address fails the check: its object is another one, or the watched one is expired (its
+// memory cannot be reused by another object while the weak reference holds it, or it is
+// expired). Null on failure.
+namespace {
+struct QueueWatch {
+    const void *object;
+    std::weak_ptr<sycl::detail::queue_impl> weak;
+};
+}  // namespace
+
+void *lazy_usm_sycl_queue_watch(void *queue) {
     try {
-        auto &sycl_queue = *static_cast<sycl::queue *>(queue);
-        *context = std::hash<sycl::context>{}(sycl_queue.get_context());
-        *device = std::hash<sycl::device>{}(sycl_queue.get_device());
-        return 0;
+        const auto &object = sycl::detail::getSyclObjImpl(*static_cast<sycl::queue *>(queue));
+        return new QueueWatch{object.get(), object};
     } catch (...) {
-        return -1;
+        return nullptr;
     }
+}
+
+// 1 if `queue` is the queue `watch` was made on (see above), 0 if not.
+int lazy_usm_sycl_queue_watched(void *queue, const void *watch) {
+    const auto *watched = static_cast<const QueueWatch *>(watch);
+    const auto &object = sycl::detail::getSyclObjImpl(*static_cast<sycl::queue *>(queue));
+    return object.get() == watched->object && !watched->weak.expired() ? 1 : 0;
+}
+
+void lazy_usm_sycl_queue_unwatch(void *watch) {
+    delete static_cast<QueueWatch *>(watch);
 }
 
 // A reference to the queue's context, which keeps it (and the Level Zero context behind it)
