@@ -261,7 +261,8 @@ impl Block<'_> {
     pub fn free_after(mut self, work: Arc<dyn WorkFence>) {
         let slot = self.retire();
         self.deferred = true;
-        lock(&self.pool.deferred).push(Deferred {
+        let mut deferred = lock(&self.pool.deferred);
+        deferred.push(Deferred {
             slot,
             arena: self.arena,
             class: self.class,
@@ -270,6 +271,9 @@ impl Block<'_> {
             size: self.size,
             work,
         });
+        self.pool
+            .deferred_blocks
+            .store(deferred.len(), Ordering::Release);
     }
 }
 

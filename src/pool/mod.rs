@@ -54,7 +54,7 @@ use large::LargeHeap;
 use segments::{Segment, SegmentTable};
 use small::Class;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 use thread_cache::{CounterTable, Limits, UncachedCounters, try_pop, with_cache};
 
@@ -140,6 +140,9 @@ pub struct DevicePool {
     arena_index: Mutex<HashMap<DeviceSet, u8>>,
     segments: RwLock<SegmentTable>,
     deferred: Mutex<Vec<Deferred>>,
+    /// `deferred`'s length, set under its lock: a reclaim with nothing deferred (every free
+    /// of PyTorch's path asks) takes no lock.
+    deferred_blocks: AtomicUsize,
     named: Mutex<HashMap<usize, (String, usize)>>,
     reserved: AtomicU64,
     peak_reserved: AtomicU64,
@@ -214,6 +217,7 @@ impl DevicePool {
             arena_index: Mutex::new(HashMap::new()),
             segments: RwLock::new(SegmentTable::default()),
             deferred: Mutex::new(Vec::new()),
+            deferred_blocks: AtomicUsize::new(0),
             named: Mutex::new(HashMap::new()),
             reserved: AtomicU64::new(0),
             peak_reserved: AtomicU64::new(0),
@@ -487,15 +491,19 @@ impl DevicePool {
     }
 
     fn reclaim_deferred(&self) -> usize {
+        // A block deferred meanwhile is found by the next reclaim; the out-of-memory wait
+        // looks at the list itself.
+        if self.deferred_blocks.load(Ordering::Acquire) == 0 {
+            return 0;
+        }
         let ready: Vec<Deferred> = {
             let mut deferred = lock(&self.deferred);
-            if deferred.is_empty() {
-                return 0;
-            }
-            let (ready, waiting) = std::mem::take(&mut *deferred)
+            let (ready, waiting): (Vec<Deferred>, Vec<Deferred>) = std::mem::take(&mut *deferred)
                 .into_iter()
                 .partition(|entry| entry.work.is_complete());
             *deferred = waiting;
+            self.deferred_blocks
+                .store(deferred.len(), Ordering::Release);
             ready
         };
         let count = ready.len();

@@ -40,6 +40,8 @@ pub struct LazyUsmManager {
     /// lookups of a free and the interior ones of a query (a pointer registry beside it cost
     /// PyTorch's path a third of its time in copy-on-write updates).
     owned: Mutex<BTreeMap<usize, Handed>>,
+    /// `waiting`'s length, set under its lock: a reclaim with nothing waiting takes no lock.
+    waiting_count: std::sync::atomic::AtomicUsize,
     /// Dedicated allocations freed behind work still running: freed once it completes.
     waiting: Mutex<
         Vec<(
@@ -80,6 +82,7 @@ impl LazyUsmManager {
         Ok(Self {
             owned: Mutex::new(BTreeMap::new()),
             waiting: Mutex::new(Vec::new()),
+            waiting_count: std::sync::atomic::AtomicUsize::new(0),
             pools: devices.iter().map(|_| OnceLock::new()).collect(),
             manager,
             devices,
@@ -229,7 +232,10 @@ impl LazyUsmManager {
                 Ok(())
             }
             Owned::Allocation(allocation) => {
-                lock(&self.waiting).push((allocation, work));
+                let mut waiting = lock(&self.waiting);
+                waiting.push((allocation, work));
+                self.waiting_count
+                    .store(waiting.len(), std::sync::atomic::Ordering::Release);
                 Ok(())
             }
         }
@@ -381,15 +387,22 @@ impl LazyUsmManager {
         for pool in self.pools.iter().filter_map(OnceLock::get) {
             pool.reclaim();
         }
+        // One freed meanwhile is found by the next reclaim.
+        if self
+            .waiting_count
+            .load(std::sync::atomic::Ordering::Acquire)
+            == 0
+        {
+            return;
+        }
         let done: Vec<_> = {
             let mut waiting = lock(&self.waiting);
-            if waiting.is_empty() {
-                return;
-            }
-            let (done, still) = std::mem::take(&mut *waiting)
+            let (done, still): (Vec<_>, Vec<_>) = std::mem::take(&mut *waiting)
                 .into_iter()
                 .partition(|(_, work)| work.is_complete());
             *waiting = still;
+            self.waiting_count
+                .store(waiting.len(), std::sync::atomic::Ordering::Release);
             done
         };
         drop(done);

@@ -190,6 +190,10 @@ impl Drop for SyclContext {
     }
 }
 
+/// Maps keyed by addresses and sizes, with a hasher for integers (SipHash cost about 100
+/// instructions a lookup on PyTorch's path).
+type FastMap<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poison| poison.into_inner())
 }
@@ -375,7 +379,7 @@ impl Drop for HeldQueue {
 struct StreamCache {
     queue: HeldQueue,
     manager: Arc<LazyUsmManager>,
-    by_size: HashMap<usize, Vec<usize>>,
+    by_size: FastMap<usize, Vec<usize>>,
     blocks: usize,
     bytes: usize,
 }
@@ -423,15 +427,15 @@ impl StreamCache {
 }
 
 /// Each in-order queue's cache, by the queue pointer PyTorch passes.
-fn stream_caches() -> &'static Mutex<HashMap<usize, StreamCache>> {
-    static CACHES: OnceLock<Mutex<HashMap<usize, StreamCache>>> = OnceLock::new();
-    CACHES.get_or_init(|| Mutex::new(HashMap::new()))
+fn stream_caches() -> &'static Mutex<FastMap<usize, StreamCache>> {
+    static CACHES: OnceLock<Mutex<FastMap<usize, StreamCache>>> = OnceLock::new();
+    CACHES.get_or_init(|| Mutex::new(FastMap::default()))
 }
 
 /// `queue`'s cache entry, if it has one and it is this very queue (a queue made where a
 /// destroyed one lived is another queue: the old entry goes back).
 fn cache_of(
-    caches: &mut HashMap<usize, StreamCache>,
+    caches: &mut FastMap<usize, StreamCache>,
     queue: *mut c_void,
 ) -> Result<Option<&mut StreamCache>, Failure> {
     let key = queue as usize;
@@ -611,7 +615,7 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
                         StreamCache {
                             queue: HeldQueue(held),
                             manager: Arc::clone(&manager),
-                            by_size: HashMap::new(),
+                            by_size: FastMap::default(),
                             blocks: 0,
                             bytes: 0,
                         },
