@@ -325,3 +325,46 @@ print("RESULT " + json.dumps({"addresses": len(addresses), "mixed": mixed}))
     counters = run.report["counters"]
     live = {name: value for name, value in counters.items() if name.startswith("live_") and value}
     assert live == {}, live
+
+
+def test_a_block_its_queue_keeps_is_freed_once_and_handed_out_once(run_sycl, xpu_library, tmp_path):
+    # A free while the queue's copy runs keeps the block for that queue. Freeing it again is
+    # refused (another queue's idle free, which skips the kept blocks' lock only when no queue
+    # keeps any, must not return it to the pool either), and it is handed out once.
+    config = tmp_path / "slow.toml"
+    config.write_text('name = "b70x2-slow"\nasync_execution = true\n[faults]\ncommand_delay_us = 100000\n')
+    run = run_sycl(
+        XPU
+        + """
+size = 1 << 20
+in_order = dpctl.SyclQueue(context, devices[0], property="in_order")
+idle = dpctl.SyclQueue(context, devices[0], property="in_order")
+block = malloc(size, 0, in_order)
+host = dm.MemoryUSMHost(size, queue=in_order)
+in_order.memcpy_async(view(block, size, in_order), host, size)
+free(block, size, 0, in_order)                 # kept: its copy still runs
+free(block, size, 0, in_order)                 # again
+second = lib.lazy_usm_last_error().decode()
+lib.lazy_usm_xpu_free(0x1000, size, 0, idle.addressof_ref())   # another error in between
+between = lib.lazy_usm_last_error().decode()
+free(block, size, 0, idle)                     # again, from an idle queue
+third = lib.lazy_usm_last_error().decode()
+other = malloc(size, 0, idle)                  # the pool must not hand out the kept block
+again = malloc(size, 0, in_order)              # its own queue takes it back
+in_order.wait()
+free(other, size, 0, idle)
+free(again, size, 0, in_order)
+in_order.wait()
+print("RESULT " + json.dumps({"second": second, "between": between, "third": third, "other_is_block": other == block,
+                              "again_is_block": again == block}))
+""",
+        preset=str(config),
+        extra_env={"LAZY_USM_XPU_LIBRARY": str(xpu_library), **CHECKING},
+    )
+    assert "freed already" in run.result["second"], run.result
+    assert "freed already" not in run.result["between"], run.result
+    assert "freed already" in run.result["third"], run.result
+    assert not run.result["other_is_block"], "the kept block was handed to another queue"
+    assert run.result["again_is_block"], "its own queue took it back"
+    live = {name: value for name, value in run.report["counters"].items() if name.startswith("live_") and value}
+    assert live == {}, live

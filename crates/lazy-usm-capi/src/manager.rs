@@ -241,10 +241,24 @@ impl LazyUsmManager {
         }
     }
 
+    /// Frees what was handed out at exactly `address`, under one lock; returns its device and
+    /// size as handed out.
+    #[cfg_attr(not(feature = "xpu"), allow(dead_code))]
+    pub(crate) fn free_start(&self, address: usize) -> Result<(u32, usize), Failure> {
+        let entry = self.take_entry(address)?;
+        let handed = (entry.owner, entry.size);
+        self.give_back(entry.owned)?;
+        Ok(handed)
+    }
+
     fn take(&self, address: usize) -> Result<Owned, Failure> {
+        Ok(self.take_entry(address)?.owned)
+    }
+
+    fn take_entry(&self, address: usize) -> Result<Handed, Failure> {
         let mut handed = lock(&self.owned);
         if let Some(entry) = handed.remove(&address) {
-            return Ok(entry.owned);
+            return Ok(entry);
         }
         let why = match Self::containing(&handed, address) {
             Some((base, _)) => {

@@ -15,7 +15,7 @@ use crate::status::{Failure, LazyUsmStatus, guard};
 use lazy_usm_core::{Context, ContextHandle, DeviceHandle, ResidencyConfig, Runtime, WorkFence};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 unsafe extern "C" {
@@ -147,7 +147,10 @@ fn handed_out(device: u32, size: usize) {
         PEAK_IN_USE.get(device as usize),
     ) {
         let after = now.fetch_add(size as u64, Ordering::AcqRel) + size as u64;
-        peak.fetch_max(after, Ordering::AcqRel);
+        // Written only for a new peak: most allocations are not one.
+        if after > peak.load(Ordering::Acquire) {
+            peak.fetch_max(after, Ordering::AcqRel);
+        }
     }
 }
 
@@ -167,7 +170,12 @@ extern "C" fn release_at_exit() {
     EXITING.store(true, Ordering::SeqCst);
     let _ = guard(|| {
         // The queues' kept blocks go with their managers (which free what they handed out).
-        let caches: Vec<_> = lock(stream_caches()).drain().collect();
+        let caches: Vec<_> = {
+            let mut caches = lock(stream_caches());
+            let drained = caches.drain().collect();
+            publish(&caches);
+            drained
+        };
         drop(caches);
         let released: Vec<_> = lock(managers()).drain().collect();
         drop(released);
@@ -426,6 +434,16 @@ impl StreamCache {
     }
 }
 
+/// How many blocks the queues' caches hold, stored under their lock after every change (see
+/// [`publish`]): with none, an allocation and an idle queue's free skip the lock.
+static STREAM_CACHED_BLOCKS: AtomicUsize = AtomicUsize::new(0);
+
+/// Stores how many blocks `caches` hold, for lookups that skip the lock when none.
+fn publish(caches: &FastMap<usize, StreamCache>) {
+    let blocks = caches.values().map(|cache| cache.blocks).sum();
+    STREAM_CACHED_BLOCKS.store(blocks, Ordering::Release);
+}
+
 /// Each in-order queue's cache, by the queue pointer PyTorch passes.
 fn stream_caches() -> &'static Mutex<FastMap<usize, StreamCache>> {
     static CACHES: OnceLock<Mutex<FastMap<usize, StreamCache>>> = OnceLock::new();
@@ -444,6 +462,7 @@ fn cache_of(
         .get(&key)
         .is_some_and(|cache| unsafe { lazy_usm_sycl_queue_same(cache.queue.0, queue) } != 1);
     if stale && let Some(cache) = caches.remove(&key) {
+        publish(caches);
         cache.give_back()?;
     }
     Ok(caches.get_mut(&key))
@@ -466,10 +485,12 @@ fn barrier(queue: *mut c_void) -> Result<QueueBarrier, Failure> {
 
 /// Gives back the blocks every queue kept (before reporting out of memory).
 fn give_back_every_cache() -> Result<(), Failure> {
-    let caches: Vec<StreamCache> = lock(stream_caches())
-        .drain()
-        .map(|(_, cache)| cache)
-        .collect();
+    let caches: Vec<StreamCache> = {
+        let mut caches = lock(stream_caches());
+        let drained = caches.drain().map(|(_, cache)| cache).collect();
+        publish(&caches);
+        drained
+    };
     let results: Vec<_> = caches.into_iter().map(StreamCache::give_back).collect();
     results.into_iter().find(Result::is_err).unwrap_or(Ok(()))
 }
@@ -521,14 +542,16 @@ pub unsafe extern "C" fn lazy_usm_xpu_malloc(
         let _ = device;
         let size = size.max(1);
         // A block this in-order queue freed: the work that used it ran before anything this
-        // queue runs from now on.
-        {
+        // queue runs from now on. (With no block cached anywhere, the lock is skipped: a
+        // block cached meanwhile by another thread is only not reused this time.)
+        if STREAM_CACHED_BLOCKS.load(Ordering::Acquire) != 0 {
             let mut caches = lock(stream_caches());
             if let Some(cache) = cache_of(&mut caches, queue)?
                 && let Some(block) = cache.by_size.get_mut(&size).and_then(Vec::pop)
             {
                 cache.blocks -= 1;
                 cache.bytes -= size;
+                publish(&caches);
                 SAME_QUEUE_REUSES.fetch_add(1, Ordering::Relaxed);
                 address = block;
                 handed_out(index, size);
@@ -577,6 +600,16 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
         // (a held SYCL event keeps its context alive).
         manager.reclaim();
         let address = pointer as usize;
+        // SAFETY: the caller's live queue.
+        let idle = unsafe { lazy_usm_sycl_queue_idle(queue) } == 1;
+        if idle && STREAM_CACHED_BLOCKS.load(Ordering::Acquire) == 0 {
+            // Nothing submitted before this free is still running and no queue keeps a block
+            // (so none keeps this one: it cannot be a second free of a kept block): back to the
+            // pool under one lock.
+            let (owner, size) = manager.free_start(address)?;
+            given_back(owner, size);
+            return Ok(());
+        }
         // Its size as handed out: a cached block is reused only for that size.
         let found = manager.handed(address)?;
         if found.base != address {
@@ -593,11 +626,11 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
                 "{address:#x} was freed already (it waits for its queue's next allocation)"
             )));
         }
-        // SAFETY: the caller's live queue.
-        if unsafe { lazy_usm_sycl_queue_idle(queue) } == 1 {
+        if idle {
             // Nothing submitted before this free is still running: no fence needed, and what
             // the queue kept can go back too.
             let kept = caches.remove(&(queue as usize));
+            publish(&caches);
             drop(caches);
             manager.free(address)?;
             // PyTorch's figure drops at its free, whatever the block waits for before reuse.
@@ -629,6 +662,7 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
                 cache.by_size.entry(found.size).or_default().push(address);
                 cache.blocks += 1;
                 cache.bytes += found.size;
+                publish(&caches);
                 given_back(found.owner, found.size);
                 return Ok(());
             }
