@@ -13,6 +13,20 @@ GIB = 1 << 30
 CHECKING = {"ZE_SIM_CHECKING": "1"}
 
 
+def slow_preset(tmp_path, delay_us):
+    """b70x2 with asynchronous engines whose every command lasts `delay_us`: work submitted
+    before a free is still running after it."""
+    config = tmp_path / "slow.toml"
+    config.write_text(f'name = "b70x2-slow"\nasync_execution = true\n[faults]\ncommand_delay_us = {delay_us}\n')
+    return config
+
+
+def assert_nothing_live(run):
+    """Every simulated object was released by the program's exit."""
+    live = {name: value for name, value in run.report["counters"].items() if name.startswith("live_") and value}
+    assert live == {}, live
+
+
 XPU = """
 import ctypes, dpctl, dpctl.memory as dm, json, os
 lib = ctypes.CDLL(os.environ["LAZY_USM_XPU_LIBRARY"])
@@ -70,10 +84,7 @@ print("RESULT " + json.dumps({"lazy": lazy, "eager": eager, "gtt": [gtt(0), gtt(
     assert run.result["lazy"] == 0, "lazy-usm's tensors are resident on their own GPU only"
     assert run.result["eager"] == 8 * GIB, "SYCL's malloc_device of the same sizes, same run"
     assert run.result["after"] == 0
-    counters = run.report["counters"]
-    assert {name: counters[name] for name in counters if name.startswith("live_")} == {
-        name: 0 for name in counters if name.startswith("live_")
-    }, "everything released by exit"
+    assert_nothing_live(run)
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
@@ -112,8 +123,7 @@ free(first, size, 0, queues[0]); free(second, size, 1, queues[1])
 
 def test_a_freed_block_is_reused_only_after_its_queues_work(run_sycl, xpu_library, tmp_path):
     # Slow, asynchronous engines: work submitted before a free is still running after it.
-    config = tmp_path / "slow.toml"
-    config.write_text('name = "b70x2-slow"\nasync_execution = true\n[faults]\ncommand_delay_us = 300000\n')
+    config = slow_preset(tmp_path, 300000)
     run = run_sycl(
         XPU
         + """
@@ -142,8 +152,7 @@ print("RESULT " + json.dumps({"block": block, "during": during, "after": after})
 def test_an_in_order_queue_reuses_its_own_freed_block_at_once_without_a_barrier(run_sycl, xpu_library, tmp_path):
     # Slow, asynchronous engines: each free happens while the queue's copy still runs (100 ms a
     # command: a margin a loaded 2-core machine keeps; at 20 ms one free in a run came too late).
-    config = tmp_path / "slow.toml"
-    config.write_text('name = "b70x2-slow"\nasync_execution = true\n[faults]\ncommand_delay_us = 100000\n')
+    config = slow_preset(tmp_path, 100000)
     run = run_sycl(
         XPU
         + """
@@ -209,8 +218,7 @@ print("RESULT " + json.dumps({
     # is not handed out again meanwhile.
     same, _, barriers, reuses = run.result["out_of_order"]
     assert (same, barriers, reuses) == (0, 8, 0), run.result
-    live = {name: value for name, value in run.report["counters"].items() if name.startswith("live_") and value}
-    assert live == {}, live
+    assert_nothing_live(run)
 
 
 def size_bytes(blocks):
@@ -223,8 +231,7 @@ def test_threads_on_their_own_queues_reuse_and_free_without_mixing_blocks(run_sy
     # allocate, write, free while the write still runs and allocate again, at once (ctypes
     # drops the GIL for each call). No block may be handed to two threads, every byte must be
     # its thread's, and nothing may be left at exit.
-    config = tmp_path / "slow.toml"
-    config.write_text('name = "b70x2-slow"\nasync_execution = true\n[faults]\ncommand_delay_us = 2000\n')
+    config = slow_preset(tmp_path, 2000)
     run = run_sycl(
         XPU
         + """
@@ -281,9 +288,8 @@ print("RESULT " + json.dumps({"failures": failures, "alive": alive, "reuses": re
     status, allocated, peak_allocated = run.result["stats"]
     assert (status, allocated) == (0, 0), run.result["stats"]
     assert size_bytes(1) <= peak_allocated <= 5 * size_bytes(1), run.result["stats"]
+    assert_nothing_live(run)
     counters = run.report["counters"]
-    live = {name: value for name, value in counters.items() if name.startswith("live_") and value}
-    assert live == {}, live
     assert counters["free_hazards"] == 0 and counters["residency_violations"] == 0, counters
 
 
@@ -322,17 +328,14 @@ print("RESULT " + json.dumps({"addresses": len(addresses), "mixed": mixed}))
     )
     assert run.result["addresses"] < 12, "no queue was made again at a freed one's address"
     assert run.result["mixed"] == [], "memory of the remembered queue's context"
-    counters = run.report["counters"]
-    live = {name: value for name, value in counters.items() if name.startswith("live_") and value}
-    assert live == {}, live
+    assert_nothing_live(run)
 
 
 def test_a_block_its_queue_keeps_is_freed_once_and_handed_out_once(run_sycl, xpu_library, tmp_path):
     # A free while the queue's copy runs keeps the block for that queue. Freeing it again is
     # refused (another queue's idle free, which skips the kept blocks' lock only when no queue
     # keeps any, must not return it to the pool either), and it is handed out once.
-    config = tmp_path / "slow.toml"
-    config.write_text('name = "b70x2-slow"\nasync_execution = true\n[faults]\ncommand_delay_us = 100000\n')
+    config = slow_preset(tmp_path, 100000)
     run = run_sycl(
         XPU
         + """
@@ -366,5 +369,4 @@ print("RESULT " + json.dumps({"second": second, "between": between, "third": thi
     assert "freed already" in run.result["third"], run.result
     assert not run.result["other_is_block"], "the kept block was handed to another queue"
     assert run.result["again_is_block"], "its own queue took it back"
-    live = {name: value for name, value in run.report["counters"].items() if name.startswith("live_") and value}
-    assert live == {}, live
+    assert_nothing_live(run)
