@@ -98,59 +98,74 @@ fn threads_registering_removing_and_finding_see_only_live_ranges() {
 
 /// Readers that keep copies of the registry's buckets (every lookup thread does) while one
 /// writer grows the table and replaces ranges: every answer is a range that was live with its
-/// own value, and once the writer is done every reader sees exactly its final state.
+/// own value, a reader never goes back to an older state of a range once it saw the newer one
+/// (its copies only move forward), and once the writer is done every reader sees exactly its
+/// final state.
 #[test]
 fn readers_copies_follow_a_writer_that_grows_the_table_and_replaces_ranges() {
     run_with_timeout(Duration::from_secs(60), || {
         const RANGES: usize = 3_000;
+        const OLD: usize = 0x2_0000;
+        const NEW: usize = 0x1_0000;
         let registry: PointerRegistry<(usize, usize, u8)> = PointerRegistry::new();
         let base = |index: usize| 0x5000_0000usize + index * 0x3_0000;
+        // Present before the readers start, so each takes copies of the first table.
+        registry
+            .insert(base(RANGES), 16, (base(RANGES), 16, 0))
+            .unwrap();
         let writing = std::sync::atomic::AtomicBool::new(true);
-        let done = std::sync::Barrier::new(4);
+        let (started, done) = (std::sync::Barrier::new(4), std::sync::Barrier::new(4));
         std::thread::scope(|scope| {
             for reader in 0..3usize {
-                let (registry, writing, done) = (&registry, &writing, &done);
+                let (registry, writing, started, done) = (&registry, &writing, &started, &done);
                 scope.spawn(move || {
+                    assert!(registry.find(base(RANGES) + 8).is_some());
+                    started.wait();
+                    let mut newest_seen = vec![false; RANGES];
                     let mut step = reader;
                     while writing.load(std::sync::atomic::Ordering::Acquire) {
                         step = step
                             .wrapping_mul(6364136223846793005)
                             .wrapping_add(1442695040888963407);
-                        let address = base((step >> 20) % RANGES) + (step >> 8) % 0x2_0000;
-                        if let Some(entry) = registry.find(address) {
-                            // The value names its own range: a copy mixing two states fails.
+                        let index = (step >> 20) % RANGES;
+                        let offset = (step >> 8) % OLD;
+                        let found = registry.find(base(index) + offset);
+                        if let Some(entry) = &found {
                             assert_eq!((entry.value.0, entry.value.1), (entry.base, entry.size));
-                            assert!(address >= entry.base && address - entry.base < entry.size);
                         }
+                        let tag = found.as_ref().map(|entry| entry.value.2);
+                        if newest_seen[index] {
+                            // The newer range is never removed: once seen it is all there is.
+                            assert_eq!(tag, (offset < NEW).then_some(1), "range {index}");
+                        }
+                        newest_seen[index] |= tag == Some(1);
                     }
                     done.wait();
                     for index in 0..RANGES {
                         let entry = registry.find(base(index) + 0x100).expect("final range");
-                        assert_eq!(entry.value, (base(index), 0x1_0000, 1), "range {index}");
-                        assert!(
-                            registry.find(base(index) + 0x1_0000).is_none(),
-                            "range {index}"
-                        );
+                        assert_eq!(entry.value, (base(index), NEW, 1), "range {index}");
+                        assert!(registry.find(base(index) + NEW).is_none(), "range {index}");
                     }
                 });
             }
+            started.wait();
             // First ranges of 0x2_0000 bytes (the table grows meanwhile), then each replaced by
             // one half its size at the same start.
             for index in 0..RANGES {
                 registry
-                    .insert(base(index), 0x2_0000, (base(index), 0x2_0000, 0))
+                    .insert(base(index), OLD, (base(index), OLD, 0))
                     .unwrap();
             }
             for index in 0..RANGES {
                 registry.remove(base(index)).unwrap();
                 registry
-                    .insert(base(index), 0x1_0000, (base(index), 0x1_0000, 1))
+                    .insert(base(index), NEW, (base(index), NEW, 1))
                     .unwrap();
             }
             writing.store(false, std::sync::atomic::Ordering::Release);
             done.wait();
         });
-        assert_eq!(registry.len(), RANGES);
+        assert_eq!(registry.len(), RANGES + 1);
     });
 }
 

@@ -277,7 +277,9 @@ impl PoolCache {
         block_size: usize,
         limits: &Limits,
     ) -> Vec<Slot> {
-        let brought = slots.len();
+        // Counted as taken before any is cached, so a sum read meanwhile is high, never low;
+        // what goes back (some of it older blocks spilled) is taken off after.
+        self.counters.live_bytes((slots.len() * block_size) as i64);
         let mut rest = Vec::new();
         // Pushed in reverse so the lowest address is handed out first.
         for slot in slots.into_iter().rev() {
@@ -285,17 +287,17 @@ impl PoolCache {
                 rest.extend(spilled);
             }
         }
-        // Taken: what came, less what goes back (some of it may be older blocks spilled).
         self.counters
-            .live_bytes(((brought as i64) - (rest.len() as i64)) * block_size as i64);
+            .live_bytes(-((rest.len() * block_size) as i64));
         rest
     }
 
     /// Every cached block, by list index; the cache is left empty.
     fn drain(&mut self) -> Vec<(usize, Vec<Slot>)> {
-        self.counters
-            .live_bytes(-(self.counters.cached_now() as i64));
+        // Cached bytes first, so a sum read between the two is high, never low.
+        let cached = self.counters.cached_now();
         self.counters.set_cached(0);
+        self.counters.live_bytes(-(cached as i64));
         self.lists
             .iter_mut()
             .enumerate()

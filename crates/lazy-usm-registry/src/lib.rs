@@ -8,11 +8,12 @@
 //! the ranges entered in its windows, sorted by start, with a version that every change of the
 //! bucket bumps. Every thread keeps its own copy of the bucket lists it has read, tagged with
 //! their versions: a lookup hashes the address's window, compares the bucket's version with its
-//! copy's, and, when they agree (all but the first lookup after a change), searches its copy.
-//! So a lookup takes no lock, makes no read-modify-write, and writes nothing another thread
-//! reads: threads looking up at once trade no cache lines, and a core can overlap the memory
-//! reads of consecutive lookups. A thread whose copy is out of date takes it again under the
-//! writer lock. Changes are serialised by that lock, which also guards an ordered map of every
+//! copy's, and, when they agree, searches its copy. So a lookup whose copy is current takes no
+//! lock, makes no read-modify-write, and writes nothing another thread reads: threads looking
+//! up at once trade no cache lines, and a core can overlap the memory reads of consecutive
+//! lookups. A thread whose copy is out of date (its first lookup in a bucket after a change of
+//! it, and in every bucket after the table grew) takes it again under the writer lock, so
+//! lookups in buckets that change often contend with the changes. Changes are serialised by that lock, which also guards an ordered map of every
 //! range (overlap checks, removal by start, the rebuild when the table grows); a change makes
 //! the new list of each bucket it touches, then bumps their versions, so a lookup that overlaps
 //! a change answers as before it or as after it. The table grows (four times the buckets) when
@@ -20,9 +21,10 @@
 //! answers by dropping its copies.
 //!
 //! A thread's copies hold clones of the values of the buckets it read, until it reads those
-//! buckets again after a change, looks up in another registry after this one was dropped, or
-//! exits: a value can outlive its removal by that long. Each copy costs a thread 24 bytes per
-//! bucket of the registries it looks up in (about 400 KiB for 100,000 ranges).
+//! buckets again after a change, makes copies of a registry it had not used after this one was
+//! dropped, or exits: a value can outlive its removal by that long. Copies cost every thread
+//! that looks up 24 bytes per bucket of each registry it uses (about 400 KiB for 100,000
+//! ranges, 3 MiB for a million; times the number of such threads).
 //!
 //! Chosen over a radix tree of window lists behind `arc-swap` (two atomic read-modify-writes
 //! per lookup, which also keep a core from overlapping lookups, and five levels of nodes), a
@@ -142,7 +144,7 @@ struct Table<T> {
     bits: u32,
     lists: Vec<List<T>>,
     versions: Arc<[AtomicU64]>,
-    /// Entries in all lists (a range counts once per window).
+    /// Entries in all lists (a range counts once per bucket it is entered in).
     entries: usize,
 }
 
@@ -399,8 +401,8 @@ impl<T: Clone + 'static> PointerRegistry<T> {
     }
 
     /// `read` applied to the live range containing `address`, if any, without copying the entry
-    /// (`read` runs on this thread's copy of the range's bucket: keep it short; it may use the
-    /// registry, whose lookups then take the writer lock).
+    /// (`read` runs on this thread's copy of the range's bucket: keep it short; it may look up
+    /// in this or any registry, and such nested lookups take the writer lock).
     ///
     /// ```
     /// # use lazy_usm_registry::PointerRegistry;
@@ -461,7 +463,9 @@ impl<T: Clone + 'static> PointerRegistry<T> {
             .downcast_mut::<Local<T>>()
             .expect("a registry's copies are of its own type");
         if local.generation != generation {
-            *local = Local::of(&self.lock().table);
+            let fresh = Local::of(&self.lock().table);
+            // The old copies' values are dropped with no lock held.
+            drop(std::mem::replace(local, fresh));
         }
         local
     }
@@ -494,14 +498,22 @@ impl<T: Clone + 'static> PointerRegistry<T> {
     #[inline(never)]
     fn bring_up_to_date(&self, local: &mut Local<T>, level: usize, address: usize) -> usize {
         let ranges = self.lock();
+        // What the copies replace is dropped after the lock: a value's drop may use the
+        // registry.
+        let mut old_copies = None;
         if local.generation != ranges.table.generation {
-            *local = Local::of(&ranges.table);
+            old_copies = Some(std::mem::replace(local, Local::of(&ranges.table)));
         }
         let bucket = bucket_of(level, window_of(level, address), local.bits);
-        local.copies[bucket] = (
-            ranges.table.versions[bucket].load(Ordering::Relaxed),
-            ranges.table.lists[bucket].clone(),
+        let old_list = std::mem::replace(
+            &mut local.copies[bucket],
+            (
+                ranges.table.versions[bucket].load(Ordering::Relaxed),
+                ranges.table.lists[bucket].clone(),
+            ),
         );
+        drop(ranges);
+        drop((old_copies, old_list));
         bucket
     }
 
