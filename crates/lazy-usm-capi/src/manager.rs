@@ -23,6 +23,18 @@ struct Handed {
     kind: Kind,
     owner: u32,
     owned: Owned,
+    /// Freed by PyTorch and kept by its in-order queue for that queue's next allocation of its
+    /// size: still handed out, but a second free of it is refused.
+    kept: bool,
+}
+
+/// Whether a free takes a block a queue keeps (the queue giving its blocks back) or refuses it
+/// (the caller's free: a second one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "xpu"), allow(dead_code))]
+pub(crate) enum Kept {
+    Take,
+    Refuse,
 }
 
 /// How a range was handed out, for pointer queries.
@@ -160,6 +172,7 @@ impl LazyUsmManager {
                 kind,
                 owner: device,
                 owned,
+                kept: false,
             },
         );
         Ok(())
@@ -212,8 +225,37 @@ impl LazyUsmManager {
 
     /// Frees what was handed out at exactly `address`.
     pub(crate) fn free(&self, address: usize) -> Result<(), Failure> {
-        let owned = self.take(address)?;
+        let owned = self.take_entry(address, Kept::Take)?.owned;
         self.give_back(owned)
+    }
+
+    /// Marks the block at exactly `address` as kept by a queue (see `Handed::kept`); refuses one
+    /// kept already (a second free). Returns its device and size as handed out.
+    #[cfg_attr(not(feature = "xpu"), allow(dead_code))]
+    pub(crate) fn keep(&self, address: usize) -> Result<(u32, usize), Failure> {
+        let mut handed = lock(&self.owned);
+        let Some(entry) = handed.get_mut(&address) else {
+            return Err(Self::not_handed_out(&handed, address));
+        };
+        if entry.kept {
+            return Err(Self::freed_already(address));
+        }
+        entry.kept = true;
+        Ok((entry.owner, entry.size))
+    }
+
+    /// Hands the kept block at `address` out again (its queue's next allocation took it).
+    #[cfg_attr(not(feature = "xpu"), allow(dead_code))]
+    pub(crate) fn unkeep(&self, address: usize) {
+        if let Some(entry) = lock(&self.owned).get_mut(&address) {
+            entry.kept = false;
+        }
+    }
+
+    fn freed_already(address: usize) -> Failure {
+        Failure::invalid(format!(
+            "{address:#x} was freed already (it waits for its queue's next allocation)"
+        ))
     }
 
     /// Frees what was handed out at exactly `address` once `work` has completed, without
@@ -225,8 +267,9 @@ impl LazyUsmManager {
         &self,
         address: usize,
         work: std::sync::Arc<dyn lazy_usm_core::WorkFence>,
+        kept: Kept,
     ) -> Result<(), Failure> {
-        match self.take(address)? {
+        match self.take_entry(address, kept)?.owned {
             Owned::Block { device, block } => {
                 self.pool(device)?.attach(block)?.free_after(work);
                 Ok(())
@@ -241,32 +284,38 @@ impl LazyUsmManager {
         }
     }
 
-    /// Frees what was handed out at exactly `address`, under one lock; returns its device and
-    /// size as handed out.
+    /// The caller's free of what was handed out at exactly `address` (one a queue keeps is
+    /// refused), under one lock; returns its device and size as handed out.
     #[cfg_attr(not(feature = "xpu"), allow(dead_code))]
     pub(crate) fn free_start(&self, address: usize) -> Result<(u32, usize), Failure> {
-        let entry = self.take_entry(address)?;
+        let entry = self.take_entry(address, Kept::Refuse)?;
         let handed = (entry.owner, entry.size);
         self.give_back(entry.owned)?;
         Ok(handed)
     }
 
-    fn take(&self, address: usize) -> Result<Owned, Failure> {
-        Ok(self.take_entry(address)?.owned)
+    fn take_entry(&self, address: usize, kept: Kept) -> Result<Handed, Failure> {
+        let mut handed = lock(&self.owned);
+        if let Some(entry) = handed.get(&address) {
+            if entry.kept && kept == Kept::Refuse {
+                return Err(Self::freed_already(address));
+            }
+            if let Some(entry) = handed.remove(&address) {
+                return Ok(entry);
+            }
+        }
+        Err(Self::not_handed_out(&handed, address))
     }
 
-    fn take_entry(&self, address: usize) -> Result<Handed, Failure> {
-        let mut handed = lock(&self.owned);
-        if let Some(entry) = handed.remove(&address) {
-            return Ok(entry);
-        }
-        let why = match Self::containing(&handed, address) {
+    /// Why `address` is not the start of anything handed out.
+    fn not_handed_out(handed: &BTreeMap<usize, Handed>, address: usize) -> Failure {
+        let why = match Self::containing(handed, address) {
             Some((base, _)) => {
                 format!("{address:#x} is inside the allocation at {base:#x}, not its start")
             }
             None => format!("{address:#x} is not an allocation of this manager (or was freed)"),
         };
-        Err(Failure(crate::LazyUsmStatus::UnknownPointer, why))
+        Failure(crate::LazyUsmStatus::UnknownPointer, why)
     }
 
     /// The live range containing `address`: its start and entry.

@@ -10,7 +10,7 @@
 //! caching allocator reuses a block on its stream.
 
 use crate::exports::LazyUsmPolicy;
-use crate::manager::LazyUsmManager;
+use crate::manager::{Kept, LazyUsmManager};
 use crate::status::{Failure, LazyUsmStatus, guard};
 use lazy_usm_core::{Context, ContextHandle, DeviceHandle, ResidencyConfig, Runtime, WorkFence};
 use std::collections::HashMap;
@@ -419,18 +419,14 @@ impl StreamCache {
             first_failure(
                 blocks
                     .into_iter()
-                    .map(|block| self.manager.free_after(block, Arc::clone(&fence)))
+                    .map(|block| {
+                        self.manager
+                            .free_after(block, Arc::clone(&fence), Kept::Take)
+                    })
                     .collect(),
             )
         };
         failure.unwrap_or(Ok(()))
-    }
-
-    /// Whether `address` waits here already (a second free of it is refused).
-    fn holds(&self, address: usize) -> bool {
-        self.by_size
-            .values()
-            .any(|blocks| blocks.contains(&address))
     }
 }
 
@@ -551,7 +547,15 @@ pub unsafe extern "C" fn lazy_usm_xpu_malloc(
             {
                 cache.blocks -= 1;
                 cache.bytes -= size;
+                manager.unkeep(block);
+                // A cache left empty goes, releasing its queue (a queue made again at its
+                // address would otherwise find it only at a busy free).
+                let emptied = (cache.blocks == 0)
+                    .then(|| caches.remove(&(queue as usize)))
+                    .flatten();
                 publish(&caches);
+                drop(caches);
+                drop(emptied);
                 SAME_QUEUE_REUSES.fetch_add(1, Ordering::Relaxed);
                 address = block;
                 handed_out(index, size);
@@ -603,9 +607,9 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
         // SAFETY: the caller's live queue.
         let idle = unsafe { lazy_usm_sycl_queue_idle(queue) } == 1;
         if idle && STREAM_CACHED_BLOCKS.load(Ordering::Acquire) == 0 {
-            // Nothing submitted before this free is still running and no queue keeps a block
-            // (so none keeps this one: it cannot be a second free of a kept block): back to the
-            // pool under one lock.
+            // Nothing submitted before this free is still running and no queue keeps a block:
+            // back to the pool under one lock (`free_start` still refuses a block a queue keeps,
+            // for a second free racing the first).
             let (owner, size) = manager.free_start(address)?;
             given_back(owner, size);
             return Ok(());
@@ -618,21 +622,17 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
                 found.base
             )));
         }
-        let mut caches = lock(stream_caches());
         // A block a queue keeps is still handed out: freeing it again is the caller's error
-        // (before, the manager refused it; two later allocations would share it otherwise).
-        if caches.values().any(|cache| cache.holds(address)) {
-            return Err(Failure::invalid(format!(
-                "{address:#x} was freed already (it waits for its queue's next allocation)"
-            )));
-        }
+        // (two later allocations would share it otherwise), which the manager refuses under
+        // its lock (`free_start`, `keep`, `Kept::Refuse`), whatever thread frees it.
+        let mut caches = lock(stream_caches());
         if idle {
             // Nothing submitted before this free is still running: no fence needed, and what
             // the queue kept can go back too.
+            manager.free_start(address)?;
             let kept = caches.remove(&(queue as usize));
             publish(&caches);
             drop(caches);
-            manager.free(address)?;
             // PyTorch's figure drops at its free, whatever the block waits for before reuse.
             given_back(found.owner, found.size);
             return kept.map_or(Ok(()), StreamCache::give_back);
@@ -659,6 +659,7 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
                 && cache.blocks < STREAM_CACHE_BLOCKS
                 && cache.bytes.saturating_add(found.size) <= STREAM_CACHE_BYTES
             {
+                manager.keep(address)?;
                 cache.by_size.entry(found.size).or_default().push(address);
                 cache.blocks += 1;
                 cache.bytes += found.size;
@@ -668,7 +669,7 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
             }
         }
         drop(caches);
-        manager.free_after(address, Arc::new(barrier(queue)?))?;
+        manager.free_after(address, Arc::new(barrier(queue)?), Kept::Refuse)?;
         given_back(found.owner, found.size);
         Ok(())
     });
