@@ -97,6 +97,9 @@ mod tests {
         for size in 1..=TABLE_MAX + 4096 {
             assert_eq!(class_index(size), computed_class_index(size), "{size}");
         }
-        assert_eq!(class_index((64 << 20) - 1), computed_class_index((64 << 20) - 1));
+        assert_eq!(
+            class_index((64 << 20) - 1),
+            computed_class_index((64 << 20) - 1)
+        );
     }
 }

@@ -247,7 +247,10 @@ impl LazyUsmManager {
     /// Hands the kept block at `address` out again (its queue's next allocation took it).
     #[cfg_attr(not(feature = "xpu"), allow(dead_code))]
     pub(crate) fn unkeep(&self, address: usize) {
-        if let Some(entry) = lock(&self.owned).get_mut(&address) {
+        let mut handed = lock(&self.owned);
+        let entry = handed.get_mut(&address);
+        debug_assert!(entry.is_some(), "{address:#x} is kept, so handed out");
+        if let Some(entry) = entry {
             entry.kept = false;
         }
     }
@@ -258,7 +261,8 @@ impl LazyUsmManager {
         ))
     }
 
-    /// Frees what was handed out at exactly `address` once `work` has completed, without
+    /// Frees what was handed out at exactly `address` once `work` has completed (returning its
+    /// device and size as handed out), without
     /// waiting: a pool block goes to its pool's deferred list, a dedicated allocation to this
     /// manager's; both are freed by a later call (`reclaim`, an allocation) once `work` is done,
     /// or when the manager goes (which waits for it).
@@ -268,20 +272,21 @@ impl LazyUsmManager {
         address: usize,
         work: std::sync::Arc<dyn lazy_usm_core::WorkFence>,
         kept: Kept,
-    ) -> Result<(), Failure> {
-        match self.take_entry(address, kept)?.owned {
+    ) -> Result<(u32, usize), Failure> {
+        let entry = self.take_entry(address, kept)?;
+        let handed = (entry.owner, entry.size);
+        match entry.owned {
             Owned::Block { device, block } => {
                 self.pool(device)?.attach(block)?.free_after(work);
-                Ok(())
             }
             Owned::Allocation(allocation) => {
                 let mut waiting = lock(&self.waiting);
                 waiting.push((allocation, work));
                 self.waiting_count
                     .store(waiting.len(), std::sync::atomic::Ordering::Release);
-                Ok(())
             }
         }
+        Ok(handed)
     }
 
     /// The caller's free of what was handed out at exactly `address` (one a queue keeps is
@@ -296,15 +301,17 @@ impl LazyUsmManager {
 
     fn take_entry(&self, address: usize, kept: Kept) -> Result<Handed, Failure> {
         let mut handed = lock(&self.owned);
-        if let Some(entry) = handed.get(&address) {
-            if entry.kept && kept == Kept::Refuse {
-                return Err(Self::freed_already(address));
+        match handed.entry(address) {
+            std::collections::btree_map::Entry::Occupied(entry) => {
+                if entry.get().kept && kept == Kept::Refuse {
+                    return Err(Self::freed_already(address));
+                }
+                Ok(entry.remove())
             }
-            if let Some(entry) = handed.remove(&address) {
-                return Ok(entry);
+            std::collections::btree_map::Entry::Vacant(_) => {
+                Err(Self::not_handed_out(&handed, address))
             }
         }
-        Err(Self::not_handed_out(&handed, address))
     }
 
     /// Why `address` is not the start of anything handed out.
@@ -499,5 +506,59 @@ impl Drop for LazyUsmManager {
                 std::mem::forget(allocation);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lazy_usm_core::{Context, ResidencyConfig, Runtime};
+
+    /// Work that has completed.
+    struct Done;
+
+    impl lazy_usm_core::WorkFence for Done {
+        fn is_complete(&self) -> bool {
+            true
+        }
+    }
+
+    fn manager() -> LazyUsmManager {
+        let runtime = Runtime::simulated("b70x2").expect("simulated platform");
+        let devices = runtime.devices().expect("devices");
+        let context = Context::new(&devices).expect("context");
+        LazyUsmManager::new(runtime, context, ResidencyConfig::default()).expect("manager")
+    }
+
+    /// A kept block refuses every caller's free and a second keep, whatever the order, until
+    /// its queue hands it out again; its queue's give-back frees it.
+    #[test]
+    fn a_kept_block_refuses_the_callers_frees_until_it_is_handed_out_again() {
+        let manager = manager();
+        let address = manager.pool_alloc(1, 4096).unwrap();
+        assert_eq!(manager.keep(address).unwrap(), (1, 4096));
+        assert!(manager.keep(address).is_err(), "kept twice");
+        assert!(manager.free_start(address).is_err(), "freed while kept");
+        let fence: std::sync::Arc<dyn lazy_usm_core::WorkFence> = std::sync::Arc::new(Done);
+        assert!(
+            manager
+                .free_after(address, std::sync::Arc::clone(&fence), Kept::Refuse)
+                .is_err(),
+            "freed behind work while kept"
+        );
+        manager.unkeep(address);
+        assert_eq!(manager.free_start(address).unwrap(), (1, 4096));
+        assert!(manager.keep(address).is_err(), "freed: nothing to keep");
+        // The queue's own give-back takes a kept block.
+        let again = manager.pool_alloc(0, 100).unwrap();
+        manager.keep(again).unwrap();
+        assert_eq!(
+            manager.free_after(again, fence, Kept::Take).unwrap(),
+            (0, 100)
+        );
+        let third = manager.pool_alloc(0, 100).unwrap();
+        manager.keep(third).unwrap();
+        manager.free(third).unwrap();
+        assert!(manager.free(third).is_err(), "freed twice");
     }
 }

@@ -422,6 +422,7 @@ impl StreamCache {
                     .map(|block| {
                         self.manager
                             .free_after(block, Arc::clone(&fence), Kept::Take)
+                            .map(|_| ())
                     })
                     .collect(),
             )
@@ -548,14 +549,7 @@ pub unsafe extern "C" fn lazy_usm_xpu_malloc(
                 cache.blocks -= 1;
                 cache.bytes -= size;
                 manager.unkeep(block);
-                // A cache left empty goes, releasing its queue (a queue made again at its
-                // address would otherwise find it only at a busy free).
-                let emptied = (cache.blocks == 0)
-                    .then(|| caches.remove(&(queue as usize)))
-                    .flatten();
                 publish(&caches);
-                drop(caches);
-                drop(emptied);
                 SAME_QUEUE_REUSES.fetch_add(1, Ordering::Relaxed);
                 address = block;
                 handed_out(index, size);
@@ -615,62 +609,62 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
             return Ok(());
         }
         // Its size as handed out: a cached block is reused only for that size.
-        let found = manager.handed(address)?;
-        if found.base != address {
-            return Err(Failure::invalid(format!(
-                "{address:#x} is inside the allocation at {:#x}, not its start",
-                found.base
-            )));
-        }
         // A block a queue keeps is still handed out: freeing it again is the caller's error
         // (two later allocations would share it otherwise), which the manager refuses under
-        // its lock (`free_start`, `keep`, `Kept::Refuse`), whatever thread frees it.
+        // its lock (`free_start`, `keep`, `Kept::Refuse`), whatever thread frees it. Each of
+        // those answers the block's device and size as its record has them, under that lock.
         let mut caches = lock(stream_caches());
         if idle {
             // Nothing submitted before this free is still running: no fence needed, and what
             // the queue kept can go back too.
-            manager.free_start(address)?;
+            let (owner, size) = manager.free_start(address)?;
             let kept = caches.remove(&(queue as usize));
             publish(&caches);
             drop(caches);
             // PyTorch's figure drops at its free, whatever the block waits for before reuse.
-            given_back(found.owner, found.size);
+            given_back(owner, size);
             return kept.map_or(Ok(()), StreamCache::give_back);
         }
         // SAFETY: the caller's live queue.
         if unsafe { lazy_usm_sycl_queue_in_order(queue) } == 1 {
-            if cache_of(&mut caches, queue)?.is_none() {
-                // SAFETY: the caller's live queue.
-                let held = unsafe { lazy_usm_sycl_queue_retain(queue) };
-                if !held.is_null() {
-                    caches.insert(
-                        queue as usize,
-                        StreamCache {
-                            queue: HeldQueue(held),
-                            manager: Arc::clone(&manager),
-                            by_size: FastMap::default(),
-                            blocks: 0,
-                            bytes: 0,
-                        },
-                    );
-                }
-            }
-            if let Some(cache) = caches.get_mut(&(queue as usize))
-                && cache.blocks < STREAM_CACHE_BLOCKS
-                && cache.bytes.saturating_add(found.size) <= STREAM_CACHE_BYTES
+            let known = cache_of(&mut caches, queue)?.is_some();
+            let (owner, size) = manager.keep(address)?;
+            let fits = caches
+                .get(&(queue as usize))
+                .map_or(size <= STREAM_CACHE_BYTES, |cache| {
+                    cache.blocks < STREAM_CACHE_BLOCKS
+                        && cache.bytes.saturating_add(size) <= STREAM_CACHE_BYTES
+                });
+            // SAFETY: the caller's live queue (a cache is made only for a block it takes).
+            let held = (fits && !known).then(|| unsafe { lazy_usm_sycl_queue_retain(queue) });
+            if let Some(held) = held
+                && !held.is_null()
             {
-                manager.keep(address)?;
-                cache.by_size.entry(found.size).or_default().push(address);
+                caches.insert(
+                    queue as usize,
+                    StreamCache {
+                        queue: HeldQueue(held),
+                        manager: Arc::clone(&manager),
+                        by_size: FastMap::default(),
+                        blocks: 0,
+                        bytes: 0,
+                    },
+                );
+            }
+            if fits && let Some(cache) = caches.get_mut(&(queue as usize)) {
+                cache.by_size.entry(size).or_default().push(address);
                 cache.blocks += 1;
-                cache.bytes += found.size;
+                cache.bytes += size;
                 publish(&caches);
-                given_back(found.owner, found.size);
+                given_back(owner, size);
                 return Ok(());
             }
+            // Not kept after all: it goes behind a barrier below.
+            manager.unkeep(address);
         }
         drop(caches);
-        manager.free_after(address, Arc::new(barrier(queue)?), Kept::Refuse)?;
-        given_back(found.owner, found.size);
+        let (owner, size) = manager.free_after(address, Arc::new(barrier(queue)?), Kept::Refuse)?;
+        given_back(owner, size);
         Ok(())
     });
 }
