@@ -448,46 +448,29 @@ fn prepare(
                 }
             }
             Command::Fill { dst, pattern, size } => {
-                let mut touched = Vec::new();
-                let (to, _) = check_range(
+                state.counters.fills += 1;
+                let range = (*dst, *size);
+                fill_op(
                     platform,
                     state,
-                    context,
-                    engine,
-                    (*dst, *size),
-                    true,
-                    &mut touched,
-                )?;
-                state.counters.fills += 1;
-                Op::Fill {
-                    dst: *dst,
-                    pattern: pattern.clone(),
-                    size: *size,
-                    nanos: nanos(platform, &[&to], *size),
-                    touched,
-                    timestamp_of: None,
-                }
+                    (context, engine),
+                    range,
+                    pattern.clone(),
+                    None,
+                )?
             }
             Command::KernelTimestamp { dst, event } => {
                 let size = size_of::<level_zero_sys::ze_kernel_timestamp_result_t>();
-                let mut touched = Vec::new();
-                let (to, _) = check_range(
+                let timestamp_of = Some(Arc::clone(event));
+                let range = (*dst, size);
+                fill_op(
                     platform,
                     state,
-                    context,
-                    engine,
-                    (*dst, size),
-                    true,
-                    &mut touched,
-                )?;
-                Op::Fill {
-                    dst: *dst,
-                    pattern: vec![0; size],
-                    size,
-                    nanos: nanos(platform, &[&to], size),
-                    touched,
-                    timestamp_of: Some(Arc::clone(event)),
-                }
+                    (context, engine),
+                    range,
+                    vec![0; size],
+                    timestamp_of,
+                )?
             }
             Command::Launch(launch) => prepare_launch(platform, state, context, engine, launch)?,
             Command::Barrier => continue,
@@ -499,6 +482,36 @@ fn prepare(
         });
     }
     Ok(ops)
+}
+
+/// A fill of `dst..dst + size` with `pattern` repeated (a fill, or a kernel timestamp written
+/// when it runs), its destination checked like a copy's.
+fn fill_op(
+    platform: &Inner,
+    state: &mut State,
+    (context, engine): (usize, Engine),
+    (dst, size): (usize, usize),
+    pattern: Vec<u8>,
+    timestamp_of: Option<Arc<Event>>,
+) -> Result<Op, ze_result_t> {
+    let mut touched = Vec::new();
+    let (to, _) = check_range(
+        platform,
+        state,
+        context,
+        engine,
+        (dst, size),
+        true,
+        &mut touched,
+    )?;
+    Ok(Op::Fill {
+        dst,
+        pattern,
+        size,
+        nanos: nanos(platform, &[&to], size),
+        touched,
+        timestamp_of,
+    })
 }
 
 /// What a kernel's submission returns when the pinned backing of the peer residencies it

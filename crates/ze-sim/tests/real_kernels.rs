@@ -29,6 +29,11 @@ fn runtime_present(test: &str) -> bool {
     }
 }
 
+/// The module a build made, which must have succeeded (else its log says why).
+fn built((module, log): (Result<ze_module_handle_t, ze_result_t>, String)) -> ze_module_handle_t {
+    module.unwrap_or_else(|result| panic!("{result:?}: {log}"))
+}
+
 /// Launches `kernel` in `groups` of `group_size` on `list` and waits for it.
 fn run(
     sim: &Sim,
@@ -136,8 +141,7 @@ fn a_kernel_with_code_runs_on_each_device_and_reads_what_copies_wrote() {
     let pool = sim.event_pool(context, 1);
     let done = sim.event(pool, 0);
     for device in 0..2u32 {
-        let (module, log) = build(&sim, context, device, SPIRV, KERNELS);
-        let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+        let module = built(build(&sim, context, device, SPIRV, KERNELS));
         let add = kernel(&sim, module, "add_u32").unwrap();
         let list = sim.immediate_list(context, device, 0);
         let items = 1024usize;
@@ -174,8 +178,7 @@ fn local_memory_structs_three_dimensions_atomics_and_required_group_sizes() {
     let sim = Sim::preset("b70x2");
     let bench = Bench::new(sim);
     let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
-    let (module, log) = build(sim, context, 0, SPIRV, KERNELS);
-    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let module = built(build(sim, context, 0, SPIRV, KERNELS));
     let buffer = sim.alloc_device(context, 0, MIB);
 
     // Local memory and a barrier: groups of 8, each reversed.
@@ -330,8 +333,7 @@ fn specialization_constants_reach_the_build_and_what_opencl_cannot_build_runs_as
     let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
     let buffer = sim.alloc_device(context, 0, 4096);
     for (constants, expected) in [(&[][..], 5u32), (&[(7, 42)][..], 42)] {
-        let (module, log) = build_specialized(sim, context, SPECIALIZED, constants);
-        let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+        let module = built(build_specialized(sim, context, SPECIALIZED, constants));
         let write = kernel(sim, module, "write_constant").unwrap();
         ok(set_argument(sim, write, 0, &buffer));
         ok(run(sim, list, write, [1, 1, 1], [1, 1, 1], done));
@@ -376,8 +378,7 @@ fn pointer_arguments_are_checked_and_a_pointer_outside_every_allocation_is_not_r
     let done = sim.event(pool, 0);
     let list0 = sim.immediate_list(context, 0, 0);
     let list1 = sim.immediate_list(context, 1, 0);
-    let (module, log) = build(&sim, context, 1, SPIRV, KERNELS);
-    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let module = built(build(&sim, context, 1, SPIRV, KERNELS));
     let add = kernel(&sim, module, "add_u32").unwrap();
     let items = 64usize;
     let peer = sim.alloc_device(context, 0, items * 4);
@@ -487,8 +488,7 @@ fn with_kernel_execution_off_a_launch_is_counted_as_not_executed() {
     let sim = Sim::in_process(config);
     let bench = Bench::new(sim);
     let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
-    let (module, log) = build(sim, context, 0, SPIRV, KERNELS);
-    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let module = built(build(sim, context, 0, SPIRV, KERNELS));
     let add = kernel(sim, module, "add_u32").unwrap();
     let buffer = sim.alloc_device(context, 0, 256);
     write_u32(sim, list, done, buffer, &[1; 64]);
@@ -576,8 +576,7 @@ fn a_global_offset_moves_the_first_work_items_id() {
     };
     let bench = Bench::new(sim);
     let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
-    let (module, log) = build(sim, context, 0, SPIRV, KERNELS);
-    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let module = built(build(sim, context, 0, SPIRV, KERNELS));
     let add = kernel(sim, module, "add_u32").unwrap();
     let items = 128usize;
     let input = sim.alloc_device(context, 0, items * 4);
@@ -632,8 +631,7 @@ fn memory_a_queued_kernel_reaches_through_a_table_outlives_its_free() {
     let pool = sim.event_pool(context, 2);
     let (gate, done) = (sim.event(pool, 0), sim.event(pool, 1));
     let list = sim.immediate_list(context, 0, 0);
-    let (module, log) = build(&sim, context, 0, SPIRV, KERNELS);
-    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let module = built(build(&sim, context, 0, SPIRV, KERNELS));
     let gather = kernel(&sim, module, "gather_table").unwrap();
     let items = 64usize;
     let values = sim.alloc_device(context, 0, items * 4);
@@ -713,8 +711,8 @@ fn atomics_through_generic_pointers_run_with_the_builtins_the_cpu_runtime_lacks(
     let bench = Bench::new(sim);
     let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
     let (module, log) = build(sim, context, 0, SPIRV, ATOMICS);
-    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
     assert!(log.is_empty(), "built, with the atomics linked in: {log}");
+    let module = built((module, log));
     assert_eq!(sim.counter("modules_not_built"), 0);
     let items = 256usize;
     let (source, target) = (
@@ -759,8 +757,7 @@ fn an_indirect_launch_reads_its_group_counts_when_it_runs() {
     };
     let bench = Bench::new(sim);
     let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
-    let (module, log) = build(sim, context, 0, SPIRV, KERNELS);
-    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let module = built(build(sim, context, 0, SPIRV, KERNELS));
     let add = kernel(sim, module, "add_u32").unwrap();
     let items = 256usize;
     let input = sim.alloc_device(context, 0, items * 4);
@@ -862,8 +859,7 @@ fn a_native_binary_builds_the_module_again_with_its_constants() {
     let bench = Bench::new(sim);
     let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
     let buffer = sim.alloc_device(context, 0, 4096);
-    let (module, log) = build_specialized(sim, context, SPECIALIZED, &[(7, 99)]);
-    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let module = built(build_specialized(sim, context, SPECIALIZED, &[(7, 99)]));
     let mut size = 0;
     // SAFETY: a module of this test; size query, then a buffer of that size.
     let binary = unsafe {
@@ -926,8 +922,7 @@ fn a_module_destroyed_before_its_kernels_leaves_them_running_and_counts_a_hazard
     let sim = Sim::preset("b70x2");
     let bench = Bench::new(sim);
     let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
-    let (module, log) = build(sim, context, 0, SPIRV, KERNELS);
-    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let module = built(build(sim, context, 0, SPIRV, KERNELS));
     let add = kernel(sim, module, "add_u32").unwrap();
     destroy_module(sim, module);
     assert_eq!(sim.counter("destroy_hazards"), 1);
@@ -982,8 +977,7 @@ fn modules_and_kernels_describe_themselves_as_the_driver_does() {
         pBuildFlags: flags.as_ptr(),
         ..Default::default()
     };
-    let (module, log) = build_with(&sim, context, 0, &desc);
-    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let module = built(build_with(&sim, context, 0, &desc));
     let (unresolved, _) = build(&sim, context, 0, SPIRV, UNRESOLVED);
     let unresolved = unresolved.unwrap();
     let flags_of = |module| {
@@ -1084,8 +1078,7 @@ fn multiple_indirect_launches_run_as_many_as_the_count_says() {
     };
     let bench = Bench::new(sim);
     let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
-    let (module, log) = build(sim, context, 0, SPIRV, KERNELS);
-    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let module = built(build(sim, context, 0, SPIRV, KERNELS));
     let items = 128usize;
     let input = sim.alloc_device(context, 0, items * 4);
     let outputs: Vec<_> = (0..3)
@@ -1166,8 +1159,7 @@ fn a_small_overrun_stays_in_the_allocations_page() {
     let sim = Sim::preset("b70x2");
     let bench = Bench::new(sim);
     let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
-    let (module, log) = build(sim, context, 0, SPIRV, KERNELS);
-    let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
+    let module = built(build(sim, context, 0, SPIRV, KERNELS));
     let add = kernel(sim, module, "add_u32").unwrap();
     // 16 elements each, as level-zero-tests' multiple-indirect test allocates them.
     let (output, input) = (
