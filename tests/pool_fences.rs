@@ -349,3 +349,56 @@ fn the_next_allocation_after_the_work_completes_reuses_the_block() {
         );
     }
 }
+
+/// Threads free blocks behind fences while others allocate and reclaim at once (a reclaim
+/// skips the deferred list's lock when it looks empty): no block is handed out while the work
+/// it was freed behind runs, and once every fence has completed every block comes back and
+/// nothing is left behind.
+#[test]
+fn blocks_deferred_and_reclaimed_from_several_threads_all_come_back() {
+    run_with_timeout(Duration::from_secs(60), || {
+        let harness = Harness::simulated("b70x2");
+        let (manager, devices) = setup(&harness);
+        let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+        let fences: Vec<Arc<Flag>> = (0..4)
+            .map(|_| Arc::new(Flag(AtomicBool::new(false))))
+            .collect();
+        // Each deferred block's address, with the fence it was freed behind.
+        let deferred = std::sync::Mutex::new(std::collections::HashMap::new());
+        std::thread::scope(|scope| {
+            for thread in 0..4usize {
+                let (pool, fences, deferred) = (&pool, &fences, &deferred);
+                scope.spawn(move || {
+                    for round in 0..200usize {
+                        let block = pool.allocate(4096 << (round % 3)).unwrap();
+                        let behind: Option<usize> =
+                            deferred.lock().unwrap().get(&block.address()).copied();
+                        assert!(
+                            behind.is_none_or(|fence| fences[fence].is_complete()),
+                            "thread {thread}: a block handed out under its running work"
+                        );
+                        if round % 2 == 0 {
+                            deferred.lock().unwrap().insert(block.address(), thread);
+                            block.free_after(Arc::clone(&fences[thread]) as Arc<dyn WorkFence>);
+                        } else {
+                            drop(block);
+                        }
+                        pool.reclaim();
+                    }
+                });
+            }
+            // Each thread's work completes while the others still defer and reclaim.
+            for fence in &fences {
+                std::thread::sleep(Duration::from_millis(5));
+                fence.0.store(true, Ordering::Release);
+            }
+        });
+        pool.reclaim();
+        assert_eq!(pool.stats().allocated_bytes, 0, "{:?}", pool.stats());
+        pool.trim().unwrap();
+        assert_eq!(pool.stats().reserved_bytes, 0, "{:?}", pool.stats());
+        drop(pool);
+        drop(manager);
+        harness.assert_clean();
+    });
+}
