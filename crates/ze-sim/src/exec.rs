@@ -176,6 +176,10 @@ struct Job {
     ops: Vec<Op>,
     worker: usize,
     engine: Engine,
+    /// The engine context it runs on (`EngineContext`).
+    context: EngineContext,
+    /// Run on the appending thread (counted in `inline_jobs` until it ends).
+    inline: bool,
     fence: Option<usize>,
     /// The regular lists it executes: they must outlive it.
     lists: Vec<usize>,
@@ -183,16 +187,29 @@ struct Job {
     submitted_at: u64,
 }
 
-static NEXT_WORKER: AtomicUsize = AtomicUsize::new(1);
+/// The hardware context a queue's submissions run on. compute-runtime gives every queue and
+/// immediate list of one (ordinal, index) that engine's one command stream receiver
+/// (`DeviceImp::getCsrForOrdinalAndIndex`), so their submissions run one after another in
+/// submission order, whichever queue made them: a wait blocks what was submitted after it
+/// there. Only products with context groups (`GfxCoreHelper::getContextGroupContextsCount`
+/// above 1, Xe3P on) give queues secondary contexts; the modelled B60 and B70 (Xe2) have none.
+/// A low-priority compute queue gets the device's one low-priority context
+/// (`getCsrForLowPriority`), which runs beside the regular one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct EngineContext {
+    pub engine: Engine,
+    pub low_priority: bool,
+}
 
-/// The thread that executes one queue's (or immediate list's) submissions in order.
-pub(crate) struct Worker {
-    pub id: usize,
+/// The thread that executes one engine context's submissions in order, shared by every
+/// queue and immediate list on that context; it ends once the last of them is gone and its
+/// queued work has run.
+pub(crate) struct EngineThread {
     sender: Mutex<Option<Sender<Job>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
-impl Worker {
+impl EngineThread {
     fn start(platform: &Arc<Inner>) -> Self {
         let (sender, receiver) = mpsc::channel::<Job>();
         let platform = Arc::clone(platform);
@@ -200,30 +217,108 @@ impl Worker {
             .name("ze-sim-engine".into())
             .spawn(move || {
                 for job in receiver {
+                    // After a job of the same context that ran on its appending thread.
+                    let state = platform.lock();
+                    platform.wait_until(state, u64::MAX, |state| {
+                        !state.inline_jobs.contains_key(&job.context)
+                    });
                     run(&platform, job);
                 }
             })
             .ok();
         Self {
-            id: NEXT_WORKER.fetch_add(1, Ordering::Relaxed),
             sender: Mutex::new(Some(sender)),
             thread: Mutex::new(thread),
         }
     }
 
     /// Ends the thread once queued work has run.
-    pub(crate) fn stop(&self) {
+    fn stop(&self) {
         self.sender
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .take();
-        if let Some(thread) = self
+        let thread = self
             .thread
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()
+            .take();
+        // Never joined from its own thread (a job that dropped the last queue of its engine).
+        if let Some(thread) = thread
+            && thread.thread().id() != std::thread::current().id()
         {
             let _ = thread.join();
+        }
+    }
+
+    fn send(&self, job: Job) -> Option<Result<(), mpsc::SendError<Job>>> {
+        self.sender
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .as_ref()
+            .map(|sender| sender.send(job))
+    }
+}
+
+static NEXT_WORKER: AtomicUsize = AtomicUsize::new(1);
+
+/// One queue's (or immediate list's) stream of submissions: its own bookkeeping (what it has
+/// outstanding, for its synchronize and destroy), run by its engine context's thread.
+pub(crate) struct Worker {
+    pub id: usize,
+    pub context: EngineContext,
+    engine: Mutex<Option<Arc<EngineThread>>>,
+}
+
+impl Worker {
+    fn start(platform: &Arc<Inner>, context: EngineContext) -> Self {
+        let mut state = platform.lock();
+        let engine = state
+            .engine_threads
+            .get(&context)
+            .and_then(std::sync::Weak::upgrade)
+            .unwrap_or_else(|| {
+                let engine = Arc::new(EngineThread::start(platform));
+                state
+                    .engine_threads
+                    .insert(context, Arc::downgrade(&engine));
+                engine
+            });
+        Self {
+            id: NEXT_WORKER.fetch_add(1, Ordering::Relaxed),
+            context,
+            engine: Mutex::new(Some(engine)),
+        }
+    }
+
+    fn engine(&self) -> Option<Arc<EngineThread>> {
+        self.engine
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// Ends the stream once its queued work has run; the last stream of an engine context
+    /// ends its thread.
+    pub(crate) fn stop(&self, platform: &Inner) {
+        let state = platform.lock();
+        platform.wait_until(state, u64::MAX, |state| {
+            state.outstanding.get(&self.id).copied().unwrap_or(0) == 0
+        });
+        let engine = self
+            .engine
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        // Under the platform lock, where a new stream would take the thread.
+        let mut state = platform.lock();
+        let last = engine.and_then(Arc::into_inner);
+        if last.is_some() {
+            state.engine_threads.remove(&self.context);
+        }
+        drop(state);
+        if let Some(engine) = last {
+            engine.stop();
         }
     }
 }
@@ -237,17 +332,38 @@ pub(crate) struct CommandQueue {
 }
 
 impl CommandQueue {
+    /// A queue on `engine`, in its low-priority context if `low_priority` and the engine is
+    /// a compute engine (compute-runtime has no low-priority copy context without context
+    /// groups).
     pub(crate) fn new(
         platform: &Arc<Inner>,
         context: usize,
         engine: Engine,
         synchronous: bool,
+        low_priority: bool,
     ) -> Self {
+        let compute = crate::queue_groups(&platform.config.devices[engine.device as usize])
+            .get(engine.ordinal as usize)
+            .is_some_and(|group| {
+                group.flags & level_zero_sys::ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE.0 != 0
+            });
+        let context_of_engine = if low_priority && compute {
+            // One per device, whichever compute engine the descriptor names.
+            EngineContext {
+                engine: Engine { index: 0, ..engine },
+                low_priority: true,
+            }
+        } else {
+            EngineContext {
+                engine,
+                low_priority: false,
+            }
+        };
         Self {
             context,
             engine,
             synchronous,
-            worker: Worker::start(platform),
+            worker: Worker::start(platform, context_of_engine),
         }
     }
 }
@@ -974,12 +1090,8 @@ pub(crate) fn submit(
     // A refused submission keeps its counters (they record what was attempted) and any owner
     // commits it made (the driver would have committed the memory too).
     let ops = prepare(platform, &mut state, queue.context, queue.engine, commands)?;
-    let engine_idle = state
-        .outstanding
-        .get(&queue.worker.id)
-        .copied()
-        .unwrap_or(0)
-        == 0;
+    // Idle: nothing queued on the engine context, from any queue that shares it.
+    let engine_idle = !state.engine_jobs.contains_key(&queue.worker.context);
     // On the wall clock an engine takes the command's time: the appending thread must not.
     let inline = submitter == Submitter::ImmediateList
         && !platform.config.timing.wall_clock
@@ -1026,6 +1138,17 @@ pub(crate) fn submit(
                 // A counter-based event stands for its latest signalling append.
                 *arming = event.rearm();
                 event.uses.fetch_add(1, Ordering::AcqRel);
+                if !event.counter_based {
+                    let key = (queue.worker.context, Arc::as_ptr(event) as usize);
+                    count_use(&mut state.queued_signals, key, 1);
+                    // The engine already waits on the event this signal, queued behind, sets.
+                    if let Some(counted) = state.blocked_waits.get_mut(&key)
+                        && !*counted
+                    {
+                        *counted = true;
+                        count_deadlock(&mut state, queue.worker.context);
+                    }
+                }
             }
             Op::Reset(event) => {
                 event.uses.fetch_add(1, Ordering::AcqRel);
@@ -1054,6 +1177,7 @@ pub(crate) fn submit(
     }
     count_use(&mut state.worker_ops, queue.worker.id, ops.len() as i32);
     *state.outstanding.entry(queue.worker.id).or_default() += 1;
+    count_use(&mut state.engine_jobs, queue.worker.context, 1);
     let jobs = state.worker_jobs.entry(queue.worker.id).or_default();
     jobs.device = queue.engine.device;
     jobs.submitted += 1;
@@ -1064,26 +1188,25 @@ pub(crate) fn submit(
         ops,
         worker: queue.worker.id,
         engine: queue.engine,
+        context: queue.worker.context,
+        inline,
         fence,
         lists: lists.to_vec(),
         submitted_at: platform.host_clock.load(Ordering::Acquire),
     };
     if inline {
         // Nothing else can submit to this list meanwhile (Level Zero's rule for immediate
-        // lists), and its engine has nothing queued: running here keeps the order.
+        // lists), and its engine has nothing queued: running here keeps the order. What
+        // another queue submits to the engine meanwhile waits for it (`inline_jobs`).
+        count_use(&mut state.inline_jobs, queue.worker.context, 1);
         drop(state);
         run(platform, job);
         return Ok(());
     }
-    let sent = queue
-        .worker
-        .sender
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .as_ref()
-        .map(|sender| sender.send(job));
+    let sent = queue.worker.engine().and_then(|engine| engine.send(job));
     if !matches!(sent, Some(Ok(()))) {
         // Never to run: its real launches are not in flight (frees would be held forever).
+        count_use(&mut state.engine_jobs, queue.worker.context, -1);
         if let Some(Err(mpsc::SendError(job))) = sent {
             for op in &job.ops {
                 if matches!(op, Op::Launch { run: Some(_), .. }) {
@@ -1122,10 +1245,14 @@ fn run(platform: &Inner, job: Job) {
                 // Each event under its own lock; the engine holds nothing else while it waits.
                 // Destroying an awaited event is refused, so every event here is live.
                 for (event, arming) in &events {
-                    let mut state = event.state.lock();
                     let done = |state: &crate::platform::EventState| {
                         state.signaled || (*arming > 0 && state.completed_arming >= *arming)
                     };
+                    let blocked = !done(&event.state.lock());
+                    if blocked {
+                        note_blocked_wait(platform, job.context, event, true);
+                    }
+                    let mut state = event.state.lock();
                     while !done(&state) {
                         event.changed.wait(&mut state);
                     }
@@ -1136,6 +1263,10 @@ fn run(platform: &Inner, job: Job) {
                     } else {
                         ready_at = ready_at.max(state.completed_end);
                     }
+                    drop(state);
+                    if blocked {
+                        note_blocked_wait(platform, job.context, event, false);
+                    }
                     event.uses.fetch_sub(1, Ordering::AcqRel);
                 }
                 let state = held.get_or_insert_with(|| platform.lock());
@@ -1143,6 +1274,13 @@ fn run(platform: &Inner, job: Job) {
             }
             Op::Signal(event, arming) => {
                 let state = held.get_or_insert_with(|| platform.lock());
+                if !event.counter_based {
+                    count_use(
+                        &mut state.queued_signals,
+                        (job.context, Arc::as_ptr(&event) as usize),
+                        -1,
+                    );
+                }
                 event.signal_arming(last_interval.unwrap_or((ready_at, ready_at)), arming);
                 count_use(&mut state.worker_ops, job.worker, -1);
                 platform.changed.notify_all();
@@ -1244,6 +1382,10 @@ fn run(platform: &Inner, job: Job) {
     if let Some(jobs) = state.outstanding.get_mut(&job.worker) {
         *jobs = jobs.saturating_sub(1);
     }
+    count_use(&mut state.engine_jobs, job.context, -1);
+    if job.inline {
+        count_use(&mut state.inline_jobs, job.context, -1);
+    }
     if let Some(jobs) = state.worker_jobs.get_mut(&job.worker) {
         jobs.completed += 1;
     }
@@ -1257,6 +1399,35 @@ fn run(platform: &Inner, job: Job) {
         state.fence_end.insert(fence, end);
     }
     platform.changed.notify_all();
+}
+
+/// A wait on `event` blocks its engine context until it ends. If a submission queued behind
+/// it on the same context signals the event (queued before the wait blocked, or while it
+/// waits), that signal cannot run before the wait ends, as on hardware, where the engine's
+/// ring stops at the semaphore: counted once (`engine_deadlocks`) and reported, and the wait
+/// goes on (the host, or another engine, may still signal the event).
+fn note_blocked_wait(platform: &Inner, context: EngineContext, event: &Arc<Event>, blocked: bool) {
+    let mut state = platform.lock();
+    let key = (context, Arc::as_ptr(event) as usize);
+    if !blocked {
+        state.blocked_waits.remove(&key);
+        return;
+    }
+    let behind = state.queued_signals.contains_key(&key);
+    state.blocked_waits.insert(key, behind);
+    if behind {
+        count_deadlock(&mut state, context);
+    }
+}
+
+fn count_deadlock(state: &mut State, context: EngineContext) {
+    state.counters.engine_deadlocks += 1;
+    eprintln!(
+        "ze-sim: an engine waits on an event that a later submission on the same engine \
+         signals (device {}, group {}, queue {}): it hangs unless the host or another engine \
+         signals it",
+        context.engine.device, context.engine.ordinal, context.engine.index
+    );
 }
 
 /// A command starts: residency is checked again (memory evicted since it was appended would

@@ -142,6 +142,10 @@ counters! {
     live_virtual_reservations,
     /// Live mappings of physical memory into reserved ranges (`zeVirtualMemMap`).
     live_virtual_mappings,
+    /// Waits that blocked their engine on an event a submission queued behind them on the same
+    /// engine signals: a hang on hardware, where one engine runs its submissions in order
+    /// (the wait goes on until the host signals the event).
+    engine_deadlocks,
     /// IPC handles handed out (`zeMemGetIpcHandle`).
     ipc_handles_exported,
     /// Live opened IPC handles (`zeMemOpenIpcHandle`, until `zeMemCloseIpcHandle`).
@@ -320,6 +324,18 @@ pub(crate) struct State {
     pub worker_ops: FxHashMap<usize, u32>,
     /// Kernel -> queued launches of it.
     pub kernel_uses: FxHashMap<usize, u32>,
+    /// Each engine context's thread, while a queue or immediate list uses it.
+    pub engine_threads:
+        FxHashMap<crate::exec::EngineContext, std::sync::Weak<crate::exec::EngineThread>>,
+    /// Engine context -> jobs submitted to it, from any queue, not yet completed.
+    pub engine_jobs: FxHashMap<crate::exec::EngineContext, u32>,
+    /// (engine context, event) -> whether it was counted as a deadlock: the wait on the event
+    /// that blocks the context's engine now.
+    pub blocked_waits: FxHashMap<(crate::exec::EngineContext, usize), bool>,
+    /// Engine context -> jobs running on their appending thread (`exec::submit`).
+    pub inline_jobs: FxHashMap<crate::exec::EngineContext, u32>,
+    /// (engine context, event) -> signals of the event queued there and not yet run.
+    pub queued_signals: FxHashMap<(crate::exec::EngineContext, usize), u32>,
 }
 
 /// Adds `delta` to the count under `key`, removing it when it reaches zero.
@@ -1076,6 +1092,11 @@ impl Platform {
             list_uses: FxHashMap::default(),
             worker_ops: FxHashMap::default(),
             kernel_uses: FxHashMap::default(),
+            engine_threads: FxHashMap::default(),
+            engine_jobs: FxHashMap::default(),
+            queued_signals: FxHashMap::default(),
+            inline_jobs: FxHashMap::default(),
+            blocked_waits: FxHashMap::default(),
         };
         let inner = Arc::new(Inner {
             config,

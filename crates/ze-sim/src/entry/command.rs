@@ -62,7 +62,15 @@ unsafe fn queue_for(
     let desc = unsafe { input(desc) }?;
     let engine = engine(&platform, index, desc.ordinal, desc.index)?;
     let synchronous = desc.mode == ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
-    let queue = CommandQueue::new(&platform, context as usize, engine, synchronous);
+    let low_priority =
+        desc.priority == ze_command_queue_priority_t::ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW;
+    let queue = CommandQueue::new(
+        &platform,
+        context as usize,
+        engine,
+        synchronous,
+        low_priority,
+    );
     Ok((platform, queue))
 }
 
@@ -102,7 +110,7 @@ pub(crate) unsafe extern "C" fn queue_destroy(queue: ze_command_queue_handle_t) 
         let (platform, object) = registry::queue(queue as usize)?;
         refuse_if_busy(&platform, Some(object.worker.id), queue as usize)?;
         registry::unregister(queue as usize);
-        object.worker.stop();
+        object.worker.stop(&platform);
         {
             let mut state = platform.lock();
             platform.observe_worker(&state, object.worker.id);
@@ -321,7 +329,7 @@ pub(crate) unsafe extern "C" fn list_destroy(list: ze_command_list_handle_t) -> 
         refuse_if_busy(&platform, worker, list as usize)?;
         registry::unregister(list as usize);
         if let Some(queue) = &object.immediate {
-            queue.worker.stop();
+            queue.worker.stop(&platform);
             let mut state = platform.lock();
             platform.observe_worker(&state, queue.worker.id);
             state.forget_worker(queue.worker.id);

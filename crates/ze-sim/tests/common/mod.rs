@@ -357,18 +357,37 @@ impl Sim {
         }
     }
 
-    /// An immediate list on `device`'s engine `(ordinal, index)`, asynchronous.
+    /// An immediate list on `device`'s engine `(ordinal, 0)`, asynchronous.
     pub fn immediate_list(
         &self,
         context: ze_context_handle_t,
         device: u32,
         ordinal: u32,
     ) -> ze_command_list_handle_t {
+        self.immediate_list_on(
+            context,
+            device,
+            ordinal,
+            0,
+            ze_command_queue_priority_t::ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
+        )
+    }
+
+    /// An asynchronous immediate list on `device`'s engine `(ordinal, index)`, at `priority`.
+    pub fn immediate_list_on(
+        &self,
+        context: ze_context_handle_t,
+        device: u32,
+        ordinal: u32,
+        index: u32,
+        priority: ze_command_queue_priority_t,
+    ) -> ze_command_list_handle_t {
         let desc = ze_command_queue_desc_t {
             stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
             ordinal,
-            index: 0,
+            index,
             mode: ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+            priority,
             ..Default::default()
         };
         let mut list = null_mut();
