@@ -1301,7 +1301,7 @@ fn run(platform: &Inner, job: Job) {
                 drop(held.take());
                 delay(platform);
                 let (interval, until) =
-                    start(platform, job.engine, nanos, ready_at, &touched, true);
+                    start(platform, job.context, nanos, ready_at, &touched, true);
                 last_interval = Some(interval);
                 // SAFETY: both ranges were checked at submission to lie inside live simulator
                 // allocations (kept alive while pending) or caller-owned host memory that the
@@ -1330,7 +1330,7 @@ fn run(platform: &Inner, job: Job) {
                 drop(held.take());
                 delay(platform);
                 let (interval, until) =
-                    start(platform, job.engine, nanos, ready_at, &touched, false);
+                    start(platform, job.context, nanos, ready_at, &touched, false);
                 last_interval = Some(interval);
                 if let Some(builtin) = builtin {
                     run_builtin(platform, job.engine, builtin, items, &pointers, value);
@@ -1356,7 +1356,7 @@ fn run(platform: &Inner, job: Job) {
                 drop(held.take());
                 delay(platform);
                 let (interval, until) =
-                    start(platform, job.engine, nanos, ready_at, &touched, true);
+                    start(platform, job.context, nanos, ready_at, &touched, true);
                 last_interval = Some(interval);
                 if let Some(event) = &timestamp_of {
                     // Global and context timestamps alike: the simulated clock is one.
@@ -1436,12 +1436,13 @@ fn count_deadlock(state: &mut State, context: EngineContext) {
 /// finish on the wall clock.
 fn start(
     platform: &Inner,
-    engine: Engine,
+    context: EngineContext,
     nanos: u64,
     ready_at: u64,
     touched: &[usize],
     copy: bool,
 ) -> ((u64, u64), Option<std::time::Instant>) {
+    let engine = context.engine;
     let mut state = platform.lock();
     // Without peer access reported, a copy engine stages a peer's memory through the host.
     let staged = copy && !platform.config.peer_access_reported;
@@ -1456,20 +1457,16 @@ fn start(
         })
         .count();
     state.counters.residency_violations += lost as u64;
-    let clock = state
-        .engine_clock
-        .entry((engine.device, engine.ordinal, engine.index))
-        .or_default();
+    // Per engine context: a low-priority context's work yields to the regular context's
+    // (the hardware preempts it), so it never delays that context's modelled time.
+    let clock = state.engine_clock.entry(context).or_default();
     let start = (*clock).max(ready_at);
     let end = start.saturating_add(nanos);
     *clock = end;
     // On the wall clock too, one command of an engine after another, whichever queue sent it.
     let until = platform.config.timing.wall_clock.then(|| {
         let now = std::time::Instant::now();
-        let free = state
-            .engine_wall
-            .entry((engine.device, engine.ordinal, engine.index))
-            .or_insert(now);
+        let free = state.engine_wall.entry(context).or_insert(now);
         *free = (*free).max(now) + std::time::Duration::from_nanos(nanos);
         *free
     });

@@ -306,10 +306,10 @@ pub(crate) struct State {
     /// Per engine worker that has run work: its device and job sequence numbers (for
     /// `zeDeviceSynchronize`, which waits for the jobs submitted before it).
     pub worker_jobs: FxHashMap<usize, WorkerJobs>,
-    /// Modelled time (ns) at which each engine is next free.
-    pub engine_clock: FxHashMap<(u32, u32, u32), u64>,
-    /// With `TimingModel::wall_clock`: when each engine is next free on the wall clock.
-    pub engine_wall: FxHashMap<(u32, u32, u32), std::time::Instant>,
+    /// Modelled time (ns) at which each engine context is next free.
+    pub engine_clock: FxHashMap<crate::exec::EngineContext, u64>,
+    /// With `TimingModel::wall_clock`: when each engine context is next free on the wall clock.
+    pub engine_wall: FxHashMap<crate::exec::EngineContext, std::time::Instant>,
     /// Modelled end of the last job of each worker, and of the job each fence tracks.
     pub worker_end: FxHashMap<usize, u64>,
     pub fence_end: FxHashMap<usize, u64>,

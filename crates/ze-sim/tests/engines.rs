@@ -347,3 +347,81 @@ fn threads_sharing_one_engine_each_get_their_work_done() {
     }
     sim.assert_clean();
 }
+
+/// The device's low-priority context yields to the regular one, so in modelled time its work
+/// never delays the regular context's (level-zero-tests' priority case: a high-priority
+/// queue's fill, released with several low-priority ones, ends before them).
+#[test]
+fn low_priority_work_does_not_delay_the_regular_context_in_modelled_time() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let lows = 6;
+    let pool = sim.event_pool(context, lows + 2);
+    let events: Vec<_> = (0..lows + 2).map(|index| sim.event(pool, index)).collect();
+    let (gate, high_done, low_done) = (events[0], events[1], &events[2..]);
+    let low_bytes = 1 << 20;
+    let buffers: Vec<_> = (0..lows)
+        .map(|_| sim.alloc_device(context, 0, low_bytes))
+        .collect();
+    let small = sim.alloc_device(context, 0, 1024);
+    let fill = |list, pointer, size, done| {
+        let mut waits = [gate];
+        let pattern = [0x22u8];
+        // SAFETY: a live list and device allocation of `size`; a one-byte pattern.
+        ok(unsafe {
+            (sim.api.command_list_append_memory_fill)(
+                list,
+                pointer,
+                pattern.as_ptr().cast(),
+                1,
+                size,
+                done,
+                1,
+                waits.as_mut_ptr(),
+            )
+        });
+    };
+    let low_lists: Vec<_> = (0..lows as usize)
+        .map(|index| {
+            let list = sim.immediate_list_on(context, 0, COMPUTE, 0, LOW);
+            fill(list, buffers[index], low_bytes, low_done[index]);
+            list
+        })
+        .collect();
+    let high = sim.immediate_list_on(
+        context,
+        0,
+        COMPUTE,
+        0,
+        ze_command_queue_priority_t::ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH,
+    );
+    fill(high, small, 1024, high_done);
+    // SAFETY: a live event.
+    ok(unsafe { (sim.api.event_host_signal)(gate) });
+    let end = |event| {
+        let mut result = ze_kernel_timestamp_result_t::default();
+        // SAFETY: a live, signalled timestamp event and an output struct.
+        unsafe {
+            ok((sim.api.event_host_synchronize)(event, LIMIT_NS));
+            ok((sim.api.event_query_kernel_timestamp)(event, &mut result));
+        }
+        result.global.kernelEnd
+    };
+    let high_end = end(high_done);
+    for (index, &done) in low_done.iter().enumerate() {
+        assert!(
+            end(done) > high_end,
+            "low-priority fill {index} ended before the regular context's"
+        );
+    }
+    for list in low_lists.into_iter().chain([high]) {
+        sim.destroy_list(list);
+    }
+    for pointer in buffers.into_iter().chain([small]) {
+        sim.free(context, pointer);
+    }
+    sim.destroy_events(pool, &events);
+    sim.destroy_context(context);
+    assert_eq!(sim.counter("residency_violations"), 0);
+    sim.assert_clean();
+}
