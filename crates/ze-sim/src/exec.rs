@@ -399,6 +399,46 @@ enum Place {
     HostPageable,
 }
 
+/// How a place costs a command, as the copy counters rank them (a corrupting link last).
+fn cost_rank((place, access): &(Place, Option<Access>)) -> u8 {
+    let corrupt = matches!(access, Some(Access::Peer(LinkKind::Corrupt)));
+    let place = match place {
+        Place::DeviceLocal => 0,
+        Place::HostDirect => 1,
+        Place::HostPageable => 2,
+        Place::DevicePeer => 3,
+    };
+    place * 2 + u8::from(corrupt)
+}
+
+/// The parts of `address..address + size` in each mapping, where the range starts in a mapping
+/// of a reservation and runs on through mappings that follow one another with no gap, inside
+/// that reservation; `None` for a range inside one allocation, or not so covered.
+fn mapping_parts(state: &State, address: usize, size: usize) -> Option<Vec<(usize, usize)>> {
+    let end = address.checked_add(size)?;
+    let (&first, allocation) = state.allocations.range(..=address).next_back()?;
+    let first_end = first.checked_add(allocation.size)?;
+    if address >= first_end || end <= first_end || !state.mapped_from.contains_key(&first) {
+        return None;
+    }
+    let (&reserved, reservation) = state.reservations.range(..=first).next_back()?;
+    if end > reserved.checked_add(reservation.size)? {
+        return None;
+    }
+    let mut parts = vec![(address, first_end - address)];
+    let mut at = first_end;
+    while at < end {
+        let next = state.allocations.get(&at)?;
+        if !state.mapped_from.contains_key(&at) {
+            return None;
+        }
+        let part_end = at.checked_add(next.size)?.min(end);
+        parts.push((at, part_end - at));
+        at = part_end;
+    }
+    Some(parts)
+}
+
 /// Checks one range for a command on `engine` in `context`: bounds, context, residency and P2P.
 fn check_range(
     platform: &Inner,
@@ -413,6 +453,21 @@ fn check_range(
     // A caller's range that wraps around the address space is no memory at all.
     if address.checked_add(size).is_none() {
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE);
+    }
+    if let Some(parts) = mapping_parts(state, address, size) {
+        // Virtual memory: one range over adjacent mappings of a reservation, as the GPU's
+        // address space has it (level-zero-tests fills and copies a reservation mapped to
+        // several devices' physical memory). Each part is checked as its own range; the
+        // costliest place answers for the whole.
+        let mut whole: Option<(Place, Option<Access>)> = None;
+        for part in parts {
+            let answer = check_range(platform, state, context, engine, part, copy, touched)?;
+            whole = Some(match whole {
+                Some(kept) if cost_rank(&kept) >= cost_rank(&answer) => kept,
+                _ => answer,
+            });
+        }
+        return whole.ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
     }
     let Some(base) = Inner::find_allocation(state, address, size)? else {
         // The import of greatest base at or below the range, as compute-runtime finds a host

@@ -307,3 +307,148 @@ fn a_mapping_is_its_physical_memorys_devices_memory_with_real_bytes() {
     assert_eq!(sim.counter("live_physical_memory"), 0);
     assert_eq!(sim.host_pinned(), 0);
 }
+
+/// One command over adjacent mappings of one reservation, from two devices' physical memory,
+/// reaches each (as the GPU's address space has it); a range running past the last mapping,
+/// or across a gap, is refused. The page-size query takes a size of 0 as the driver does, and
+/// checking mode refuses it as the specification does.
+#[test]
+fn a_command_reaches_across_adjacent_mappings_of_a_reservation() {
+    const PAGE: usize = 64 << 10;
+    let checking = Sim::checking("b70x2");
+    let checking_context = checking.context(&[0]);
+    let mut page = 0;
+    // SAFETY: valid handles and output pointer.
+    unsafe {
+        assert_eq!(
+            vm(&checking).page_size.unwrap()(checking_context, checking.devices[0], 0, &mut page),
+            ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_SIZE
+        );
+    }
+    checking.destroy_context(checking_context);
+
+    let sim = Sim::preset("b70x2");
+    let vm = vm(&sim);
+    let context = sim.context(&[0, 1]);
+    let list = sim.immediate_list(context, 0, 0);
+    let host = sim.alloc_host(context, 3 * PAGE);
+    let synchronize = || {
+        // SAFETY: a live list.
+        ok(unsafe { vm.synchronize.unwrap()(list, u64::MAX) })
+    };
+    let fill = |at: *mut c_void, value: u8, size: usize| {
+        let pattern = [value];
+        // SAFETY: a live list; the simulator checks the range; a one-byte pattern.
+        unsafe {
+            (sim.api.command_list_append_memory_fill)(
+                list,
+                at,
+                pattern.as_ptr().cast(),
+                1,
+                size,
+                null_mut(),
+                0,
+                null_mut(),
+            )
+        }
+    };
+    // SAFETY (whole block): valid handles and output pointers; every range is checked by the
+    // simulator, and the host allocation is read only after the list synchronised.
+    unsafe {
+        ok(vm.page_size.unwrap()(context, sim.devices[0], 0, &mut page));
+        assert_eq!(page, PAGE, "the smallest page, as compute-runtime answers");
+        let mut range = null_mut();
+        ok(vm.reserve.unwrap()(
+            context,
+            std::ptr::null(),
+            4 * PAGE,
+            &mut range,
+        ));
+        let physical: Vec<_> = [0, 1, 0]
+            .into_iter()
+            .map(|device| {
+                let mut desc = ze_physical_mem_desc_t {
+                    stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC,
+                    size: PAGE,
+                    ..Default::default()
+                };
+                let mut physical = null_mut();
+                ok(vm.create.unwrap()(
+                    context,
+                    sim.devices[device],
+                    &mut desc,
+                    &mut physical,
+                ));
+                physical
+            })
+            .collect();
+        let at = |pages: usize| (range as usize + pages * PAGE) as *mut c_void;
+        // Device 0's page, device 1's page after it, a gap, then another of device 0's.
+        ok(vm.map.unwrap()(
+            context,
+            at(0),
+            PAGE,
+            physical[0],
+            0,
+            READWRITE,
+        ));
+        ok(vm.map.unwrap()(
+            context,
+            at(1),
+            PAGE,
+            physical[1],
+            0,
+            READWRITE,
+        ));
+        ok(fill(at(0), 9, 2 * PAGE));
+        ok(sim.copy(list, host, at(0), 2 * PAGE, null_mut(), &mut []));
+        synchronize();
+        let bytes = std::slice::from_raw_parts(host.cast::<u8>(), 2 * PAGE);
+        assert!(
+            bytes.iter().all(|&byte| byte == 9),
+            "both pages filled and read"
+        );
+        assert_eq!(
+            sim.counter("implicit_imports"),
+            1,
+            "device 1's page, on device 0"
+        );
+        // From inside the first mapping into the second.
+        ok(fill(at(0).byte_add(PAGE / 2), 7, PAGE));
+        ok(sim.copy(list, host, at(0), 2 * PAGE, null_mut(), &mut []));
+        synchronize();
+        let bytes = std::slice::from_raw_parts(host.cast::<u8>(), 2 * PAGE);
+        assert!(bytes[..PAGE / 2].iter().all(|&byte| byte == 9));
+        assert!(bytes[PAGE / 2..3 * PAGE / 2].iter().all(|&byte| byte == 7));
+        assert!(bytes[3 * PAGE / 2..].iter().all(|&byte| byte == 9));
+        assert_eq!(
+            fill(at(1), 1, 2 * PAGE),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            "past the last mapping"
+        );
+        ok(vm.map.unwrap()(
+            context,
+            at(3),
+            PAGE,
+            physical[2],
+            0,
+            READWRITE,
+        ));
+        assert_eq!(
+            fill(at(1), 1, 3 * PAGE),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            "across the unmapped page"
+        );
+        ok(vm.free.unwrap()(context, range, 4 * PAGE));
+        for physical in physical {
+            ok(vm.destroy.unwrap()(context, physical));
+        }
+    }
+    sim.free(context, host);
+    sim.destroy_list(list);
+    sim.destroy_context(context);
+    for name in ["residency_violations", "free_hazards", "destroy_hazards"] {
+        assert_eq!(sim.counter(name), 0, "{name}");
+    }
+    sim.assert_clean();
+}
