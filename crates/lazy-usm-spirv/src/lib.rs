@@ -20,6 +20,7 @@ pub const MAGIC: u32 = 0x0723_0203;
 const HEADER_WORDS: usize = 5;
 
 const OP_MEMORY_MODEL: u32 = 14;
+const OP_CAPABILITY: u32 = 17;
 const OP_ENTRY_POINT: u32 = 15;
 const OP_TYPE_INT: u32 = 21;
 const OP_TYPE_FLOAT: u32 = 22;
@@ -29,6 +30,7 @@ const OP_TYPE_STRUCT: u32 = 30;
 const OP_TYPE_POINTER: u32 = 32;
 const OP_CONSTANT: u32 = 43;
 const OP_FUNCTION: u32 = 54;
+const OP_VARIABLE: u32 = 59;
 const OP_FUNCTION_PARAMETER: u32 = 55;
 const OP_DECORATE: u32 = 71;
 const OP_TYPE_BOOL: u32 = 20;
@@ -41,6 +43,11 @@ const DECORATION_SPEC_ID: u32 = 1;
 const DECORATION_LINKAGE_ATTRIBUTES: u32 = 41;
 const DECORATION_BUILT_IN: u32 = 11;
 const LINKAGE_IMPORT: u32 = 1;
+const LINKAGE_EXPORT: u32 = 0;
+// SPV_INTEL_function_pointers: its capabilities and decoration.
+const CAPABILITY_FUNCTION_POINTERS_INTEL: u32 = 5603;
+const CAPABILITY_INDIRECT_REFERENCES_INTEL: u32 = 5604;
+const DECORATION_REFERENCED_INDIRECTLY_INTEL: u32 = 5602;
 // Execution modes (SPIR-V 1.6, 3.6 "Execution Mode").
 const MODE_LOCAL_SIZE: u32 = 17;
 const MODE_LOCAL_SIZE_HINT: u32 = 18;
@@ -347,6 +354,10 @@ pub struct Contents {
     /// decoration of linkage type `Import` on anything but a built-in variable, which
     /// translators also mark imported): it then needs dynamic linking to run.
     pub has_imports: bool,
+    /// Whether it has program-scope variables in global memory (`OpVariable` of storage class
+    /// `CrossWorkgroup`, which only module scope allows): each module built from it has its
+    /// own.
+    pub has_global_variables: bool,
 }
 
 /// Each kernel's source attributes as OpenCL C spells them (what `zeKernelGetSourceAttributes`
@@ -422,6 +433,7 @@ pub fn source_attributes(bytes: &[u8]) -> Result<Vec<(String, String)>, SpirvErr
 /// let declarations = module(&[("k", &[])]);
 /// let found = contents(&declarations).unwrap();
 /// assert!(!found.has_code && found.specialization_constants.is_empty());
+/// assert!(!found.has_global_variables);
 /// assert!(contents(&declarations[..6]).is_err());
 /// ```
 pub fn contents(bytes: &[u8]) -> Result<Contents, SpirvError> {
@@ -432,10 +444,12 @@ pub fn contents(bytes: &[u8]) -> Result<Contents, SpirvError> {
     let mut has_code = false;
     let mut imports: Vec<u32> = Vec::new();
     let mut built_ins: Vec<u32> = Vec::new();
+    let mut has_global_variables = false;
     for instruction in instructions(&words) {
         let (_, opcode, operands) = instruction?;
         match (opcode, operands) {
             (OP_LABEL, _) => has_code = true,
+            (OP_VARIABLE, [_, _, STORAGE_CROSS_WORKGROUP, ..]) => has_global_variables = true,
             // The name literal, then the linkage type (SPIR-V 1.6, 3.20 "Decoration").
             (OP_DECORATE, [target, DECORATION_LINKAGE_ATTRIBUTES, .., LINKAGE_IMPORT]) => {
                 imports.push(*target);
@@ -469,7 +483,93 @@ pub fn contents(bytes: &[u8]) -> Result<Contents, SpirvError> {
         has_code,
         specialization_constants,
         has_imports: imports.iter().any(|target| !built_ins.contains(target)),
+        has_global_variables,
     })
+}
+
+/// A module that takes function pointers (capability `FunctionPointersINTEL` of
+/// `SPV_INTEL_function_pointers`) with each function it exports also decorated
+/// `ReferencedIndirectlyINTEL` (and the `IndirectReferencesINTEL` capability that decoration
+/// needs); `None` where nothing needs it. A GPU driver hands out the address of any exported
+/// function (`zeModuleGetFunctionPointer` looks it up in the module's symbols), while an
+/// OpenCL runtime addresses only functions so decorated (`clGetDeviceFunctionPointerINTEL`).
+///
+/// ```
+/// use lazy_usm_spirv::{module, with_exported_functions_addressable};
+/// assert_eq!(with_exported_functions_addressable(&module(&[("k", &[])])).unwrap(), None);
+/// ```
+pub fn with_exported_functions_addressable(bytes: &[u8]) -> Result<Option<Vec<u8>>, SpirvError> {
+    let words = words_of(bytes)?;
+    let mut capabilities = Vec::new();
+    let mut first_capability_end = None;
+    let mut functions = Vec::new();
+    let mut referenced = Vec::new();
+    // Each exported target, and the offset just past its export decoration.
+    let mut exports = Vec::new();
+    for instruction in instructions(&words) {
+        let (at, opcode, operands) = instruction?;
+        let end = at + 1 + operands.len();
+        match (opcode, operands) {
+            (OP_CAPABILITY, [capability]) => {
+                capabilities.push(*capability);
+                first_capability_end.get_or_insert(end);
+            }
+            (OP_FUNCTION, [_, id, ..]) => functions.push(*id),
+            (OP_DECORATE, [target, DECORATION_REFERENCED_INDIRECTLY_INTEL]) => {
+                referenced.push(*target)
+            }
+            (OP_DECORATE, [target, DECORATION_LINKAGE_ATTRIBUTES, .., LINKAGE_EXPORT]) => {
+                exports.push((end, *target));
+            }
+            _ => {}
+        }
+    }
+    if !capabilities.contains(&CAPABILITY_FUNCTION_POINTERS_INTEL) {
+        return Ok(None);
+    }
+    let mut insertions: Vec<(usize, Vec<u32>)> = exports
+        .into_iter()
+        .filter(|(_, target)| functions.contains(target) && !referenced.contains(target))
+        .map(|(end, target)| {
+            (
+                end,
+                vec![
+                    3 << 16 | OP_DECORATE,
+                    target,
+                    DECORATION_REFERENCED_INDIRECTLY_INTEL,
+                ],
+            )
+        })
+        .collect();
+    if insertions.is_empty() {
+        return Ok(None);
+    }
+    if !capabilities.contains(&CAPABILITY_INDIRECT_REFERENCES_INTEL)
+        && let Some(end) = first_capability_end
+    {
+        insertions.push((
+            end,
+            vec![
+                2 << 16 | OP_CAPABILITY,
+                CAPABILITY_INDIRECT_REFERENCES_INTEL,
+            ],
+        ));
+    }
+    insertions.sort_by_key(|(at, _)| *at);
+    let mut rewritten = Vec::with_capacity(words.len() + 3 * insertions.len());
+    let mut from = 0;
+    for (at, inserted) in insertions {
+        rewritten.extend_from_slice(&words[from..at]);
+        rewritten.extend(inserted);
+        from = at;
+    }
+    rewritten.extend_from_slice(&words[from..]);
+    Ok(Some(
+        rewritten
+            .iter()
+            .flat_map(|word| word.to_le_bytes())
+            .collect(),
+    ))
 }
 
 /// Each instruction after the header: its word offset, opcode and operands; the first one
@@ -614,6 +714,76 @@ pub fn module(kernels: &[(&str, &[ParameterType])]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Words as the module's bytes.
+    fn bytes_of(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|word| word.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn exported_functions_of_a_function_pointer_module_become_addressable() {
+        let name = u32::from_le_bytes(*b"f\0\0\0");
+        let module = |capability: u32| {
+            bytes_of(&[
+                MAGIC,
+                0x0001_0000,
+                0,
+                10,
+                0,
+                2 << 16 | OP_CAPABILITY,
+                capability,
+                // %1 exported (a function), %9 exported (a variable, not touched).
+                5 << 16 | OP_DECORATE,
+                1,
+                DECORATION_LINKAGE_ATTRIBUTES,
+                name,
+                LINKAGE_EXPORT,
+                5 << 16 | OP_DECORATE,
+                9,
+                DECORATION_LINKAGE_ATTRIBUTES,
+                name,
+                LINKAGE_EXPORT,
+                5 << 16 | OP_FUNCTION,
+                2,
+                1,
+                0,
+                3,
+            ])
+        };
+        assert_eq!(
+            with_exported_functions_addressable(&module(6)).unwrap(),
+            None
+        );
+        let rewritten =
+            with_exported_functions_addressable(&module(CAPABILITY_FUNCTION_POINTERS_INTEL))
+                .unwrap()
+                .expect("rewritten");
+        let words = words_of(&rewritten).unwrap();
+        let found: Vec<(u32, Vec<u32>)> = instructions(&words)
+            .map(|instruction| {
+                let (_, opcode, operands) = instruction.unwrap();
+                (opcode, operands.to_vec())
+            })
+            .collect();
+        assert_eq!(
+            found[1],
+            (OP_CAPABILITY, vec![CAPABILITY_INDIRECT_REFERENCES_INTEL])
+        );
+        assert_eq!(
+            found[3],
+            (OP_DECORATE, vec![1, DECORATION_REFERENCED_INDIRECTLY_INTEL])
+        );
+        assert_eq!(
+            found.len(),
+            6,
+            "one decoration (the variable gets none) and one capability"
+        );
+        assert_eq!(
+            with_exported_functions_addressable(&rewritten).unwrap(),
+            None,
+            "nothing more to do"
+        );
+    }
 
     /// `module`'s bytes with an `OpExecutionMode` for its first entry point appended.
     fn with_mode(bytes: &[u8], mode: &[u32]) -> Vec<u8> {

@@ -314,6 +314,8 @@ pub unsafe extern "C" fn zeGetModuleProcAddrTable(
         pfnGetKernelNames: Some(module::module_get_kernel_names),
         pfnGetNativeBinary: Some(module::module_get_native_binary),
         pfnGetProperties: Some(module::module_get_properties),
+        pfnGetGlobalPointer: Some(module::module_get_global_pointer),
+        pfnGetFunctionPointer: Some(module::module_get_function_pointer),
         ..Default::default()
     };
     // SAFETY: the loader's table.

@@ -35,10 +35,27 @@ use cl3::program::{
     create_program_with_source, get_program_build_info, link_program, release_program,
     set_program_specialization_constant,
 };
-use cl3::types::{cl_command_queue, cl_context, cl_device_id, cl_kernel, cl_program};
+use cl3::types::{
+    cl_command_queue, cl_context, cl_device_id, cl_int, cl_kernel, cl_platform_id, cl_program,
+};
 use std::collections::HashMap;
-use std::ffi::{CString, c_void};
+use std::ffi::{CStr, CString, c_char, c_void};
 use std::sync::{Arc, Mutex, OnceLock};
+
+/// `clGetDeviceGlobalVariablePointerINTEL` (Intel's `cl_intel_global_variable_pointers`):
+/// device, program, variable name, size out, address out.
+type GlobalVariablePointerFn = unsafe extern "C" fn(
+    cl_device_id,
+    cl_program,
+    *const c_char,
+    *mut usize,
+    *mut *mut c_void,
+) -> cl_int;
+
+/// `clGetDeviceFunctionPointerINTEL` (Intel's `cl_intel_function_pointers`): device, program,
+/// function name, address out.
+type FunctionPointerFn =
+    unsafe extern "C" fn(cl_device_id, cl_program, *const c_char, *mut u64) -> cl_int;
 
 /// The OpenCL device kernels run on.
 pub(crate) struct Runtime {
@@ -46,6 +63,19 @@ pub(crate) struct Runtime {
     device: cl_device_id,
     /// Platform and device, as the runtime names them.
     pub description: String,
+    /// Where the runtime has them (Intel's CPU runtime answers both names, though its
+    /// extension string lists neither): what `zeModuleGetGlobalPointer` and
+    /// `zeModuleGetFunctionPointer` answer from.
+    global_variable_pointer: Option<GlobalVariablePointerFn>,
+    function_pointer: Option<FunctionPointerFn>,
+}
+
+/// The address of the runtime's extension function `name` on `platform`, if it has it.
+fn extension_function(platform: cl_platform_id, name: &CStr) -> Option<*mut c_void> {
+    let library = cl3::load_library().as_ref().ok()?;
+    // A platform of this runtime and a nul-terminated name; the call only looks up.
+    let address = library.clGetExtensionFunctionAddressForPlatform(platform, name.as_ptr())?;
+    (!address.is_null()).then_some(address)
 }
 
 // SAFETY: OpenCL contexts and device ids may be used from any thread: every OpenCL call is
@@ -96,10 +126,26 @@ fn find_runtime() -> Result<Runtime, String> {
             let device_name: String = get_device_info(device, CL_DEVICE_NAME)
                 .map(Into::into)
                 .unwrap_or_default();
+            // SAFETY: each address is the runtime's function of that name, whose signature
+            // its extension's specification gives as the type it is cast to.
+            let (global_variable_pointer, function_pointer) = unsafe {
+                (
+                    extension_function(platform, c"clGetDeviceGlobalVariablePointerINTEL").map(
+                        |address| {
+                            std::mem::transmute::<*mut c_void, GlobalVariablePointerFn>(address)
+                        },
+                    ),
+                    extension_function(platform, c"clGetDeviceFunctionPointerINTEL").map(
+                        |address| std::mem::transmute::<*mut c_void, FunctionPointerFn>(address),
+                    ),
+                )
+            };
             return Ok(Runtime {
                 context,
                 device,
                 description: format!("{platform_name}: {device_name}"),
+                global_variable_pointer,
+                function_pointer,
             });
         }
     }
@@ -117,6 +163,46 @@ pub(crate) struct Program {
 unsafe impl Send for Program {}
 // SAFETY: as for `Send`.
 unsafe impl Sync for Program {}
+
+impl Program {
+    /// The address and size of the program-scope variable `name`, in the program's own
+    /// storage (host memory, which every kernel of the program reads and writes); `None` if
+    /// the program has no such variable or the runtime cannot say.
+    pub(crate) fn global_variable(&self, name: &CStr) -> Option<(usize, usize)> {
+        let lookup = self.runtime.global_variable_pointer?;
+        let mut size = 0usize;
+        let mut address = std::ptr::null_mut();
+        // SAFETY: the runtime's function with its specified signature, on a device and program
+        // of the runtime, a nul-terminated name and two output pointers of the right types.
+        let status = unsafe {
+            lookup(
+                self.runtime.device,
+                self.program,
+                name.as_ptr(),
+                &mut size,
+                &mut address,
+            )
+        };
+        (status == 0 && !address.is_null()).then_some((address as usize, size))
+    }
+
+    /// The address of the function `name` of the program (a value a kernel may call through
+    /// a function pointer); `None` if it has none or the runtime cannot say.
+    pub(crate) fn function(&self, name: &CStr) -> Option<u64> {
+        let lookup = self.runtime.function_pointer?;
+        let mut address = 0u64;
+        // SAFETY: as for `global_variable`, with one output pointer.
+        let status = unsafe {
+            lookup(
+                self.runtime.device,
+                self.program,
+                name.as_ptr(),
+                &mut address,
+            )
+        };
+        (status == 0 && address != 0).then_some(address)
+    }
+}
 
 impl Drop for Program {
     fn drop(&mut self) {
@@ -159,17 +245,20 @@ fn opencl_options(flags: &str) -> String {
 }
 
 /// Builds `spirv` with the OpenCL options among `flags` and the specialization `constants`
-/// (`SpecId` and value bytes); the build log when it fails.
+/// (`SpecId` and value bytes); the build log when it fails. A `shared` build may be one made
+/// before for the same key; one that is not (a module with program-scope variables, which
+/// each module has its own of) is built anew.
 pub(crate) fn build(
     runtime: &'static Runtime,
     spirv: &[u8],
     flags: &str,
     constants: Vec<(u32, Vec<u8>)>,
+    shared: bool,
 ) -> Result<Arc<Program>, String> {
     let options = opencl_options(flags);
     let key = (spirv.to_vec(), options, constants);
     let builds = BUILDS.get_or_init(Default::default);
-    if let Some(program) = builds.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+    if shared && let Some(program) = builds.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(program.clone());
     }
     let program = match build_il(runtime, &key, false) {
@@ -183,10 +272,12 @@ pub(crate) fn build(
         Err(log) => return Err(log),
     };
     let program = Arc::new(program);
-    builds
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, program.clone());
+    if shared {
+        builds
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, program.clone());
+    }
     Ok(program)
 }
 
@@ -536,7 +627,7 @@ mod tests {
             runtime().expect("under CI the OpenCL runtime is installed");
         }
         if let Ok(runtime) = runtime() {
-            let error = build(runtime, &[0; 20], "", Vec::new()).err().unwrap();
+            let error = build(runtime, &[0; 20], "", Vec::new(), true).err().unwrap();
             assert!(error.contains("clCreateProgramWithIL"), "{error}");
         }
     }

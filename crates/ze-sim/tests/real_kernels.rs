@@ -15,6 +15,8 @@ const KERNELS: &[u8] = include_bytes!("kernels/kernels.spv");
 const SPECIALIZED: &[u8] = include_bytes!("kernels/specialized.spv");
 const UNRESOLVED: &[u8] = include_bytes!("kernels/unresolved.spv");
 const ATOMICS: &[u8] = include_bytes!("kernels/atomics.spv");
+const GLOBALS: &[u8] = include_bytes!("kernels/globals.spv");
+const FUNCTION_POINTERS: &[u8] = include_bytes!("kernels/function_pointers.spv");
 const SPIRV: ze_module_format_t = ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV;
 
 /// Whether kernels can run here; under CI their absence fails the test.
@@ -1196,5 +1198,94 @@ fn a_small_overrun_stays_in_the_allocations_page() {
     for pointer in neighbours.into_iter().chain([output, input]) {
         sim.free(context, pointer);
     }
+    bench.finish();
+}
+
+/// A module's program-scope variables are its own (two modules of one SPIR-V do not share
+/// them), reached by copies through `zeModuleGetGlobalPointer` and by its kernels; an exported
+/// function's address from `zeModuleGetFunctionPointer` is callable from a kernel; unknown
+/// names get the specification's errors.
+#[test]
+fn global_variables_and_function_pointers_as_the_driver_hands_them_out() {
+    if !runtime_present("global_variables_and_function_pointers") {
+        return;
+    }
+    let bench = Bench::new(Sim::preset("b70x2"));
+    let (sim, list, done) = (&bench.sim, bench.list, bench.done);
+    // SAFETY: each name with its headers' type.
+    let (global_pointer, function_pointer) = unsafe {
+        (
+            sim.function::<ze_pfnModuleGetGlobalPointer_t>("zeModuleGetGlobalPointer")
+                .unwrap(),
+            sim.function::<ze_pfnModuleGetFunctionPointer_t>("zeModuleGetFunctionPointer")
+                .unwrap(),
+        )
+    };
+    let global = |module, name: &std::ffi::CStr| {
+        let (mut size, mut pointer) = (0usize, null_mut());
+        // SAFETY: a module of this test, a nul-terminated name, two output pointers.
+        let result = unsafe { global_pointer(module, name.as_ptr(), &mut size, &mut pointer) };
+        (result, size, pointer)
+    };
+    let modules = [0, 1].map(|_| built(build(sim, bench.context, 0, SPIRV, GLOBALS)));
+    let counters = modules.map(|module| {
+        let (result, size, pointer) = global(module, c"counter");
+        ok(result);
+        assert_eq!(size, 4);
+        pointer
+    });
+    assert_ne!(counters[0], counters[1], "each module has its own");
+    let (result, size, _) = global(modules[0], c"table");
+    ok(result);
+    assert_eq!(size, 16);
+    assert_eq!(
+        global(modules[0], c"no_such_variable").0,
+        ze_result_t::ZE_RESULT_ERROR_INVALID_GLOBAL_NAME
+    );
+    assert_eq!(
+        read_u32(sim, list, done, counters[1], 1),
+        [5],
+        "initialised"
+    );
+    write_u32(sim, list, done, counters[0], &[41]);
+    let out = sim.alloc_device(bench.context, 0, 8);
+    for (module, expected) in modules.into_iter().zip([[42, 30], [6, 30]]) {
+        let bump = kernel(sim, module, "bump_counter").unwrap();
+        ok(set_argument(sim, bump, 0, &out));
+        ok(run(sim, list, bump, [1, 1, 1], [1, 1, 1], done));
+        assert_eq!(read_u32(sim, list, done, out, 2), expected);
+        destroy_kernel(sim, bump);
+    }
+    assert_eq!(
+        read_u32(sim, list, done, counters[0], 1),
+        [42],
+        "the kernel's write"
+    );
+    for module in modules {
+        destroy_module(sim, module);
+    }
+
+    let module = built(build(sim, bench.context, 0, SPIRV, FUNCTION_POINTERS));
+    let mut twice = null_mut();
+    // SAFETY: a module of this test, nul-terminated names, an output pointer.
+    unsafe {
+        ok(function_pointer(module, c"twice".as_ptr(), &mut twice));
+        assert_eq!(
+            function_pointer(module, c"thrice".as_ptr(), &mut twice.clone()),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_FUNCTION_NAME
+        );
+    }
+    assert!(!twice.is_null());
+    let call = kernel(sim, module, "call_through").unwrap();
+    ok(set_argument(sim, call, 0, &(twice as u64)));
+    ok(set_argument(sim, call, 1, &out));
+    ok(run(sim, list, call, [1, 1, 1], [1, 1, 1], done));
+    assert_eq!(read_u32(sim, list, done, out, 1), [42]);
+    destroy_kernel(sim, call);
+    destroy_module(sim, module);
+    sim.free(bench.context, out);
+    assert_eq!(sim.counter("kernels_executed"), 3);
+    assert_eq!(sim.counter("kernel_failures"), 0);
+    assert_eq!(sim.counter("residency_violations"), 0);
     bench.finish();
 }

@@ -248,11 +248,15 @@ fn build_with_opencl(
     let Ok(runtime) = opencl::runtime() else {
         return Ok(Ok(None));
     };
+    // Exported functions addressable, as a GPU driver has them (`zeModuleGetFunctionPointer`).
+    let addressable = lazy_usm_spirv::with_exported_functions_addressable(&source.spirv)
+        .map_err(|error| error.to_string())?;
     Ok(opencl::build(
         runtime,
-        &source.spirv,
+        addressable.as_deref().unwrap_or(&source.spirv),
         &native_binary::compiler_options(&source.flags),
         source.constants.clone(),
+        !contents.has_global_variables,
     )
     .map(Some))
 }
@@ -336,6 +340,63 @@ pub(crate) unsafe extern "C" fn module_get_native_binary(
             std::ptr::copy_nonoverlapping(object.binary.as_ptr(), binary, object.binary.len())
         };
         *size = object.binary.len();
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn module_get_global_pointer(
+    module: ze_module_handle_t,
+    name: *const std::ffi::c_char,
+    size: *mut usize,
+    pointer: *mut *mut c_void,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::module(module as usize)?;
+        if name.is_null() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        // SAFETY: the caller's nul-terminated name.
+        let name = unsafe { CStr::from_ptr(name) };
+        // The variable lives in the OpenCL program's storage, host memory that the module's
+        // kernels use: copies reach it as host memory (the simulator keeps no residency for
+        // it). A module whose kernels do not run for real has none to give.
+        let (address, bytes) = object
+            .program
+            .as_ref()
+            .and_then(|program| program.global_variable(name))
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_GLOBAL_NAME)?;
+        if !size.is_null() {
+            // SAFETY: the caller's optional size pointer, not null here.
+            unsafe { size.write(bytes) };
+        }
+        if !pointer.is_null() {
+            // SAFETY: the caller's optional pointer, not null here.
+            unsafe { pointer.write(address as *mut c_void) };
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn module_get_function_pointer(
+    module: ze_module_handle_t,
+    name: *const std::ffi::c_char,
+    function: *mut *mut c_void,
+) -> ze_result_t {
+    guard(|| {
+        let (_, object) = registry::module(module as usize)?;
+        if name.is_null() {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        // SAFETY: the caller's output pointer.
+        let function = unsafe { out(function) }?;
+        // SAFETY: the caller's nul-terminated name.
+        let name = unsafe { CStr::from_ptr(name) };
+        let address = object
+            .program
+            .as_ref()
+            .and_then(|program| program.function(name))
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_FUNCTION_NAME)?;
+        *function = address as *mut c_void;
         Ok(())
     })
 }
