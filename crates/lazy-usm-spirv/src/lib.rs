@@ -503,9 +503,10 @@ pub fn with_exported_functions_addressable(bytes: &[u8]) -> Result<Option<Vec<u8
     let mut capabilities = Vec::new();
     let mut first_capability_end = None;
     let mut functions = Vec::new();
+    let mut entry_points = Vec::new();
     let mut referenced = Vec::new();
     // Each exported target, and the offset just past its export decoration.
-    let mut exports = Vec::new();
+    let mut exports: Vec<(usize, u32)> = Vec::new();
     for instruction in instructions(&words) {
         let (at, opcode, operands) = instruction?;
         let end = at + 1 + operands.len();
@@ -515,10 +516,13 @@ pub fn with_exported_functions_addressable(bytes: &[u8]) -> Result<Option<Vec<u8
                 first_capability_end.get_or_insert(end);
             }
             (OP_FUNCTION, [_, id, ..]) => functions.push(*id),
+            (OP_ENTRY_POINT, [_, id, ..]) => entry_points.push(*id),
             (OP_DECORATE, [target, DECORATION_REFERENCED_INDIRECTLY_INTEL]) => {
                 referenced.push(*target)
             }
-            (OP_DECORATE, [target, DECORATION_LINKAGE_ATTRIBUTES, .., LINKAGE_EXPORT]) => {
+            (OP_DECORATE, [target, DECORATION_LINKAGE_ATTRIBUTES, .., LINKAGE_EXPORT])
+                if !exports.iter().any(|(_, exported)| exported == target) =>
+            {
                 exports.push((end, *target));
             }
             _ => {}
@@ -527,9 +531,14 @@ pub fn with_exported_functions_addressable(bytes: &[u8]) -> Result<Option<Vec<u8
     if !capabilities.contains(&CAPABILITY_FUNCTION_POINTERS_INTEL) {
         return Ok(None);
     }
+    // Kernels (which translators also export) are launched, not called through pointers.
     let mut insertions: Vec<(usize, Vec<u32>)> = exports
         .into_iter()
-        .filter(|(_, target)| functions.contains(target) && !referenced.contains(target))
+        .filter(|(_, target)| {
+            functions.contains(target)
+                && !entry_points.contains(target)
+                && !referenced.contains(target)
+        })
         .map(|(end, target)| {
             (
                 end,
@@ -723,8 +732,18 @@ mod tests {
     #[test]
     fn exported_functions_of_a_function_pointer_module_become_addressable() {
         let name = u32::from_le_bytes(*b"f\0\0\0");
+        let export = |target: u32| {
+            [
+                5 << 16 | OP_DECORATE,
+                target,
+                DECORATION_LINKAGE_ATTRIBUTES,
+                name,
+                LINKAGE_EXPORT,
+            ]
+        };
+        let function = |id: u32| [5 << 16 | OP_FUNCTION, 2, id, 0, 3];
         let module = |capability: u32| {
-            bytes_of(&[
+            let mut words = vec![
                 MAGIC,
                 0x0001_0000,
                 0,
@@ -732,23 +751,16 @@ mod tests {
                 0,
                 2 << 16 | OP_CAPABILITY,
                 capability,
-                // %1 exported (a function), %9 exported (a variable, not touched).
-                5 << 16 | OP_DECORATE,
-                1,
-                DECORATION_LINKAGE_ATTRIBUTES,
-                name,
-                LINKAGE_EXPORT,
-                5 << 16 | OP_DECORATE,
-                9,
-                DECORATION_LINKAGE_ATTRIBUTES,
-                name,
-                LINKAGE_EXPORT,
-                5 << 16 | OP_FUNCTION,
-                2,
-                1,
-                0,
-                3,
-            ])
+            ];
+            // %4 is a kernel (translators export kernels too).
+            words.extend([4 << 16 | OP_ENTRY_POINT, 6, 4, name]);
+            // %1 a function, exported twice; %9 a variable; %4 the kernel.
+            for target in [1, 9, 1, 4] {
+                words.extend(export(target));
+            }
+            words.extend(function(1));
+            words.extend(function(4));
+            bytes_of(&words)
         };
         assert_eq!(
             with_exported_functions_addressable(&module(6)).unwrap(),
@@ -770,19 +782,35 @@ mod tests {
             (OP_CAPABILITY, vec![CAPABILITY_INDIRECT_REFERENCES_INTEL])
         );
         assert_eq!(
-            found[3],
+            found[4],
             (OP_DECORATE, vec![1, DECORATION_REFERENCED_INDIRECTLY_INTEL])
         );
-        assert_eq!(
-            found.len(),
-            6,
-            "one decoration (the variable gets none) and one capability"
-        );
+        let decorated: Vec<u32> = found
+            .iter()
+            .filter(|(opcode, operands)| {
+                *opcode == OP_DECORATE
+                    && operands.get(1) == Some(&DECORATION_REFERENCED_INDIRECTLY_INTEL)
+            })
+            .map(|(_, operands)| operands[0])
+            .collect();
+        assert_eq!(decorated, [1], "once, and not the variable or the kernel");
         assert_eq!(
             with_exported_functions_addressable(&rewritten).unwrap(),
             None,
             "nothing more to do"
         );
+        // Malformed modules are errors, never a panic: cut short of a header or a word, or an
+        // instruction whose word count runs past the end.
+        let whole = module(CAPABILITY_FUNCTION_POINTERS_INTEL);
+        for cut in [0, 3, 19, 22] {
+            assert!(
+                with_exported_functions_addressable(&whole[..cut]).is_err(),
+                "cut at {cut}"
+            );
+        }
+        let mut overrun = words_of(&whole).unwrap();
+        overrun[7] = 60 << 16 | OP_ENTRY_POINT;
+        assert!(with_exported_functions_addressable(&bytes_of(&overrun)).is_err());
     }
 
     /// `module`'s bytes with an `OpExecutionMode` for its first entry point appended.

@@ -210,7 +210,9 @@ pub(crate) struct EngineThread {
 }
 
 impl EngineThread {
-    fn start(platform: &Arc<Inner>) -> Self {
+    /// The thread, or `None` when the system cannot start one. The caller holds the platform
+    /// lock (`state`), where the thread is counted.
+    fn start(platform: &Arc<Inner>, state: &mut State) -> Option<Self> {
         let (sender, receiver) = mpsc::channel::<Job>();
         let platform = Arc::clone(platform);
         let thread = std::thread::Builder::new()
@@ -224,12 +226,18 @@ impl EngineThread {
                     });
                     run(&platform, job);
                 }
+                // Counted out by the thread itself, once its last queue is gone and its work
+                // has run (joined by that queue's destroy).
+                let mut state = platform.lock();
+                state.counters.live_engine_threads =
+                    state.counters.live_engine_threads.saturating_sub(1);
             })
-            .ok();
-        Self {
+            .ok()?;
+        state.counters.live_engine_threads += 1;
+        Some(Self {
             sender: Mutex::new(Some(sender)),
-            thread: Mutex::new(thread),
-        }
+            thread: Mutex::new(Some(thread)),
+        })
     }
 
     /// Ends the thread once queued work has run.
@@ -251,12 +259,17 @@ impl EngineThread {
         }
     }
 
-    fn send(&self, job: Job) -> Option<Result<(), mpsc::SendError<Job>>> {
-        self.sender
+    /// Queues `job`; gives it back when the thread is ending.
+    fn send(&self, job: Job) -> Result<(), mpsc::SendError<Job>> {
+        match self
+            .sender
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .as_ref()
-            .map(|sender| sender.send(job))
+        {
+            Some(sender) => sender.send(job),
+            None => Err(mpsc::SendError(job)),
+        }
     }
 }
 
@@ -271,24 +284,29 @@ pub(crate) struct Worker {
 }
 
 impl Worker {
-    fn start(platform: &Arc<Inner>, context: EngineContext) -> Self {
+    /// A stream on `context`'s thread, started if no stream has it; `None` when the system
+    /// cannot start a thread.
+    fn start(platform: &Arc<Inner>, context: EngineContext) -> Option<Self> {
         let mut state = platform.lock();
-        let engine = state
+        let running = state
             .engine_threads
             .get(&context)
-            .and_then(std::sync::Weak::upgrade)
-            .unwrap_or_else(|| {
-                let engine = Arc::new(EngineThread::start(platform));
+            .and_then(std::sync::Weak::upgrade);
+        let engine = match running {
+            Some(engine) => engine,
+            None => {
+                let engine = Arc::new(EngineThread::start(platform, &mut state)?);
                 state
                     .engine_threads
                     .insert(context, Arc::downgrade(&engine));
                 engine
-            });
-        Self {
+            }
+        };
+        Some(Self {
             id: NEXT_WORKER.fetch_add(1, Ordering::Relaxed),
             context,
             engine: Mutex::new(Some(engine)),
-        }
+        })
     }
 
     fn engine(&self) -> Option<Arc<EngineThread>> {
@@ -298,12 +316,13 @@ impl Worker {
             .clone()
     }
 
-    /// Ends the stream once its queued work has run; the last stream of an engine context
-    /// ends its thread.
+    /// Ends the stream once its queued work has run (the caller refused a busy stream's
+    /// destruction, so this waits only for a job's last bookkeeping; on a lost device, not at
+    /// all); the last stream of an engine context ends its thread.
     pub(crate) fn stop(&self, platform: &Inner) {
         let state = platform.lock();
         platform.wait_until(state, u64::MAX, |state| {
-            state.outstanding.get(&self.id).copied().unwrap_or(0) == 0
+            state.lost || state.outstanding.get(&self.id).copied().unwrap_or(0) == 0
         });
         let engine = self
             .engine
@@ -334,14 +353,14 @@ pub(crate) struct CommandQueue {
 impl CommandQueue {
     /// A queue on `engine`, in its low-priority context if `low_priority` and the engine is
     /// a compute engine (compute-runtime has no low-priority copy context without context
-    /// groups).
+    /// groups); `OUT_OF_HOST_MEMORY` when no thread can be started for its engine.
     pub(crate) fn new(
         platform: &Arc<Inner>,
         context: usize,
         engine: Engine,
         synchronous: bool,
         low_priority: bool,
-    ) -> Self {
+    ) -> Result<Self, ze_result_t> {
         let compute = crate::queue_groups(&platform.config.devices[engine.device as usize])
             .get(engine.ordinal as usize)
             .is_some_and(|group| {
@@ -359,12 +378,14 @@ impl CommandQueue {
                 low_priority: false,
             }
         };
-        Self {
+        let worker = Worker::start(platform, context_of_engine)
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
+        Ok(Self {
             context,
             engine,
             synchronous,
-            worker: Worker::start(platform, context_of_engine),
-        }
+            worker,
+        })
     }
 }
 
@@ -477,7 +498,12 @@ fn check_range(
             .imports
             .range(..=address)
             .next_back()
-            .is_some_and(|(&base, &length)| address + size <= base.saturating_add(length));
+            .is_some_and(|(&base, &length)| address + size <= base.saturating_add(length))
+            || state
+                .module_globals
+                .range(..=address)
+                .next_back()
+                .is_some_and(|(&base, &(length, _))| address + size <= base.saturating_add(length));
         return Ok((
             if registered {
                 Place::HostDirect
@@ -1255,20 +1281,40 @@ pub(crate) fn submit(
         // another queue submits to the engine meanwhile waits for it (`inline_jobs`).
         count_use(&mut state.inline_jobs, queue.worker.context, 1);
         drop(state);
+        let mut unwinding = InlineUnwind {
+            platform,
+            context: queue.worker.context,
+            armed: true,
+        };
         run(platform, job);
+        unwinding.armed = false;
         return Ok(());
     }
-    let sent = queue.worker.engine().and_then(|engine| engine.send(job));
-    if !matches!(sent, Some(Ok(()))) {
-        // Never to run: its real launches are not in flight (frees would be held forever).
-        count_use(&mut state.engine_jobs, queue.worker.context, -1);
-        if let Some(Err(mpsc::SendError(job))) = sent {
-            for op in &job.ops {
-                if matches!(op, Op::Launch { run: Some(_), .. }) {
-                    Inner::count_real_launch(&mut state, false);
-                }
+    let sent = match queue.worker.engine() {
+        Some(engine) => engine.send(job),
+        None => Err(mpsc::SendError(job)),
+    };
+    if let Err(mpsc::SendError(job)) = sent {
+        // Never to run (the queue is being destroyed meanwhile): what the engine and the
+        // stream count for it goes, and its real launches are not in flight (frees would be
+        // held forever).
+        count_use(&mut state.engine_jobs, job.context, -1);
+        count_use(&mut state.worker_ops, job.worker, -(job.ops.len() as i32));
+        if let Some(jobs) = state.outstanding.get_mut(&job.worker) {
+            *jobs = jobs.saturating_sub(1);
+        }
+        for op in &job.ops {
+            match op {
+                Op::Launch { run: Some(_), .. } => Inner::count_real_launch(&mut state, false),
+                Op::Signal(event, _) if !event.counter_based => count_use(
+                    &mut state.queued_signals,
+                    (job.context, Arc::as_ptr(event) as usize),
+                    -1,
+                ),
+                _ => {}
             }
         }
+        platform.changed.notify_all();
         return Err(ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED);
     }
     if queue.synchronous || !platform.config.async_execution {
@@ -1305,7 +1351,9 @@ fn run(platform: &Inner, job: Job) {
                     };
                     let blocked = !done(&event.state.lock());
                     if blocked {
-                        note_blocked_wait(platform, job.context, event, true);
+                        note_blocked_wait(platform, job.context, event, true, || {
+                            !done(&event.state.lock())
+                        });
                     }
                     let mut state = event.state.lock();
                     while !done(&state) {
@@ -1320,7 +1368,7 @@ fn run(platform: &Inner, job: Job) {
                     }
                     drop(state);
                     if blocked {
-                        note_blocked_wait(platform, job.context, event, false);
+                        note_blocked_wait(platform, job.context, event, false, || false);
                     }
                     event.uses.fetch_sub(1, Ordering::AcqRel);
                 }
@@ -1456,19 +1504,46 @@ fn run(platform: &Inner, job: Job) {
     platform.changed.notify_all();
 }
 
+/// Undoes an inline job's engine counts when it unwinds before its own bookkeeping (a panic
+/// that the entry point's guard catches), so its engine context does not stay busy forever.
+struct InlineUnwind<'a> {
+    platform: &'a Inner,
+    context: EngineContext,
+    armed: bool,
+}
+
+impl Drop for InlineUnwind<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let mut state = self.platform.lock();
+            count_use(&mut state.inline_jobs, self.context, -1);
+            count_use(&mut state.engine_jobs, self.context, -1);
+            self.platform.changed.notify_all();
+        }
+    }
+}
+
 /// A wait on `event` blocks its engine context until it ends. If a submission queued behind
 /// it on the same context signals the event (queued before the wait blocked, or while it
 /// waits), that signal cannot run before the wait ends, as on hardware, where the engine's
 /// ring stops at the semaphore: counted once (`engine_deadlocks`) and reported, and the wait
 /// goes on (the host, or another engine, may still signal the event).
-fn note_blocked_wait(platform: &Inner, context: EngineContext, event: &Arc<Event>, blocked: bool) {
+/// `still_blocked` is asked again under the platform lock (the event may have signalled
+/// meanwhile); the platform lock is taken before the event's, as everywhere.
+fn note_blocked_wait(
+    platform: &Inner,
+    context: EngineContext,
+    event: &Arc<Event>,
+    blocked: bool,
+    still_blocked: impl FnOnce() -> bool,
+) {
     let mut state = platform.lock();
     let key = (context, Arc::as_ptr(event) as usize);
     if !blocked {
         state.blocked_waits.remove(&key);
         return;
     }
-    let behind = state.queued_signals.contains_key(&key);
+    let behind = state.queued_signals.contains_key(&key) && still_blocked();
     state.blocked_waits.insert(key, behind);
     if behind {
         count_deadlock(&mut state, context);
@@ -1512,8 +1587,10 @@ fn start(
         })
         .count();
     state.counters.residency_violations += lost as u64;
-    // Per engine context: a low-priority context's work yields to the regular context's
-    // (the hardware preempts it), so it never delays that context's modelled time.
+    // Per engine context: the hardware preempts a low-priority context for the regular one, so
+    // low-priority work never delays the regular context's modelled time. Modelled as a
+    // second engine, the low-priority context is not slowed by the regular one either (its
+    // share of the engine is not modelled).
     let clock = state.engine_clock.entry(context).or_default();
     let start = (*clock).max(ready_at);
     let end = start.saturating_add(nanos);

@@ -627,7 +627,9 @@ mod tests {
             runtime().expect("under CI the OpenCL runtime is installed");
         }
         if let Ok(runtime) = runtime() {
-            let error = build(runtime, &[0; 20], "", Vec::new(), true).err().unwrap();
+            let error = build(runtime, &[0; 20], "", Vec::new(), true)
+                .err()
+                .unwrap();
             assert!(error.contains("clCreateProgramWithIL"), "{error}");
         }
     }

@@ -80,6 +80,8 @@ counters! {
     live_command_queues,
     /// Live command lists, regular and immediate.
     live_command_lists,
+    /// Live engine threads: one per engine context that a live queue or immediate list uses.
+    live_engine_threads,
     /// Live event pools.
     live_event_pools,
     /// Live events.
@@ -296,6 +298,10 @@ pub(crate) struct State {
     >,
     /// `zex` imported host ranges: base -> size.
     pub imports: BTreeMap<usize, usize>,
+    /// Modules' global variables handed out (`zeModuleGetGlobalPointer`): base -> size and
+    /// module. They live in the OpenCL program's host storage, which commands reach as
+    /// registered host memory, as a kernel argument too.
+    pub module_globals: BTreeMap<usize, (usize, usize)>,
     /// Allocations with peer residencies whose pinned backing waits for a kernel.
     pub awaiting_backing: std::collections::BTreeSet<usize>,
     pub counters: Counters,
@@ -1076,6 +1082,7 @@ impl Platform {
             reservations: BTreeMap::new(),
             mapped_from: FxHashMap::default(),
             imports: BTreeMap::new(),
+            module_globals: BTreeMap::new(),
             awaiting_backing: std::collections::BTreeSet::new(),
             counters: Counters::default(),
             used_event_slots: HashSet::new(),

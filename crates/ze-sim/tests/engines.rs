@@ -425,3 +425,67 @@ fn low_priority_work_does_not_delay_the_regular_context_in_modelled_time() {
     assert_eq!(sim.counter("residency_violations"), 0);
     sim.assert_clean();
 }
+
+/// A list whose only queued job has no commands (a barrier) waits behind another list's wait
+/// on the engine: destroying it then is refused as busy (counted), never a hang, and succeeds
+/// once the engine got past the wait. Every engine thread ends with its last list.
+#[test]
+fn destroying_a_list_queued_behind_a_wait_is_refused_not_hung() {
+    let rig = Rig::new();
+    let [gate, waited, _] = rig.events[..] else {
+        unreachable!()
+    };
+    let waiting = rig.list((COMPUTE, 0, NORMAL));
+    let behind = rig.list((COMPUTE, 0, NORMAL));
+    assert_eq!(
+        rig.sim.counter("live_engine_threads"),
+        1,
+        "one engine, one thread"
+    );
+    rig.wait_on(waiting, gate);
+    rig.signal(waiting, waited);
+    // SAFETY: a live list; a barrier with no events.
+    ok(unsafe { (rig.sim.api.command_list_append_barrier)(behind, null_mut(), 0, null_mut()) });
+    // On a thread of its own, so that a destroy that hangs fails the test instead.
+    let (answered, answer) = std::sync::mpsc::channel();
+    let destroy = rig.sim.api.command_list_destroy;
+    let handle = behind as usize;
+    std::thread::spawn(move || {
+        // SAFETY: a live list.
+        let _ = answered.send(unsafe { destroy(handle as ze_command_list_handle_t) });
+    });
+    assert_eq!(
+        answer
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the destroy hung behind the other list's wait"),
+        ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE
+    );
+    assert_eq!(rig.sim.counter("destroy_hazards"), 1);
+    rig.host_signal(gate);
+    ok(rig.status_within(waited, LIMIT_NS));
+    let deadline = Instant::now() + Duration::from_nanos(LIMIT_NS);
+    loop {
+        // SAFETY: a live list until this call succeeds.
+        match unsafe { (rig.sim.api.command_list_destroy)(behind) } {
+            ze_result_t::ZE_RESULT_SUCCESS => break,
+            ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE => {
+                assert!(Instant::now() < deadline, "the barrier never ran");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    rig.sim.destroy_list(waiting);
+    assert_eq!(
+        rig.sim.counter("live_engine_threads"),
+        0,
+        "ended with its last list"
+    );
+    // The refusal above is this test's one deliberate hazard.
+    let hazards = rig.sim.counter("destroy_hazards");
+    assert!(hazards >= 1);
+    rig.sim.free(rig.context, rig.buffer);
+    rig.sim.destroy_events(rig.pool, &rig.events);
+    rig.sim.destroy_context(rig.context);
+    rig.sim.assert_clean();
+}

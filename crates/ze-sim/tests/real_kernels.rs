@@ -1261,6 +1261,13 @@ fn global_variables_and_function_pointers_as_the_driver_hands_them_out() {
         [42],
         "the kernel's write"
     );
+    // The variable's address as a kernel's argument, as a GPU driver takes it.
+    let add = kernel(sim, modules[1], "add_to").unwrap();
+    ok(set_argument(sim, add, 0, &counters[1]));
+    ok(set_argument(sim, add, 1, &100i32));
+    ok(run(sim, list, add, [1, 1, 1], [1, 1, 1], done));
+    assert_eq!(read_u32(sim, list, done, counters[1], 1), [106]);
+    destroy_kernel(sim, add);
     for module in modules {
         destroy_module(sim, module);
     }
@@ -1284,7 +1291,7 @@ fn global_variables_and_function_pointers_as_the_driver_hands_them_out() {
     destroy_kernel(sim, call);
     destroy_module(sim, module);
     sim.free(bench.context, out);
-    assert_eq!(sim.counter("kernels_executed"), 3);
+    assert_eq!(sim.counter("kernels_executed"), 4);
     assert_eq!(sim.counter("kernel_failures"), 0);
     assert_eq!(sim.counter("residency_violations"), 0);
     bench.finish();

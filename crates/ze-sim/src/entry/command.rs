@@ -70,7 +70,7 @@ unsafe fn queue_for(
         engine,
         synchronous,
         low_priority,
-    );
+    )?;
     Ok((platform, queue))
 }
 
@@ -94,10 +94,13 @@ pub(crate) unsafe extern "C" fn queue_create(
 /// Refuses (and counts) destroying a queue or list that queued work still uses.
 fn refuse_if_busy(platform: &Inner, worker: Option<usize>, list: usize) -> Result<(), ze_result_t> {
     let mut state = platform.lock();
-    // A lost device runs nothing more that could use them.
+    // A lost device runs nothing more that could use them. A queued job with no commands (a
+    // barrier, an empty list) counts too: it may wait behind another queue's on the engine.
     let busy = !state.lost
-        && (worker.is_some_and(|worker| state.worker_ops.contains_key(&worker))
-            || state.list_uses.contains_key(&list));
+        && (worker.is_some_and(|worker| {
+            state.worker_ops.contains_key(&worker)
+                || state.outstanding.get(&worker).is_some_and(|&jobs| jobs > 0)
+        }) || state.list_uses.contains_key(&list));
     if busy {
         state.counters.destroy_hazards += 1;
         return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);

@@ -351,20 +351,25 @@ pub(crate) unsafe extern "C" fn module_get_global_pointer(
     pointer: *mut *mut c_void,
 ) -> ze_result_t {
     guard(|| {
-        let (_, object) = registry::module(module as usize)?;
+        let (platform, object) = registry::module(module as usize)?;
         if name.is_null() {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
         }
         // SAFETY: the caller's nul-terminated name.
         let name = unsafe { CStr::from_ptr(name) };
         // The variable lives in the OpenCL program's storage, host memory that the module's
-        // kernels use: copies reach it as host memory (the simulator keeps no residency for
-        // it). A module whose kernels do not run for real has none to give.
+        // kernels use: commands reach it as registered host memory, kernel arguments too (the
+        // simulator keeps no residency for it, where a GPU has it in device memory). A module
+        // whose kernels do not run for real has none to give.
         let (address, bytes) = object
             .program
             .as_ref()
             .and_then(|program| program.global_variable(name))
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_GLOBAL_NAME)?;
+        platform
+            .lock()
+            .module_globals
+            .insert(address, (bytes, module as usize));
         if !size.is_null() {
             // SAFETY: the caller's optional size pointer, not null here.
             unsafe { size.write(bytes) };
@@ -411,6 +416,10 @@ pub(crate) unsafe extern "C" fn module_destroy(module: ze_module_handle_t) -> ze
             platform.lock().counters.destroy_hazards += 1;
         }
         registry::unregister(module as usize);
+        platform
+            .lock()
+            .module_globals
+            .retain(|_, &mut (_, owner)| owner != module as usize);
         release(&platform, object.context, &Object::Module(object.clone()));
         Ok(())
     })

@@ -8,3 +8,5 @@ kernel void bump_counter(global int *out) {
     out[0] = counter;
     out[1] = table[2];
 }
+
+kernel void add_to(global int *target, int value) { *target += value; }
