@@ -712,7 +712,8 @@ unsafe fn pointers_of_arguments(
             Parameter::Pointer { size } | Parameter::Value { size } => unsafe {
                 pointers_in(value, size)
             },
-            Parameter::Local => Vec::new(),
+            // No address in either: local memory's size, a sampler handle.
+            Parameter::Local | Parameter::Sampler => Vec::new(),
             Parameter::Unknown => return None,
         };
         found.push((index as u32, pointers));

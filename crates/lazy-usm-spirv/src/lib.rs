@@ -27,6 +27,7 @@ const OP_TYPE_FLOAT: u32 = 22;
 const OP_TYPE_VECTOR: u32 = 23;
 const OP_TYPE_ARRAY: u32 = 28;
 const OP_TYPE_STRUCT: u32 = 30;
+const OP_TYPE_SAMPLER: u32 = 26;
 const OP_TYPE_POINTER: u32 = 32;
 const OP_CONSTANT: u32 = 43;
 const OP_FUNCTION: u32 = 54;
@@ -80,7 +81,9 @@ pub enum Parameter {
         /// Its size in bytes.
         size: usize,
     },
-    /// A type this reader does not size (an image, a sampler, ...).
+    /// A sampler (`OpTypeSampler`): the value is the driver's sampler handle.
+    Sampler,
+    /// A type this reader does not size (an image, ...).
     Unknown,
 }
 
@@ -118,6 +121,7 @@ enum Type {
     Vector { component: u32, count: u32 },
     Array { element: u32, length: u32 },
     Struct { members: Vec<u32> },
+    Sampler,
 }
 
 #[derive(Default)]
@@ -152,6 +156,8 @@ impl Module {
         match self.types.get(&id)? {
             Type::Sized { size, align } => Some((*size, *align)),
             Type::Pointer { .. } => Some((self.pointer_size, self.pointer_size)),
+            // An opaque type: no value of it has a layout.
+            Type::Sampler => None,
             Type::Vector { component, count } => {
                 let (size, _) = self.layout(*component, depth)?;
                 let slots = if *count == 3 { 4 } else { *count as usize };
@@ -192,6 +198,7 @@ impl Module {
                     .map_or(Parameter::Unknown, |(size, _)| Parameter::Value { size }),
                 _ => Parameter::Unknown,
             },
+            Some(Type::Sampler) => Parameter::Sampler,
             Some(_) => self
                 .layout(type_id, DEPTH)
                 .map_or(Parameter::Unknown, |(size, _)| Parameter::Value { size }),
@@ -281,6 +288,9 @@ pub fn kernels(bytes: &[u8]) -> Result<Vec<Kernel>, SpirvError> {
                         members: members.to_vec(),
                     },
                 );
+            }
+            (OP_TYPE_SAMPLER, [id]) => {
+                module.types.insert(*id, Type::Sampler);
             }
             (OP_TYPE_POINTER, [id, storage, pointee]) => {
                 module.types.insert(

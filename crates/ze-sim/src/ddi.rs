@@ -8,7 +8,9 @@
 //! getter to exist and succeed.
 
 use crate::ddi_field_counts::DDI_FIELD_COUNTS;
-use crate::entry::{command, context, device, driver, event, ipc, memory, module, virtual_mem};
+use crate::entry::{
+    command, context, device, driver, event, ipc, memory, module, sampler, virtual_mem,
+};
 use crate::exports;
 use level_zero_sys::*;
 use std::ffi::c_void;
@@ -325,6 +327,21 @@ pub unsafe extern "C" fn zeGetModuleProcAddrTable(
 /// # Safety
 /// Called by the loader with a table of the layout its version gives.
 #[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetSamplerProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_sampler_dditable_t,
+) -> ze_result_t {
+    let full = ze_sampler_dditable_t {
+        pfnCreate: Some(sampler::sampler_create),
+        pfnDestroy: Some(sampler::sampler_destroy),
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_sampler_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn zeGetModuleBuildLogProcAddrTable(
     version: ze_api_version_t,
     table: *mut ze_module_build_log_dditable_t,
@@ -494,7 +511,6 @@ empty_tables! {
     zeGetFabricVertexExpProcAddrTable,
     zeGetImageProcAddrTable,
     zeGetImageExpProcAddrTable,
-    zeGetSamplerProcAddrTable,
     zetGetCommandListProcAddrTable,
     zetGetContextProcAddrTable,
     zetGetDebugProcAddrTable,

@@ -942,6 +942,20 @@ fn prepare_run(
                 check_if_address(platform, state, context, engine, &bytes, touched)?;
                 arguments.push(Argument::Value(bytes));
             }
+            Parameter::Sampler => {
+                let handle = bytes
+                    .get(..8)
+                    .and_then(|raw| raw.try_into().ok())
+                    .map(usize::from_le_bytes)
+                    .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE)?;
+                // Destroyed since it was set: the driver would read freed state.
+                let (_, sampler) = crate::registry::sampler(handle)?;
+                arguments.push(Argument::sampler(
+                    sampler.address_mode,
+                    sampler.filter_mode,
+                    sampler.normalized,
+                ));
+            }
             Parameter::Unknown => runnable = false,
         }
     }

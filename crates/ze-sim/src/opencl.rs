@@ -454,6 +454,58 @@ pub(crate) enum Argument {
     Local(usize),
     /// A value's bytes.
     Value(Vec<u8>),
+    /// A sampler of these properties, made for the launch.
+    Sampler {
+        normalized: bool,
+        addressing: cl3::sampler::cl_addressing_mode,
+        filter: cl3::sampler::cl_filter_mode,
+    },
+}
+
+impl Argument {
+    /// The OpenCL sampler a Level Zero sampler's descriptor names (Level Zero's `CLAMP` is
+    /// OpenCL's clamp to edge, its `CLAMP_TO_BORDER` OpenCL's `CLAMP`, as both specifications
+    /// describe them).
+    pub(crate) fn sampler(
+        address_mode: level_zero_sys::ze_sampler_address_mode_t,
+        filter_mode: level_zero_sys::ze_sampler_filter_mode_t,
+        normalized: bool,
+    ) -> Self {
+        use cl3::memory::{
+            CL_ADDRESS_CLAMP, CL_ADDRESS_CLAMP_TO_EDGE, CL_ADDRESS_MIRRORED_REPEAT,
+            CL_ADDRESS_NONE, CL_ADDRESS_REPEAT, CL_FILTER_LINEAR, CL_FILTER_NEAREST,
+        };
+        use level_zero_sys::{
+            ze_sampler_address_mode_t as Mode, ze_sampler_filter_mode_t as Filter,
+        };
+        let addressing = match address_mode {
+            Mode::ZE_SAMPLER_ADDRESS_MODE_REPEAT => CL_ADDRESS_REPEAT,
+            Mode::ZE_SAMPLER_ADDRESS_MODE_CLAMP => CL_ADDRESS_CLAMP_TO_EDGE,
+            Mode::ZE_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER => CL_ADDRESS_CLAMP,
+            Mode::ZE_SAMPLER_ADDRESS_MODE_MIRROR => CL_ADDRESS_MIRRORED_REPEAT,
+            _ => CL_ADDRESS_NONE,
+        };
+        let filter = if filter_mode == Filter::ZE_SAMPLER_FILTER_MODE_LINEAR {
+            CL_FILTER_LINEAR
+        } else {
+            CL_FILTER_NEAREST
+        };
+        Argument::Sampler {
+            normalized,
+            addressing,
+            filter,
+        }
+    }
+}
+
+/// A sampler object made for one launch, released when dropped.
+struct SamplerObject(cl3::types::cl_sampler);
+
+impl Drop for SamplerObject {
+    fn drop(&mut self) {
+        // SAFETY: the sampler this value made and owns; its launch has completed.
+        let _ = unsafe { cl3::sampler::release_sampler(self.0) };
+    }
 }
 
 /// A kernel object, released when dropped.
@@ -517,8 +569,38 @@ impl Program {
             return Ok(());
         }
         let kernel = self.kernel(name)?;
+        // Released once the launch below has completed.
+        let mut samplers = Vec::new();
         for (index, argument) in arguments.iter().enumerate() {
             let index = index as u32;
+            if let Argument::Sampler {
+                normalized,
+                addressing,
+                filter,
+            } = argument
+            {
+                let sampler = cl3::sampler::create_sampler(
+                    self.runtime.context,
+                    cl3::types::cl_bool::from(*normalized),
+                    *addressing,
+                    *filter,
+                )
+                .map(SamplerObject)
+                .map_err(|code| format!("argument {index}: clCreateSampler: {}", ClError(code)))?;
+                let handle = sampler.0;
+                samplers.push(sampler);
+                // SAFETY: the sampler's handle, whose bytes OpenCL copies at once.
+                unsafe {
+                    set_kernel_arg(
+                        kernel.0,
+                        index,
+                        size_of::<cl3::types::cl_sampler>(),
+                        (&raw const handle).cast::<c_void>(),
+                    )
+                }
+                .map_err(|code| format!("argument {index}: {}", ClError(code)))?;
+                continue;
+            }
             // SAFETY: each value pointer is valid for the size given with it (a pointer's own
             // bytes, a value's bytes, or none for local memory); OpenCL copies them at once.
             let result = unsafe {
@@ -535,6 +617,7 @@ impl Program {
                         bytes.len(),
                         bytes.as_ptr() as *const c_void,
                     ),
+                    Argument::Sampler { .. } => unreachable!("set above"),
                 }
             };
             result.map_err(|code| format!("argument {index}: {}", ClError(code)))?;

@@ -138,6 +138,8 @@ counters! {
     live_kernels,
     /// Live module build logs.
     live_build_logs,
+    /// Live samplers.
+    live_samplers,
     /// Live physical memory objects (`zePhysicalMemCreate`).
     live_physical_memory,
     /// Live virtual address reservations (`zeVirtualMemReserve`).

@@ -147,6 +147,7 @@ pub(crate) enum Object {
     Kernel(Arc<Kernel>),
     BuildLog(Arc<BuildLog>),
     PhysicalMemory(Arc<crate::entry::virtual_mem::PhysicalMemory>),
+    Sampler(Arc<crate::entry::sampler::Sampler>),
 }
 
 struct Entry {
@@ -220,6 +221,7 @@ typed_lookup!(fence, Fence, Arc<Fence>);
 typed_lookup!(module, Module, Arc<Module>);
 typed_lookup!(kernel, Kernel, Arc<Kernel>);
 typed_lookup!(build_log, BuildLog, Arc<BuildLog>);
+typed_lookup!(sampler, Sampler, Arc<crate::entry::sampler::Sampler>);
 typed_lookup!(
     physical_memory,
     PhysicalMemory,

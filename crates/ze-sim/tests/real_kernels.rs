@@ -17,6 +17,7 @@ const UNRESOLVED: &[u8] = include_bytes!("kernels/unresolved.spv");
 const ATOMICS: &[u8] = include_bytes!("kernels/atomics.spv");
 const GLOBALS: &[u8] = include_bytes!("kernels/globals.spv");
 const FUNCTION_POINTERS: &[u8] = include_bytes!("kernels/function_pointers.spv");
+const SAMPLERS: &[u8] = include_bytes!("kernels/samplers.spv");
 const SPIRV: ze_module_format_t = ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV;
 
 /// Whether kernels can run here; under CI their absence fails the test.
@@ -1294,5 +1295,88 @@ fn global_variables_and_function_pointers_as_the_driver_hands_them_out() {
     assert_eq!(sim.counter("kernels_executed"), 4);
     assert_eq!(sim.counter("kernel_failures"), 0);
     assert_eq!(sim.counter("residency_violations"), 0);
+    bench.finish();
+}
+
+/// Samplers: made with their descriptor's modes (unknown ones refused), taken by a kernel as
+/// OpenCL samplers of the same modes, refused as arguments when they are no live sampler or
+/// of the wrong size, and counted while they live.
+#[test]
+fn samplers_are_kernel_arguments() {
+    if !runtime_present("samplers_are_kernel_arguments") {
+        return;
+    }
+    let bench = Bench::new(Sim::preset("b70x2"));
+    let (sim, list, done) = (&bench.sim, bench.list, bench.done);
+    // SAFETY: each name with its headers' type.
+    let (create, destroy) = unsafe {
+        (
+            sim.function::<ze_pfnSamplerCreate_t>("zeSamplerCreate")
+                .unwrap(),
+            sim.function::<ze_pfnSamplerDestroy_t>("zeSamplerDestroy")
+                .unwrap(),
+        )
+    };
+    let sampler = |address_mode, filter_mode| {
+        let desc = ze_sampler_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_SAMPLER_DESC,
+            addressMode: address_mode,
+            filterMode: filter_mode,
+            isNormalized: 1,
+            ..Default::default()
+        };
+        let mut sampler = null_mut();
+        // SAFETY: this test's context and device, a descriptor and an output pointer.
+        let result = unsafe { create(bench.context, sim.devices[0], &desc, &mut sampler) };
+        (result, sampler)
+    };
+    use ze_sampler_address_mode_t as Mode;
+    use ze_sampler_filter_mode_t as Filter;
+    assert_eq!(
+        sampler(Mode(9), Filter::ZE_SAMPLER_FILTER_MODE_LINEAR).0,
+        ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION
+    );
+    let samplers = [
+        (
+            Mode::ZE_SAMPLER_ADDRESS_MODE_CLAMP,
+            Filter::ZE_SAMPLER_FILTER_MODE_NEAREST,
+        ),
+        (
+            Mode::ZE_SAMPLER_ADDRESS_MODE_MIRROR,
+            Filter::ZE_SAMPLER_FILTER_MODE_LINEAR,
+        ),
+    ]
+    .map(|(mode, filter)| {
+        let (result, made) = sampler(mode, filter);
+        ok(result);
+        made
+    });
+    assert_eq!(sim.counter("live_samplers"), 2);
+    let module = built(build(sim, bench.context, 0, SPIRV, SAMPLERS));
+    let take = kernel(sim, module, "take_samplers").unwrap();
+    let out = sim.alloc_device(bench.context, 0, 4);
+    assert_eq!(
+        set_argument(sim, take, 0, &out),
+        ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT,
+        "an allocation is no sampler"
+    );
+    assert_eq!(
+        set_argument(sim, take, 0, &0u32),
+        ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE
+    );
+    ok(set_argument(sim, take, 0, &samplers[0]));
+    ok(set_argument(sim, take, 1, &samplers[1]));
+    ok(set_argument(sim, take, 2, &out));
+    ok(run(sim, list, take, [1, 1, 1], [1, 1, 1], done));
+    assert_eq!(read_u32(sim, list, done, out, 1), [2]);
+    assert_eq!(sim.counter("kernels_executed"), 1);
+    assert_eq!(sim.counter("kernel_failures"), 0);
+    destroy_kernel(sim, take);
+    destroy_module(sim, module);
+    sim.free(bench.context, out);
+    for made in samplers {
+        // SAFETY: a sampler of this test, used by no pending launch.
+        ok(unsafe { destroy(made) });
+    }
     bench.finish();
 }

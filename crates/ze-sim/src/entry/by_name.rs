@@ -218,6 +218,8 @@ pub(crate) fn resolve(name: &str) -> Option<*const c_void> {
         "zePhysicalMemCreate" => field!(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t, pfnCreate),
         "zePhysicalMemDestroy" => field!(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t, pfnDestroy),
         "zePhysicalMemGetProperties" => field!(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t, pfnGetProperties),
+        "zeSamplerCreate" => field!(zeGetSamplerProcAddrTable, ze_sampler_dditable_t, pfnCreate),
+        "zeSamplerDestroy" => field!(zeGetSamplerProcAddrTable, ze_sampler_dditable_t, pfnDestroy),
         "zeVirtualMemReserve" => field!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, pfnReserve),
         "zeVirtualMemFree" => field!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, pfnFree),
         "zeVirtualMemQueryPageSize" => field!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, pfnQueryPageSize),

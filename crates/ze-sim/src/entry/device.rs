@@ -214,7 +214,9 @@ pub(crate) unsafe extern "C" fn get_image_properties(
         // SAFETY: the caller's output pointer.
         let properties = unsafe { out(properties) }?;
         // The simulator implements no images: it reports none, as a device without image
-        // support does (all limits zero).
+        // support does (all limits zero, samplers' too: programs and level-zero-tests read
+        // any non-zero limit as image support, though samplers can be made and passed to
+        // kernels here).
         properties.maxImageDims1D = 0;
         properties.maxImageDims2D = 0;
         properties.maxImageDims3D = 0;

@@ -87,6 +87,7 @@ impl Kernel {
             .iter()
             .map(|parameter| match *parameter {
                 spirv::Parameter::Pointer { size } | spirv::Parameter::Value { size } => Some(size),
+                spirv::Parameter::Sampler => Some(size_of::<ze_sampler_handle_t>()),
                 spirv::Parameter::Local | spirv::Parameter::Unknown => None,
             })
             .collect()
@@ -690,6 +691,16 @@ pub(crate) unsafe extern "C" fn kernel_set_argument_value(
                     size > 0
                 }
                 Some(spirv::Parameter::Local) => size > 0 && value.is_null(),
+                Some(spirv::Parameter::Sampler) => {
+                    // A live sampler's handle (compute-runtime's `setArgSampler` takes one).
+                    if size != size_of::<ze_sampler_handle_t>() || value.is_null() {
+                        return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
+                    }
+                    // SAFETY: the caller's value of the handle's size, checked above.
+                    let handle = unsafe { (value as *const usize).read_unaligned() };
+                    registry::sampler(handle)?;
+                    true
+                }
                 _ => true,
             };
             if !fits {
