@@ -24,6 +24,7 @@ pub(crate) struct Tables {
     pub(crate) ze_module_build_log: ze_module_build_log_dditable_t,
     pub(crate) ze_module: ze_module_dditable_t,
     pub(crate) ze_physical_mem: ze_physical_mem_dditable_t,
+    pub(crate) ze_sampler: ze_sampler_dditable_t,
     pub(crate) ze_virtual_mem: ze_virtual_mem_dditable_t,
 }
 
@@ -63,6 +64,8 @@ pub(crate) fn fill(tables: &mut Tables, version: ze_api_version_t) {
     unsafe { ze_sim::ddi::zeGetModuleProcAddrTable(version, &mut tables.ze_module) };
     // SAFETY: a whole `ze_physical_mem_dditable_t`, which `version` (this crate's) sizes.
     unsafe { ze_sim::ddi::zeGetPhysicalMemProcAddrTable(version, &mut tables.ze_physical_mem) };
+    // SAFETY: a whole `ze_sampler_dditable_t`, which `version` (this crate's) sizes.
+    unsafe { ze_sim::ddi::zeGetSamplerProcAddrTable(version, &mut tables.ze_sampler) };
     // SAFETY: a whole `ze_virtual_mem_dditable_t`, which `version` (this crate's) sizes.
     unsafe { ze_sim::ddi::zeGetVirtualMemProcAddrTable(version, &mut tables.ze_virtual_mem) };
 }
@@ -3003,8 +3006,12 @@ pub unsafe extern "C" fn zeRTASParallelOperationDestroyExp(_arg1: ze_rtas_parall
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeSamplerCreate(_arg1: ze_context_handle_t, _arg2: ze_device_handle_t, _arg3: *const ze_sampler_desc_t, _arg4: *mut ze_sampler_handle_t) -> ze_result_t {
-    unsupported("zeSamplerCreate")
+pub unsafe extern "C" fn zeSamplerCreate(arg1: ze_context_handle_t, arg2: ze_device_handle_t, arg3: *const ze_sampler_desc_t, arg4: *mut ze_sampler_handle_t) -> ze_result_t {
+    match crate::forward::tables().ze_sampler.pfnCreate {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4) },
+        None => unsupported("zeSamplerCreate"),
+    }
 }
 
 /// `zeSamplerDestroy`, from `ze_sampler_dditable_t`.
@@ -3012,8 +3019,12 @@ pub unsafe extern "C" fn zeSamplerCreate(_arg1: ze_context_handle_t, _arg2: ze_d
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeSamplerDestroy(_arg1: ze_sampler_handle_t) -> ze_result_t {
-    unsupported("zeSamplerDestroy")
+pub unsafe extern "C" fn zeSamplerDestroy(arg1: ze_sampler_handle_t) -> ze_result_t {
+    match crate::forward::tables().ze_sampler.pfnDestroy {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1) },
+        None => unsupported("zeSamplerDestroy"),
+    }
 }
 
 /// `zeVirtualMemReserve`, from `ze_virtual_mem_dditable_t`.
