@@ -240,8 +240,8 @@ impl EngineThread {
         })
     }
 
-    /// Ends the thread once queued work has run.
-    fn stop(&self) {
+    /// Ends the thread once queued work has run, waiting for it if `join`.
+    fn stop(&self, join: bool) {
         self.sender
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -253,6 +253,7 @@ impl EngineThread {
             .take();
         // Never joined from its own thread (a job that dropped the last queue of its engine).
         if let Some(thread) = thread
+            && join
             && thread.thread().id() != std::thread::current().id()
         {
             let _ = thread.join();
@@ -335,9 +336,12 @@ impl Worker {
         if last.is_some() {
             state.engine_threads.remove(&self.context);
         }
+        // On a lost device a queued wait may never end: the thread is left to end (and count
+        // itself out) on its own rather than joined.
+        let join = !state.lost;
         drop(state);
         if let Some(engine) = last {
-            engine.stop();
+            engine.stop(join);
         }
     }
 }
@@ -946,7 +950,7 @@ fn prepare_run(
                 let handle = bytes
                     .get(..8)
                     .and_then(|raw| raw.try_into().ok())
-                    .map(usize::from_le_bytes)
+                    .map(usize::from_ne_bytes)
                     .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE)?;
                 // Destroyed since it was set: the driver would read freed state.
                 let (_, sampler) = crate::registry::sampler(handle)?;
@@ -1298,6 +1302,7 @@ pub(crate) fn submit(
         let mut unwinding = InlineUnwind {
             platform,
             context: queue.worker.context,
+            worker: queue.worker.id,
             armed: true,
         };
         run(platform, job);
@@ -1523,6 +1528,9 @@ fn run(platform: &Inner, job: Job) {
 struct InlineUnwind<'a> {
     platform: &'a Inner,
     context: EngineContext,
+    /// The job's stream: its outstanding job and ops go too, or its list could never be
+    /// destroyed.
+    worker: usize,
     armed: bool,
 }
 
@@ -1532,6 +1540,10 @@ impl Drop for InlineUnwind<'_> {
             let mut state = self.platform.lock();
             count_use(&mut state.inline_jobs, self.context, -1);
             count_use(&mut state.engine_jobs, self.context, -1);
+            state.worker_ops.remove(&self.worker);
+            if let Some(jobs) = state.outstanding.get_mut(&self.worker) {
+                *jobs = jobs.saturating_sub(1);
+            }
             self.platform.changed.notify_all();
         }
     }

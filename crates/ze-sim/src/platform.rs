@@ -304,6 +304,10 @@ pub(crate) struct State {
     /// module. They live in the OpenCL program's host storage, which commands reach as
     /// registered host memory, as a kernel argument too.
     pub module_globals: BTreeMap<usize, (usize, usize)>,
+    /// The programs of destroyed modules whose globals were handed out: kept for the
+    /// platform's life, so a command queued on a global's address never writes freed memory
+    /// (a GPU would fault; the simulator's own memory stays safe).
+    pub retired_programs: Vec<Arc<crate::opencl::Program>>,
     /// Allocations with peer residencies whose pinned backing waits for a kernel.
     pub awaiting_backing: std::collections::BTreeSet<usize>,
     pub counters: Counters,
@@ -1085,6 +1089,7 @@ impl Platform {
             mapped_from: FxHashMap::default(),
             imports: BTreeMap::new(),
             module_globals: BTreeMap::new(),
+            retired_programs: Vec::new(),
             awaiting_backing: std::collections::BTreeSet::new(),
             counters: Counters::default(),
             used_event_slots: HashSet::new(),

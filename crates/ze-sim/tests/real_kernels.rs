@@ -1272,6 +1272,9 @@ fn global_variables_and_function_pointers_as_the_driver_hands_them_out() {
     for module in modules {
         destroy_module(sim, module);
     }
+    // A command on a destroyed module's global still reaches live memory (the simulator keeps
+    // the program of a module whose globals were handed out; a GPU would fault).
+    assert_eq!(read_u32(sim, list, done, counters[1], 1), [106]);
 
     let module = built(build(sim, bench.context, 0, SPIRV, FUNCTION_POINTERS));
     let mut twice = null_mut();

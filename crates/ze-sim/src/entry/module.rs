@@ -417,10 +417,17 @@ pub(crate) unsafe extern "C" fn module_destroy(module: ze_module_handle_t) -> ze
             platform.lock().counters.destroy_hazards += 1;
         }
         registry::unregister(module as usize);
-        platform
-            .lock()
+        let mut state = platform.lock();
+        let before = state.module_globals.len();
+        state
             .module_globals
             .retain(|_, &mut (_, owner)| owner != module as usize);
+        if state.module_globals.len() != before
+            && let Some(program) = &object.program
+        {
+            state.retired_programs.push(Arc::clone(program));
+        }
+        drop(state);
         release(&platform, object.context, &Object::Module(object.clone()));
         Ok(())
     })

@@ -53,7 +53,7 @@ pub(crate) unsafe extern "C" fn sampler_destroy(sampler: ze_sampler_handle_t) ->
         let (platform, object) = registry::sampler(sampler as usize)?;
         registry::unregister(sampler as usize);
         let mut state = platform.lock();
-        state.counters.live_samplers -= 1;
+        state.counters.live_samplers = state.counters.live_samplers.saturating_sub(1);
         if let Some(children) = state.context_children.get_mut(&object.context) {
             *children = children.saturating_sub(1);
         }
