@@ -336,9 +336,9 @@ impl Worker {
         if last.is_some() {
             state.engine_threads.remove(&self.context);
         }
-        // On a lost device a queued wait may never end: the thread is left to end (and count
-        // itself out) on its own rather than joined.
-        let join = !state.lost;
+        // On a lost device a queued wait may never end: a thread with work still queued is
+        // left to end (and count itself out) on its own rather than joined.
+        let join = !state.lost || !state.engine_jobs.contains_key(&self.context);
         drop(state);
         if let Some(engine) = last {
             engine.stop(join);
