@@ -13,8 +13,9 @@
 //! up at once trade no cache lines, and a core can overlap the memory reads of consecutive
 //! lookups. A thread whose copy is out of date (its first lookup in a bucket after a change of
 //! it, and in every bucket after the table grew) takes it again under the writer lock, so
-//! lookups in buckets that change often contend with the changes. Changes are serialised by that lock, which also guards an ordered map of every
-//! range (overlap checks, removal by start, the rebuild when the table grows); a change makes
+//! lookups in buckets that change often contend with the changes. Changes are serialised by
+//! that lock, which also guards an ordered map of every range (overlap checks, removal by
+//! start, the rebuild when the table grows); a change makes
 //! the new list of each bucket it touches, then bumps their versions, so a lookup that overlaps
 //! a change answers as before it or as after it. The table grows (four times the buckets) when
 //! it holds more than eight entries per bucket, which a thread sees as a new generation and

@@ -1238,7 +1238,7 @@ pub(crate) fn submit(
                 *arming = event.rearm();
                 event.uses.fetch_add(1, Ordering::AcqRel);
                 if !event.counter_based {
-                    let key = (queue.worker.context, Arc::as_ptr(event) as usize);
+                    let key = signal_key(queue.worker.context, event);
                     count_use(&mut state.queued_signals, key, 1);
                     // The engine already waits on the event this signal, queued behind, sets.
                     if let Some(counted) = state.blocked_waits.get_mut(&key)
@@ -1327,7 +1327,7 @@ pub(crate) fn submit(
                 Op::Launch { run: Some(_), .. } => Inner::count_real_launch(&mut state, false),
                 Op::Signal(event, _) if !event.counter_based => count_use(
                     &mut state.queued_signals,
-                    (job.context, Arc::as_ptr(event) as usize),
+                    signal_key(job.context, event),
                     -1,
                 ),
                 _ => {}
@@ -1370,7 +1370,7 @@ fn run(platform: &Inner, job: Job) {
                     };
                     let blocked = !done(&event.state.lock());
                     if blocked {
-                        note_blocked_wait(platform, job.context, event, true, || {
+                        note_blocked_wait(platform, job.context, event, || {
                             !done(&event.state.lock())
                         });
                     }
@@ -1387,7 +1387,7 @@ fn run(platform: &Inner, job: Job) {
                     }
                     drop(state);
                     if blocked {
-                        note_blocked_wait(platform, job.context, event, false, || false);
+                        end_blocked_wait(platform, job.context, event);
                     }
                     event.uses.fetch_sub(1, Ordering::AcqRel);
                 }
@@ -1399,7 +1399,7 @@ fn run(platform: &Inner, job: Job) {
                 if !event.counter_based {
                     count_use(
                         &mut state.queued_signals,
-                        (job.context, Arc::as_ptr(&event) as usize),
+                        signal_key(job.context, &event),
                         -1,
                     );
                 }
@@ -1560,20 +1560,29 @@ fn note_blocked_wait(
     platform: &Inner,
     context: EngineContext,
     event: &Arc<Event>,
-    blocked: bool,
     still_blocked: impl FnOnce() -> bool,
 ) {
     let mut state = platform.lock();
-    let key = (context, Arc::as_ptr(event) as usize);
-    if !blocked {
-        state.blocked_waits.remove(&key);
-        return;
-    }
+    let key = signal_key(context, event);
     let behind = state.queued_signals.contains_key(&key) && still_blocked();
     state.blocked_waits.insert(key, behind);
     if behind {
         count_deadlock(&mut state, context);
     }
+}
+
+/// The wait [`note_blocked_wait`] noted has ended.
+fn end_blocked_wait(platform: &Inner, context: EngineContext, event: &Arc<Event>) {
+    platform
+        .lock()
+        .blocked_waits
+        .remove(&signal_key(context, event));
+}
+
+/// What `queued_signals` and `blocked_waits` know a signal or wait by: its engine context and
+/// event.
+fn signal_key(context: EngineContext, event: &Arc<Event>) -> (EngineContext, usize) {
+    (context, Arc::as_ptr(event) as usize)
 }
 
 fn count_deadlock(state: &mut State, context: EngineContext) {
