@@ -139,15 +139,16 @@ bitflags::bitflags! {
     }
 }
 
-/// One command-queue group: a kind of engine and how many there are.
+/// One command-queue group: a kind of engine and how many there are. Intel's driver reports
+/// the main copy engine (BCS0) and the linked copy engines as two copy-only groups.
 ///
 /// ```
 /// use lazy_usm::QueueGroupFlags;
 /// let devices = lazy_usm::Runtime::simulated("xelink")?.devices()?;
 /// let groups = devices[0].queue_groups()?;
 /// assert!(groups[0].flags.contains(QueueGroupFlags::COMPUTE) && !groups[0].is_copy_only());
-/// assert!(groups[1].is_copy_only());
-/// assert_eq!(groups[1].queues, 7);
+/// assert!(groups[1].is_copy_only() && groups[2].is_copy_only());
+/// assert_eq!((groups[1].queues, groups[2].queues), (1, 8));
 /// # Ok::<(), lazy_usm::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,9 +196,9 @@ impl QueueGroup {
 ///
 /// ```
 /// let devices = lazy_usm::Runtime::simulated("b70x2")?.devices()?;
-/// let blitter = devices[0].engine(1, 1)?;
-/// assert!(blitter.group.is_copy_only());
-/// assert!(devices[0].engine(1, 2).is_err(), "b70x2 has two copy engines per device");
+/// let linked_blitter = devices[0].engine(2, 0)?;
+/// assert!(linked_blitter.group.is_copy_only());
+/// assert!(devices[0].engine(1, 1).is_err(), "the main copy group has one engine");
 /// # Ok::<(), lazy_usm::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -389,7 +390,7 @@ impl Device {
     /// # use lazy_usm::*;
     /// # let runtime = Runtime::simulated("b70x2")?;
     /// # let devices = runtime.devices()?;
-    /// assert_eq!(devices[0].queue_groups()?.len(), 2);
+    /// assert_eq!(devices[0].queue_groups()?.len(), 3);
     /// # Ok::<(), Error>(())
     /// ```
     pub fn queue_groups(&self) -> Result<Vec<QueueGroup>> {
@@ -429,8 +430,8 @@ impl Device {
     /// # use lazy_usm::*;
     /// # let runtime = Runtime::simulated("b70x2")?;
     /// # let devices = runtime.devices()?;
-    /// assert_eq!(devices[0].engine(1, 1)?.index, 1);
-    /// assert!(devices[0].engine(2, 0).is_err());
+    /// assert_eq!(devices[0].engine(2, 0)?.group.ordinal, 2);
+    /// assert!(devices[0].engine(3, 0).is_err());
     /// # Ok::<(), Error>(())
     /// ```
     pub fn engine(&self, ordinal: u32, index: u32) -> Result<Engine> {
@@ -455,7 +456,8 @@ impl Device {
         })
     }
 
-    /// The first engine of a copy-only group (a blitter), if the device has one.
+    /// The first engine of the first copy-only group (the main blitter, BCS0, on Intel's
+    /// driver), if the device has one.
     ///
     /// ```
     /// # use lazy_usm::*;

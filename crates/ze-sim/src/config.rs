@@ -62,8 +62,13 @@ pub struct DeviceConfig {
     pub max_mem_alloc_bytes: Option<u64>,
     /// Queues in command-queue group 0 (compute and copy).
     pub compute_queues: u32,
-    /// Queues in command-queue group 1 (copy only); 0 leaves the group out.
+    /// Queues in the main copy group (compute-runtime's BCS0, the first copy-only ordinal):
+    /// 0 or 1; 0 leaves the group out.
     pub copy_queues: u32,
+    /// Queues in the linked copy group (compute-runtime's BCS1 to BCS8, the copy-only ordinal
+    /// after the main one); 0 leaves the group out.
+    #[serde(default)]
+    pub linked_copy_queues: u32,
     /// Core clock in MHz.
     pub core_clock_mhz: u32,
     /// The graphics IP version `ze_device_ip_version_ext_t` reports, packed as compute-runtime
@@ -265,9 +270,11 @@ fn b70(pci_address: &str) -> DeviceConfig {
         pci_address: pci_address.into(),
         memory_bytes: 32 * GIB,
         max_mem_alloc_bytes: None,
-        // Engine counts and clock are illustrative, not read off a B70.
+        // Engine counts and clock are illustrative, not read off a B70: two copy engines, the
+        // main one and one linked, as compute-runtime groups them.
         compute_queues: 1,
-        copy_queues: 2,
+        copy_queues: 1,
+        linked_copy_queues: 1,
         core_clock_mhz: 2800,
         ip_version: xe2_ip_version(),
     }
@@ -409,7 +416,8 @@ impl SimConfig {
                         // Illustrative: a generic fabric-connected pair, not a measured part.
                         device_id: 0x0bd5,
                         memory_bytes: 64 * GIB,
-                        copy_queues: 7,
+                        // Xe-HPC's copy engines: BCS0 and eight linked ones (BCS1 to BCS8).
+                        linked_copy_queues: 8,
                         // Xe-HPC (12.60): the runtime's older adapter (v1) is its default.
                         ip_version: (12 << 22) | (60 << 14),
                         ..b70(address)
@@ -651,6 +659,13 @@ impl SimConfig {
             if device.memory_bytes == 0 || device.compute_queues == 0 {
                 return invalid(format!(
                     "device {index}: memory_bytes and compute_queues must be positive"
+                ));
+            }
+            if device.copy_queues > 1 {
+                return invalid(format!(
+                    "device {index}: copy_queues is {}, but the main copy group has one engine \
+                     (BCS0) at most; give the others as linked_copy_queues",
+                    device.copy_queues
                 ));
             }
         }

@@ -102,14 +102,16 @@ pub struct QueueGroup {
 /// The command-queue groups of a device, as compute-runtime reports Xe2's
 /// (`Device::getCommandQueueGroupProperties`, and `getMaxFillPatternSizeForCopyEngine` for PVC
 /// to Xe3P): ordinal 0 computes, copies and runs cooperative kernels, with fill patterns of any
-/// size; ordinal 1, when the device has copy queues, only copies (the blitter engines the
-/// library prefers for copies), with one-byte fill patterns.
+/// size; then, when the device has them, the main copy engine (BCS0) as a group of its own and
+/// the linked copy engines as the next group (compute-runtime's `copy` and `linkedCopy` engine
+/// groups), both only copying, with one-byte fill patterns. Engines are not shared between
+/// groups, so two queues on index 0 of the two copy groups run on different engines.
 ///
 /// ```
 /// let config = ze_sim::SimConfig::preset("b70x2").unwrap();
 /// let groups = ze_sim::queue_groups(&config.devices[0]);
-/// assert_eq!(groups.len(), 2);
-/// assert_eq!(groups[1].queues, 2);
+/// assert_eq!(groups.len(), 3);
+/// assert_eq!((groups[1].queues, groups[2].queues), (1, 1));
 /// assert_eq!((groups[0].max_fill_pattern_size, groups[1].max_fill_pattern_size), (usize::MAX, 1));
 /// ```
 pub fn queue_groups(device: &DeviceConfig) -> Vec<QueueGroup> {
@@ -121,12 +123,14 @@ pub fn queue_groups(device: &DeviceConfig) -> Vec<QueueGroup> {
         queues: device.compute_queues,
         max_fill_pattern_size: usize::MAX,
     }];
-    if device.copy_queues > 0 {
-        groups.push(QueueGroup {
-            flags: copy,
-            queues: device.copy_queues,
-            max_fill_pattern_size: 1,
-        });
+    for queues in [device.copy_queues, device.linked_copy_queues] {
+        if queues > 0 {
+            groups.push(QueueGroup {
+                flags: copy,
+                queues,
+                max_fill_pattern_size: 1,
+            });
+        }
     }
     groups
 }

@@ -16,7 +16,9 @@ const NORMAL: ze_command_queue_priority_t =
 const LOW: ze_command_queue_priority_t =
     ze_command_queue_priority_t::ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW;
 const COMPUTE: u32 = 0;
+/// The main copy group (BCS0, one engine) and the linked copy group (one engine on `b70x2`).
 const COPY: u32 = 1;
+const LINKED_COPY: u32 = 2;
 const BYTES: usize = 4096;
 /// How long a submission that could run is given to run (it needs microseconds).
 const SETTLE: Duration = Duration::from_millis(200);
@@ -159,7 +161,7 @@ fn lists_on_one_engine_run_in_submission_order() {
         "a later submission on the same compute engine waits for the earlier one's wait"
     );
     assert!(
-        !fill_runs_behind_a_closed_gate((COPY, 1, NORMAL), (COPY, 1, NORMAL)),
+        !fill_runs_behind_a_closed_gate((LINKED_COPY, 0, NORMAL), (LINKED_COPY, 0, NORMAL)),
         "and on the same copy engine"
     );
 }
@@ -171,8 +173,9 @@ fn other_engines_and_the_low_priority_context_run_beside_a_waiting_engine() {
         "the copy engine runs while the compute engine waits"
     );
     assert!(
-        fill_runs_behind_a_closed_gate((COPY, 0, NORMAL), (COPY, 1, NORMAL)),
-        "a second copy engine runs while the first waits"
+        fill_runs_behind_a_closed_gate((COPY, 0, NORMAL), (LINKED_COPY, 0, NORMAL)),
+        "index 0 of the linked copy group is another engine than the main copy engine \
+         (level-zero-tests' interdependent pipelining puts its two copy queues there)"
     );
     assert!(
         fill_runs_behind_a_closed_gate((COMPUTE, 0, NORMAL), (COMPUTE, 0, LOW)),

@@ -9,7 +9,7 @@ use std::ptr::null_mut;
 use ze_sim::{DeviceConfig, LinkConfig, LinkKind, MirrorMode, SimConfig, TimingModel};
 
 fn custom() -> SimConfig {
-    let device = |name: &str, id: u32, address: &str, gib: u64, copy_queues: u32| DeviceConfig {
+    let device = |name: &str, id: u32, address: &str, gib: u64, copies: (u32, u32)| DeviceConfig {
         name: name.into(),
         vendor_id: 0x8086,
         device_id: id,
@@ -17,7 +17,8 @@ fn custom() -> SimConfig {
         memory_bytes: gib << 30,
         max_mem_alloc_bytes: Some(4 << 30),
         compute_queues: 2,
-        copy_queues,
+        copy_queues: copies.0,
+        linked_copy_queues: copies.1,
         core_clock_mhz: 2100 + id,
         ip_version: 0x0300_0000 + id,
     };
@@ -36,9 +37,10 @@ fn custom() -> SimConfig {
         peer_access_reported: true,
         execute_kernels: true,
         devices: vec![
-            device("first", 0x1111, "0001:0a:00.0", 8, 3),
-            device("second", 0x2222, "0001:0b:01.1", 12, 0),
-            device("third", 0x3333, "0002:c0:1f.7", 16, 1),
+            device("first", 0x1111, "0001:0a:00.0", 8, (1, 3)),
+            device("second", 0x2222, "0001:0b:01.1", 12, (0, 0)),
+            // Linked copy engines without the main one: the linked group takes ordinal 1.
+            device("third", 0x3333, "0002:c0:1f.7", 16, (0, 2)),
         ],
         default_link: LinkKind::Access,
         links: vec![
@@ -163,8 +165,12 @@ fn every_configured_field_reads_back() {
         assert_eq!(memory_count, 1);
         assert_eq!(memory.totalSize, expected.memory_bytes);
 
-        let expected_groups = if expected.copy_queues > 0 { 2 } else { 1 };
-        assert_eq!(group_count, expected_groups);
+        // The compute group, then each copy group that has engines, main before linked.
+        let expected_copy_groups: Vec<u32> = [expected.copy_queues, expected.linked_copy_queues]
+            .into_iter()
+            .filter(|&queues| queues > 0)
+            .collect();
+        assert_eq!(group_count as usize, 1 + expected_copy_groups.len());
         let mut groups = vec![
             ze_command_queue_group_properties_t {
                 stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES,
@@ -190,11 +196,9 @@ fn every_configured_field_reads_back() {
             (groups[0].flags, groups[0].numQueues),
             (compute | copy | cooperative, 2)
         );
-        if expected.copy_queues > 0 {
-            assert_eq!(
-                (groups[1].flags, groups[1].numQueues),
-                (copy, expected.copy_queues)
-            );
+        for (group, &queues) in groups[1..].iter().zip(&expected_copy_groups) {
+            assert_eq!((group.flags, group.numQueues), (copy, queues));
+            assert_eq!(group.maxMemoryFillPatternSize, 1);
         }
 
         for (peer_index, &peer) in sim.devices.iter().enumerate() {
@@ -289,6 +293,15 @@ fn presets_round_trip_through_toml_and_bad_files_are_typed_errors() {
     assert!(error.to_string().contains("0 devices"), "{error}");
     let error = SimConfig::from_toml("mirror = \"sometimes\"").unwrap_err();
     assert!(error.to_string().contains("sometimes"), "{error}");
+    // The main copy group is one engine (BCS0); more is a configuration mistake, named.
+    let mut two_main_copy_engines = custom.clone();
+    two_main_copy_engines.devices[0].copy_queues = 2;
+    let error = SimConfig::from_toml(&two_main_copy_engines.to_toml()).unwrap_err();
+    assert!(
+        error.to_string().contains("device 0: copy_queues is 2")
+            && error.to_string().contains("linked_copy_queues"),
+        "{error}"
+    );
     let error = SimConfig::from_name_or_path("/nonexistent/sim.toml").unwrap_err();
     assert!(
         error.to_string().contains("b70x2"),
