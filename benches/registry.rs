@@ -10,7 +10,13 @@
 //! - `find`: `ResidencyManager::find`, the registry plus a read of the allocation's record
 //!   (owner, residency), which a scattered lookup also misses the caches for.
 //!
-//! Results land in `target/criterion/registry/{registry,btree,find}_{hot,scattered}_{1t,2t}/`.
+//! Then `registry_mixed_*`: the registry alone over 100,000 ranges of six sizes from 256 B to
+//! 200 MiB (one size level each, so a lookup probes the levels below its range's), answering
+//! hits at interior addresses and misses at addresses between ranges, which probe every level
+//! in use.
+//!
+//! Results land in `target/criterion/registry/{registry,btree,find}_{hot,scattered}_{1t,2t}/`
+//! and `target/criterion/registry/registry_mixed_{hit,miss}_1t/`.
 
 mod common;
 
@@ -131,6 +137,40 @@ fn registry_benches(c: &mut Criterion) {
                 bench.iter_custom(|iterations| on_threads(threads, iterations, set, &lookup))
             });
         }
+    }
+    // Ranges of mixed sizes in a synthetic address space (the registry needs no memory
+    // behind them), page-aligned with a page between neighbours.
+    const SIZES: [usize; 6] = [256, 3_000, 40_000, 700_000, 9 << 20, 200 << 20];
+    let mixed = PointerRegistry::new();
+    let mut hits = Vec::with_capacity(LIVE);
+    let mut misses = Vec::with_capacity(LIVE);
+    let mut base = 1usize << 40;
+    for index in 0..LIVE {
+        let size = SIZES[index % SIZES.len()];
+        mixed.insert(base, size, Arc::new(index)).expect("disjoint");
+        hits.push(base + size / 2);
+        let end = base + size;
+        misses.push(end + 2048);
+        base = end.next_multiple_of(4096) + 4096;
+    }
+    // Visited in a scattered order, as above.
+    let scatter = |addresses: &[usize]| -> Vec<usize> {
+        (0..LIVE)
+            .map(|step| addresses[step.wrapping_mul(7919) % LIVE])
+            .collect()
+    };
+    for (kind, addresses, expect_found) in [
+        ("hit", scatter(&hits), true),
+        ("miss", scatter(&misses), false),
+    ] {
+        let lookup = |step: u64| {
+            let address = addresses[step as usize % LIVE];
+            let range = mixed.find_map(black_box(address), |entry| (entry.base, entry.size));
+            assert_eq!(black_box(range).is_some(), expect_found);
+        };
+        group.bench_function(format!("registry_mixed_{kind}_1t"), |bench| {
+            bench.iter_custom(|iterations| on_threads(1, iterations, LIVE, &lookup))
+        });
     }
     group.finish();
 }

@@ -196,8 +196,8 @@ impl QueueGroup {
 ///
 /// ```
 /// let devices = lazy_usm::Runtime::simulated("b70x2")?.devices()?;
-/// let linked_blitter = devices[0].engine(2, 0)?;
-/// assert!(linked_blitter.group.is_copy_only());
+/// let blitter = devices[0].engine(1, 0)?;
+/// assert!(blitter.group.is_copy_only());
 /// assert!(devices[0].engine(1, 1).is_err(), "the main copy group has one engine");
 /// # Ok::<(), lazy_usm::Error>(())
 /// ```
@@ -390,7 +390,7 @@ impl Device {
     /// # use lazy_usm::*;
     /// # let runtime = Runtime::simulated("b70x2")?;
     /// # let devices = runtime.devices()?;
-    /// assert_eq!(devices[0].queue_groups()?.len(), 3);
+    /// assert_eq!(devices[0].queue_groups()?.len(), 2);
     /// # Ok::<(), Error>(())
     /// ```
     pub fn queue_groups(&self) -> Result<Vec<QueueGroup>> {
@@ -430,8 +430,8 @@ impl Device {
     /// # use lazy_usm::*;
     /// # let runtime = Runtime::simulated("b70x2")?;
     /// # let devices = runtime.devices()?;
-    /// assert_eq!(devices[0].engine(2, 0)?.group.ordinal, 2);
-    /// assert!(devices[0].engine(3, 0).is_err());
+    /// assert_eq!(devices[0].engine(1, 0)?.group.ordinal, 1);
+    /// assert!(devices[0].engine(2, 0).is_err());
     /// # Ok::<(), Error>(())
     /// ```
     pub fn engine(&self, ordinal: u32, index: u32) -> Result<Engine> {

@@ -2,12 +2,8 @@
 //! (bindings, the C ABI): any address inside a live range finds it.
 //!
 //! Ranges are kept by size in levels: level `k` holds the ranges of at most `2^shift(k)`
-//! bytes (4 KiB, 64 KiB, 1 MiB, ... up to the whole address space) that no smaller level
-//! holds, each entered in the one or two windows of that size it overlaps. A range at a level
-//! above the first is more than a sixteenth of its window, so a window there holds at most 17
-//! of them; the first level's 4 KiB windows hold one range per page where allocations are
-//! page-aligned, as drivers align them (a scan of a bucket is a scan of its windows' ranges,
-//! so windows that hold few ranges keep lookups to a cache line or two). A window hashes to
+//! bytes (64 KiB, 4 MiB, 256 MiB, ... up to the whole address space) that no smaller level
+//! holds, each entered in the one or two windows of that size it overlaps. A window hashes to
 //! one bucket of a table (windows of every level share it); a bucket is an immutable list of
 //! the ranges entered in its windows, sorted by start, with a version that every change of the
 //! bucket bumps. Every thread keeps its own copy of the bucket lists it has read, tagged with
@@ -49,9 +45,9 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 /// Window sizes of the levels, as shifts: a range goes to the first level whose window is at
 /// least its size, so it overlaps at most two windows there. The last covers everything.
-/// Steps of 16x bound the ranges a window holds; a lookup probes only the levels in use, and
-/// its probes of different levels do not wait on each other.
-const SHIFTS: [u32; 14] = [12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 64];
+const SHIFTS: [u32; 9] = [16, 22, 28, 34, 40, 46, 52, 58, 64];
+// The levels in use are bits of a `u32`, and the last level covers the address space.
+const _: () = assert!(SHIFTS.len() <= 32 && SHIFTS[SHIFTS.len() - 1] == 64);
 /// Buckets of a new registry's table, as a shift.
 const FIRST_BUCKET_BITS: u32 = 6;
 /// The table grows when it holds more entries than this per bucket.
@@ -542,11 +538,14 @@ mod tests {
     #[test]
     fn ranges_go_to_the_smallest_level_whose_window_holds_them() {
         assert_eq!(level_of(1), 0);
-        assert_eq!(level_of(4 << 10), 0);
-        assert_eq!(level_of((4 << 10) + 1), 1);
-        assert_eq!(level_of(64 << 10), 1);
-        assert_eq!(level_of((64 << 10) + 1), 2);
-        assert_eq!(level_of(1 << 40), 7);
+        assert_eq!(level_of(64 << 10), 0);
+        assert_eq!(level_of((64 << 10) + 1), 1);
+        assert_eq!(level_of(1 << 40), 4);
+        // Every level's largest range is its own, the next byte the next level's.
+        for (level, &shift) in SHIFTS.iter().enumerate().take(SHIFTS.len() - 1) {
+            assert_eq!(level_of(1 << shift), level);
+            assert_eq!(level_of((1 << shift) + 1), level + 1);
+        }
         assert_eq!(level_of(usize::MAX), SHIFTS.len() - 1);
     }
 
@@ -560,8 +559,6 @@ mod tests {
         for (index, size) in [
             1usize,
             100,
-            4 << 10,
-            (4 << 10) + 1,
             64 << 10,
             (64 << 10) + 1,
             5 << 20,

@@ -65,8 +65,8 @@ pub struct DeviceConfig {
     /// Queues in the main copy group (compute-runtime's BCS0, the first copy-only ordinal):
     /// 0 or 1; 0 leaves the group out.
     pub copy_queues: u32,
-    /// Queues in the linked copy group (compute-runtime's BCS1 to BCS8, the copy-only ordinal
-    /// after the main one); 0 leaves the group out.
+    /// Queues in the linked copy group (compute-runtime's BCS1 to BCS8: 0 to 8), the next
+    /// copy-only ordinal (after the main copy group, where there is one); 0 leaves it out.
     #[serde(default)]
     pub linked_copy_queues: u32,
     /// Core clock in MHz.
@@ -270,11 +270,13 @@ fn b70(pci_address: &str) -> DeviceConfig {
         pci_address: pci_address.into(),
         memory_bytes: 32 * GIB,
         max_mem_alloc_bytes: None,
-        // Engine counts and clock are illustrative, not read off a B70: two copy engines, the
-        // main one and one linked, as compute-runtime groups them.
+        // The clock is illustrative, not read off a B70. One copy engine, BCS0: Xe2 has a
+        // second (BCS8), but the xe kernel driver keeps the highest copy engine for its own
+        // page-fault migrations on hardware with USM, as Xe2 is (Linux's xe_pci.c and
+        // xe_hw_engine.c), so compute-runtime reports one copy group of one queue.
         compute_queues: 1,
         copy_queues: 1,
-        linked_copy_queues: 1,
+        linked_copy_queues: 0,
         core_clock_mhz: 2800,
         ip_version: xe2_ip_version(),
     }
@@ -659,6 +661,13 @@ impl SimConfig {
             if device.memory_bytes == 0 || device.compute_queues == 0 {
                 return invalid(format!(
                     "device {index}: memory_bytes and compute_queues must be positive"
+                ));
+            }
+            if device.linked_copy_queues > 8 {
+                return invalid(format!(
+                    "device {index}: linked_copy_queues is {}, but there are eight linked copy \
+                     engines (BCS1 to BCS8) at most",
+                    device.linked_copy_queues
                 ));
             }
             if device.copy_queues > 1 {

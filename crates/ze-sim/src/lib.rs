@@ -102,17 +102,21 @@ pub struct QueueGroup {
 /// The command-queue groups of a device, as compute-runtime reports Xe2's
 /// (`Device::getCommandQueueGroupProperties`, and `getMaxFillPatternSizeForCopyEngine` for PVC
 /// to Xe3P): ordinal 0 computes, copies and runs cooperative kernels, with fill patterns of any
-/// size; then, when the device has them, the main copy engine (BCS0) as a group of its own and
-/// the linked copy engines as the next group (compute-runtime's `copy` and `linkedCopy` engine
-/// groups), both only copying, with one-byte fill patterns. Engines are not shared between
-/// groups, so two queues on index 0 of the two copy groups run on different engines.
+/// size; then, each where the device has its engines, the main copy engine (BCS0) as a group
+/// of its own and the linked copy engines as the next group (compute-runtime's `copy` and
+/// `linkedCopy` engine groups), both only copying, with one-byte fill patterns. Engines are not
+/// shared between groups, so two queues on index 0 of the two copy groups run on different
+/// engines. Xe2 presets have BCS0 only; `xelink` has Xe-HPC's eight linked engines too.
 ///
 /// ```
 /// let config = ze_sim::SimConfig::preset("b70x2").unwrap();
 /// let groups = ze_sim::queue_groups(&config.devices[0]);
-/// assert_eq!(groups.len(), 3);
-/// assert_eq!((groups[1].queues, groups[2].queues), (1, 1));
+/// assert_eq!(groups.len(), 2);
+/// assert_eq!(groups[1].queues, 1);
 /// assert_eq!((groups[0].max_fill_pattern_size, groups[1].max_fill_pattern_size), (usize::MAX, 1));
+/// let xelink = ze_sim::SimConfig::preset("xelink").unwrap();
+/// let groups = ze_sim::queue_groups(&xelink.devices[0]);
+/// assert_eq!((groups.len(), groups[1].queues, groups[2].queues), (3, 1, 8));
 /// ```
 pub fn queue_groups(device: &DeviceConfig) -> Vec<QueueGroup> {
     let compute = GroupFlag::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE.0;

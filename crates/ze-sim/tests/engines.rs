@@ -16,7 +16,7 @@ const NORMAL: ze_command_queue_priority_t =
 const LOW: ze_command_queue_priority_t =
     ze_command_queue_priority_t::ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW;
 const COMPUTE: u32 = 0;
-/// The main copy group (BCS0, one engine) and the linked copy group (one engine on `b70x2`).
+/// The main copy group (BCS0, one engine) and, on `xelink`, the linked copy group (eight).
 const COPY: u32 = 1;
 const LINKED_COPY: u32 = 2;
 const BYTES: usize = 4096;
@@ -38,7 +38,11 @@ struct Rig {
 
 impl Rig {
     fn new() -> Self {
-        let sim = Sim::preset("b70x2");
+        Self::on("b70x2")
+    }
+
+    fn on(preset: &str) -> Self {
+        let sim = Sim::preset(preset);
         let context = sim.context(&[0, 1]);
         let pool = sim.event_pool(context, 3);
         let events = (0..3).map(|index| sim.event(pool, index)).collect();
@@ -123,7 +127,11 @@ impl Rig {
 /// buffer. Returns whether the fill ran while the gate was closed, after checking that both
 /// complete once it opens.
 fn fill_runs_behind_a_closed_gate(first: Place, second: Place) -> bool {
-    let rig = Rig::new();
+    fill_runs_behind_a_closed_gate_on("b70x2", first, second)
+}
+
+fn fill_runs_behind_a_closed_gate_on(preset: &str, first: Place, second: Place) -> bool {
+    let rig = Rig::on(preset);
     let [gate, waited, filled] = rig.events[..] else {
         unreachable!()
     };
@@ -161,8 +169,16 @@ fn lists_on_one_engine_run_in_submission_order() {
         "a later submission on the same compute engine waits for the earlier one's wait"
     );
     assert!(
-        !fill_runs_behind_a_closed_gate((LINKED_COPY, 0, NORMAL), (LINKED_COPY, 0, NORMAL)),
+        !fill_runs_behind_a_closed_gate((COPY, 0, NORMAL), (COPY, 0, NORMAL)),
         "and on the same copy engine"
+    );
+    assert!(
+        !fill_runs_behind_a_closed_gate_on(
+            "xelink",
+            (LINKED_COPY, 3, NORMAL),
+            (LINKED_COPY, 3, NORMAL)
+        ),
+        "and on the same linked copy engine"
     );
 }
 
@@ -173,9 +189,17 @@ fn other_engines_and_the_low_priority_context_run_beside_a_waiting_engine() {
         "the copy engine runs while the compute engine waits"
     );
     assert!(
-        fill_runs_behind_a_closed_gate((COPY, 0, NORMAL), (LINKED_COPY, 0, NORMAL)),
+        fill_runs_behind_a_closed_gate_on("xelink", (COPY, 0, NORMAL), (LINKED_COPY, 0, NORMAL)),
         "index 0 of the linked copy group is another engine than the main copy engine \
          (level-zero-tests' interdependent pipelining puts its two copy queues there)"
+    );
+    assert!(
+        fill_runs_behind_a_closed_gate_on(
+            "xelink",
+            (LINKED_COPY, 0, NORMAL),
+            (LINKED_COPY, 1, NORMAL)
+        ),
+        "two linked copy engines are two engines"
     );
     assert!(
         fill_runs_behind_a_closed_gate((COMPUTE, 0, NORMAL), (COMPUTE, 0, LOW)),

@@ -240,6 +240,26 @@ fn every_configured_field_reads_back() {
             );
         }
     }
+
+    // The third device's two linked copy engines are ordinal 1 (it has no main copy engine):
+    // both indices take a list, and no ordinal 2 exists.
+    let context = sim.context(&[2]);
+    let normal = ze_command_queue_priority_t::ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
+    let linked = sim.immediate_list_on(context, 2, 1, 1, normal);
+    sim.destroy_list(linked);
+    let desc = ze_command_queue_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+        ordinal: 2,
+        ..Default::default()
+    };
+    let mut list = null_mut();
+    // SAFETY: valid descriptor and output pointer.
+    let refused = unsafe {
+        (sim.api.command_list_create_immediate)(context, sim.devices[2], &desc, &mut list)
+    };
+    assert_eq!(refused, ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    assert!(list.is_null());
+    sim.destroy_context(context);
     sim.assert_clean();
 }
 
@@ -300,6 +320,15 @@ fn presets_round_trip_through_toml_and_bad_files_are_typed_errors() {
     assert!(
         error.to_string().contains("device 0: copy_queues is 2")
             && error.to_string().contains("linked_copy_queues"),
+        "{error}"
+    );
+    let mut nine_linked_copy_engines = custom.clone();
+    nine_linked_copy_engines.devices[1].linked_copy_queues = 9;
+    let error = SimConfig::from_toml(&nine_linked_copy_engines.to_toml()).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("device 1: linked_copy_queues is 9"),
         "{error}"
     );
     let error = SimConfig::from_name_or_path("/nonexistent/sim.toml").unwrap_err();
