@@ -447,22 +447,8 @@ impl Inner {
             match deadline {
                 None => self.changed.wait(&mut state),
                 Some(deadline) => {
-                    let now = Instant::now();
-                    if now >= deadline {
+                    if !wait_step(&self.changed, &mut state, deadline) {
                         return false;
-                    }
-                    // A condition variable wakes late by up to a scheduler slice on a busy
-                    // host: it sleeps until shortly before the deadline, and the rest passes
-                    // in short sleeps, so a wait that times out lasts its timeout closely
-                    // (level-zero-tests allow 2%).
-                    const MARGIN: Duration = Duration::from_millis(2);
-                    const STEP: Duration = Duration::from_micros(50);
-                    if deadline - now > MARGIN {
-                        self.changed.wait_until(&mut state, deadline - MARGIN);
-                    } else {
-                        MutexGuard::unlocked(&mut state, || {
-                            std::thread::sleep(STEP.min(deadline - now));
-                        });
                     }
                 }
             }
@@ -1233,4 +1219,33 @@ impl Platform {
     pub fn is_idle(&self) -> bool {
         self.inner.lock().worker_ops.is_empty()
     }
+}
+
+/// One step of a wait on `changed` that ends at `deadline`; false once the deadline has passed.
+/// A condition variable wakes late by up to a scheduler slice on a busy host, and a short
+/// sleep by its timer slack: a wait sleeps on `changed` until shortly before the deadline, then
+/// in short sleeps, and polls the last stretch (with `state` unlocked) as compute-runtime's
+/// waits poll, so a wait that times out lasts its timeout closely (level-zero-tests allow 2%
+/// of 1 ms).
+pub(crate) fn wait_step<T>(
+    changed: &Condvar,
+    state: &mut MutexGuard<'_, T>,
+    deadline: Instant,
+) -> bool {
+    const MARGIN: Duration = Duration::from_millis(2);
+    const STEP: Duration = Duration::from_micros(50);
+    const POLLED: Duration = Duration::from_micros(250);
+    let now = Instant::now();
+    if now >= deadline {
+        return false;
+    }
+    let left = deadline - now;
+    if left > MARGIN {
+        changed.wait_until(state, deadline - MARGIN);
+    } else if left > POLLED {
+        MutexGuard::unlocked(state, || std::thread::sleep(STEP.min(left - POLLED)));
+    } else {
+        MutexGuard::unlocked(state, std::thread::yield_now);
+    }
+    true
 }

@@ -111,3 +111,41 @@ fn on_the_wall_clock_a_copy_takes_its_modelled_time() {
     );
     sim.assert_clean();
 }
+
+/// A host wait with a timeout returns `NOT_READY` no earlier than the timeout, for timeouts
+/// that end in its polled stretch (0.1 ms), its short sleeps (1 ms) and its condition-variable
+/// wait (3 ms); a signal from another thread ends a long wait (one that missed it, or held
+/// the event's lock while it slept, would fail here).
+#[test]
+fn a_timed_host_wait_lasts_its_timeout_and_ends_at_a_signal() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let pool = sim.event_pool(context, 1);
+    let event = sim.event(pool, 0);
+    for timeout_ns in [100_000u64, 1_000_000, 3_000_000] {
+        let began = std::time::Instant::now();
+        // SAFETY: a live event.
+        let result = unsafe { (sim.api.event_host_synchronize)(event, timeout_ns) };
+        let elapsed = began.elapsed().as_nanos() as u64;
+        assert_eq!(result, ze_result_t::ZE_RESULT_NOT_READY);
+        assert!(
+            elapsed >= timeout_ns,
+            "{elapsed} ns for a {timeout_ns} ns timeout"
+        );
+    }
+    // Signalled 0.2 ms into a 10 s wait: the wait ends long before its timeout.
+    let handle = event as usize;
+    let api = &sim.api;
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+            // SAFETY: the live event, signalled once.
+            ok(unsafe { (api.event_host_signal)(handle as ze_event_handle_t) });
+        });
+        // SAFETY: a live event.
+        ok(unsafe { (sim.api.event_host_synchronize)(event, 10_000_000_000) });
+    });
+    sim.destroy_events(pool, &[event]);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}

@@ -313,10 +313,9 @@ pub(crate) unsafe extern "C" fn host_synchronize(
             match deadline {
                 None => object.changed.wait(&mut state),
                 Some(deadline) => {
-                    if Instant::now() >= deadline {
+                    if !crate::platform::wait_step(&object.changed, &mut state, deadline) {
                         return Err(ze_result_t::ZE_RESULT_NOT_READY);
                     }
-                    object.changed.wait_until(&mut state, deadline);
                 }
             }
         }
