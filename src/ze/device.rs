@@ -140,7 +140,8 @@ bitflags::bitflags! {
 }
 
 /// One command-queue group: a kind of engine and how many there are. Intel's driver reports
-/// the main copy engine (BCS0) and the linked copy engines as two copy-only groups.
+/// the main copy engine (BCS0) and the linked copy engines, where a device has them, as up to
+/// two copy-only groups.
 ///
 /// ```
 /// use lazy_usm::QueueGroupFlags;

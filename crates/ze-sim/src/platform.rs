@@ -1243,9 +1243,11 @@ pub(crate) fn wait_step<T>(
     if left > MARGIN {
         changed.wait_until(state, deadline - MARGIN);
     } else if left > POLLED {
-        MutexGuard::unlocked(state, || std::thread::sleep(STEP.min(left - POLLED)));
+        MutexGuard::unlocked_fair(state, || std::thread::sleep(STEP.min(left - POLLED)));
     } else {
-        MutexGuard::unlocked(state, std::thread::yield_now);
+        // Fair: a worker waiting for the lock (to signal what this waits for) gets it before
+        // this waiter takes it again.
+        MutexGuard::unlocked_fair(state, std::thread::yield_now);
     }
     true
 }

@@ -133,18 +133,25 @@ fn a_timed_host_wait_lasts_its_timeout_and_ends_at_a_signal() {
             "{elapsed} ns for a {timeout_ns} ns timeout"
         );
     }
-    // Signalled 0.2 ms into a 10 s wait: the wait ends long before its timeout.
+    // Signalled 50 ms into a 10 s wait (long after the wait began, on any host): the wait ends
+    // then, long before the condition variable's own wake-up 2 ms before the timeout.
     let handle = event as usize;
     let api = &sim.api;
+    let began = std::time::Instant::now();
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            std::thread::sleep(std::time::Duration::from_micros(200));
+            std::thread::sleep(std::time::Duration::from_millis(50));
             // SAFETY: the live event, signalled once.
             ok(unsafe { (api.event_host_signal)(handle as ze_event_handle_t) });
         });
         // SAFETY: a live event.
         ok(unsafe { (sim.api.event_host_synchronize)(event, 10_000_000_000) });
     });
+    let waited = began.elapsed();
+    assert!(
+        waited < std::time::Duration::from_secs(2),
+        "the signal ended the wait after {waited:?}"
+    );
     sim.destroy_events(pool, &[event]);
     sim.destroy_context(context);
     sim.assert_clean();
