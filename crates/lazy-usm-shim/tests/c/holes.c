@@ -156,15 +156,18 @@ static void *first_launch(void *unused) {
     return NULL;
 }
 
-/* Rounds, each in a context of its own (a device's first launch happens once per context). */
+/* Rounds, each in a context of its own (a device's first launch happens once per context);
+ * more, up to RACE_MOST_ROUNDS, while none overlapped (a loaded host may not run the allocating
+ * thread during a pass). */
 #define RACE_ROUNDS 4
+#define RACE_MOST_ROUNDS 40
 
 static int allocation_race(void) {
     uint64_t missing = 0, overlap = 0;
     ze_context_handle_t first = context;
     ze_command_list_handle_t first_lists[2] = {list[0], list[1]};
     ze_module_handle_t first_module = module;
-    for (int round = 0; round < RACE_ROUNDS; round++) {
+    for (int round = 0; round < RACE_ROUNDS || (overlap == 0 && round < RACE_MOST_ROUNDS); round++) {
         context = new_context();
         list[0] = immediate(context, device[0]);
         list[1] = immediate(context, device[1]);
