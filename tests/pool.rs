@@ -516,3 +516,45 @@ mod threaded_model {
         }
     }
 }
+
+/// Every byte of every kind of block finds that block, free or handed out: carved class blocks,
+/// best-fit large ranges beside each other, and a dedicated segment; nothing is found once
+/// trim released the segments.
+#[test]
+fn block_containing_finds_the_block_of_every_byte() {
+    let harness = Harness::simulated("b70x2");
+    let (manager, devices) = setup(&harness, Policy::Lazy);
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    let blocks: Vec<_> = [100usize, 3000, 3000, 70_000, 3 * MIB, 5 * MIB, 70 * MIB]
+        .into_iter()
+        .map(|size| pool.allocate(size).unwrap())
+        .collect();
+    for block in &blocks {
+        let (start, capacity) = (block.address(), block.capacity());
+        for address in [start, start + capacity / 2, start + capacity - 1] {
+            assert_eq!(pool.block_containing(address), Some((start, capacity)));
+        }
+    }
+    // The two large blocks share a segment, back to back.
+    assert_eq!(
+        blocks[4].address() + blocks[4].capacity(),
+        blocks[5].address()
+    );
+    let (freed, capacity) = (blocks[1].address(), blocks[1].capacity());
+    let (large_start, large_capacity) = (blocks[4].address(), blocks[4].capacity());
+    drop(blocks);
+    assert_eq!(
+        pool.block_containing(freed + 1),
+        Some((freed, capacity)),
+        "a free block is still the pool's"
+    );
+    let merged = pool.block_containing(large_start + 1).unwrap();
+    assert_eq!(merged.0, large_start);
+    assert!(merged.1 > large_capacity, "freed large ranges coalesce");
+    pool.trim().unwrap();
+    assert_eq!(pool.block_containing(freed + 1), None);
+    assert_eq!(pool.block_containing(large_start + 1), None);
+    assert_eq!(pool.block_containing(0x10), None);
+    drop((pool, manager));
+    harness.assert_clean();
+}

@@ -1,6 +1,7 @@
 //! The large-block path: best fit over free ranges of large segments, splitting on allocation
 //! and coalescing neighbours on free.
 
+use super::segments::Layout;
 use super::{DevicePool, SEGMENT_ROUNDING, Slot, lock};
 use crate::error::{Error, Result};
 use std::collections::{BTreeMap, BTreeSet};
@@ -36,6 +37,12 @@ impl LargeHeap {
             },
         );
         self.free_by_size.insert((size, base));
+    }
+
+    /// The range (used or free) holding `address`: its start and size.
+    pub(crate) fn range_containing(&self, address: usize) -> Option<(usize, usize)> {
+        let (&start, range) = self.ranges.range(..=address).next_back()?;
+        (address - start < range.size).then_some((start, range.size))
     }
 
     /// Best-fit range of `size` bytes: (address, segment).
@@ -151,7 +158,7 @@ impl DevicePool {
         } else {
             target
         };
-        let (slot, _) = self.new_segment(arena, segment_size)?;
+        let (slot, _) = self.new_segment(arena, segment_size, Layout::Large)?;
         let mut heap = lock(heap);
         heap.add_segment(slot.segment, slot.address, segment_size);
         let (address, segment) = heap.allocate(capacity).ok_or_else(|| {

@@ -51,7 +51,7 @@ use crate::ze::memory::Memory;
 use classes::{GRANULE, class_count, class_index, class_size};
 use fence::Deferred;
 use large::LargeHeap;
-use segments::{Segment, SegmentTable};
+use segments::{Layout, Segment, SegmentTable};
 use small::Class;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -449,7 +449,7 @@ impl DevicePool {
                 size,
             })?;
         let (slot, class) = if size > self.config.dedicated_threshold {
-            let (slot, _) = self.new_segment(arena, capacity)?;
+            let (slot, _) = self.new_segment(arena, capacity, Layout::Dedicated)?;
             (slot, DEDICATED)
         } else {
             (self.large_allocate(arena, capacity)?, LARGE)

@@ -5,13 +5,26 @@ use super::{DevicePool, SEGMENT_ALIGNMENT, Slot, lock};
 use crate::error::{Error, Result};
 use crate::residency::DeviceAllocation;
 use crate::ze::memory::Memory;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
+
+/// How a segment is divided into blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Layout {
+    /// Blocks of one class, carved one after another from the segment's start.
+    Class { block: usize },
+    /// Best-fit ranges of its arena's large heap.
+    Large,
+    /// One block, the whole segment.
+    Dedicated,
+}
 
 /// One segment.
 pub(super) struct Segment {
     pub allocation: DeviceAllocation,
     pub arena: u8,
+    pub layout: Layout,
     /// Live blocks of the segment that were used on a peer.
     pub shared_blocks: AtomicU32,
 }
@@ -20,6 +33,8 @@ pub(super) struct Segment {
 pub(super) struct SegmentTable {
     pub segments: Vec<Option<Arc<Segment>>>,
     pub free: Vec<u32>,
+    /// Live segments by start address, for [`DevicePool::block_containing`].
+    pub by_base: BTreeMap<usize, u32>,
 }
 
 impl DevicePool {
@@ -37,7 +52,12 @@ impl DevicePool {
 
     /// Allocates a segment (releasing idle cached ones and retrying once when the device is out
     /// of memory), places it by the arena's peers, and registers it.
-    pub(super) fn new_segment(&self, arena: u8, size: usize) -> Result<(Slot, u32)> {
+    pub(super) fn new_segment(
+        &self,
+        arena: u8,
+        size: usize,
+        layout: Layout,
+    ) -> Result<(Slot, u32)> {
         if let Some(cap) = self.config.max_cached_bytes
             && self.cached_bytes() > cap
         {
@@ -73,6 +93,7 @@ impl DevicePool {
         let segment = Arc::new(Segment {
             allocation,
             arena,
+            layout,
             shared_blocks: AtomicU32::new(0),
         });
         let index = {
@@ -80,7 +101,7 @@ impl DevicePool {
                 .segments
                 .write()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
-            match table.free.pop() {
+            let index = match table.free.pop() {
                 Some(index) => {
                     table.segments[index as usize] = Some(segment);
                     index
@@ -89,7 +110,9 @@ impl DevicePool {
                     table.segments.push(Some(segment));
                     (table.segments.len() - 1) as u32
                 }
-            }
+            };
+            table.by_base.insert(address, index);
+            index
         };
         let reserved = self.reserved.fetch_add(size as u64, Ordering::AcqRel) + size as u64;
         self.peak_reserved.fetch_max(reserved, Ordering::AcqRel);
@@ -102,6 +125,46 @@ impl DevicePool {
         ))
     }
 
+    /// The block holding `address` in this pool's segments: its start and capacity, whether it
+    /// is handed out now or free (what was handed out there is the caller's to know); `None`
+    /// outside every live segment and in the tail of a class segment that holds no block. For
+    /// callers that keep blocks by address and are asked about interior pointers.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+    /// let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default())?;
+    /// let block = pool.allocate(1000)?;
+    /// assert_eq!(pool.block_containing(block.address() + 999), Some((block.address(), 1024)));
+    /// assert_eq!(pool.block_containing(0x10), None);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn block_containing(&self, address: usize) -> Option<(usize, usize)> {
+        let segment = {
+            let table = self
+                .segments
+                .read()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let (_, &index) = table.by_base.range(..=address).next_back()?;
+            Arc::clone(table.segments.get(index as usize)?.as_ref()?)
+        };
+        let (base, len) = (segment.allocation.address(), segment.allocation.len());
+        if address - base >= len {
+            return None;
+        }
+        match segment.layout {
+            Layout::Class { block } => {
+                let start = base + (address - base) / block * block;
+                (start + block <= base + len).then_some((start, block))
+            }
+            Layout::Dedicated => Some((base, len)),
+            // The heap alone, as the lock order asks (the table's lock was let go above).
+            Layout::Large => lock(&self.arena_ref(segment.arena).large).range_containing(address),
+        }
+    }
+
     /// Forgets segment `index` (freed once no block holds it); returns its size.
     pub(super) fn drop_segment(&self, index: u32) -> u64 {
         let removed = {
@@ -110,8 +173,9 @@ impl DevicePool {
                 .write()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             let removed = table.segments[index as usize].take();
-            if removed.is_some() {
+            if let Some(segment) = &removed {
                 table.free.push(index);
+                table.by_base.remove(&segment.allocation.address());
             }
             removed
         };

@@ -2,6 +2,7 @@
 //! behind the threads' caches, and the batches that move blocks between the two.
 
 use super::classes::{GRANULE, class_size};
+use super::segments::Layout;
 use super::thread_cache::{try_pop, try_push, with_cache};
 use super::{DevicePool, Segment, Slot, lock};
 use crate::error::{Error, Result};
@@ -209,7 +210,7 @@ impl DevicePool {
         let segment_size = (blocks * size)
             .min(self.config.small_segment.max(4 * size))
             .next_multiple_of(GRANULE);
-        let (slot, _) = self.new_segment(arena, segment_size)?;
+        let (slot, _) = self.new_segment(arena, segment_size, Layout::Class { block: size })?;
         let mut carve = lock(&class.carve);
         *carve = Carve {
             segment: slot.segment,

@@ -8,7 +8,7 @@ use lazy_usm_core::{
     Context, DetachedBlock, Device, DeviceAllocation, DevicePool, DeviceSet, PoolConfig, PoolStats,
     ResidencyConfig, ResidencyManager, Runtime,
 };
-use std::collections::BTreeMap;
+use rustc_hash::FxHashMap;
 use std::sync::{Mutex, OnceLock};
 
 /// What was handed out at an address.
@@ -48,10 +48,11 @@ pub(crate) enum Kind {
 pub struct LazyUsmManager {
     // Field order is drop order: what was handed out goes back first (see `Drop`), then the
     // pools, the manager, the context, the runtime.
-    /// Ordered by start, so an interior pointer finds its range: one map for both the exact
-    /// lookups of a free and the interior ones of a query (a pointer registry beside it cost
-    /// PyTorch's path a third of its time in copy-on-write updates).
-    owned: Mutex<BTreeMap<usize, Handed>>,
+    /// By start: a free looks up its exact address (an ordered map cost PyTorch's path a third
+    /// of its time; a pointer registry beside it, as much in copy-on-write updates). A query
+    /// about an interior pointer finds the start from the residency manager (an allocation) or
+    /// the pool (a block): see `containing`.
+    owned: Mutex<FxHashMap<usize, Handed>>,
     /// `waiting`'s length, set under its lock: a reclaim with nothing waiting takes no lock.
     waiting_count: std::sync::atomic::AtomicUsize,
     /// Dedicated allocations freed behind work still running: freed once it completes.
@@ -92,7 +93,7 @@ impl LazyUsmManager {
         let devices = context.devices().to_vec();
         let manager = ResidencyManager::new(context, config)?;
         Ok(Self {
-            owned: Mutex::new(BTreeMap::new()),
+            owned: Mutex::new(FxHashMap::default()),
             waiting: Mutex::new(Vec::new()),
             waiting_count: std::sync::atomic::AtomicUsize::new(0),
             pools: devices.iter().map(|_| OnceLock::new()).collect(),
@@ -145,37 +146,37 @@ impl LazyUsmManager {
     ) -> Result<(), Failure> {
         let size = size.max(1);
         let mut handed = lock(&self.owned);
-        let end = address.checked_add(size);
-        let overlap = end.and_then(|end| {
-            handed
-                .range(..end)
-                .next_back()
-                .filter(|(base, entry)| **base + entry.size > address)
-                .map(|(base, entry)| (*base, entry.size))
-        });
-        if end.is_none() || overlap.is_some() {
-            drop(handed);
-            // The driver or pool handed out a live range twice: give this one back.
-            self.give_back(owned)?;
-            let why = match overlap {
-                Some((base, length)) => format!(
-                    "{size} bytes at {address:#x} overlap the live range {base:#x}+{length}"
-                ),
-                None => format!("{size} bytes at {address:#x} wrap the address space"),
-            };
-            return Err(Failure(crate::LazyUsmStatus::Internal, why));
+        // The pool and the residency manager never hand out overlapping live ranges (the
+        // manager's registry refuses them), so a start handed out twice is the one overlap
+        // left to catch here.
+        let fits = address.checked_add(size).is_some();
+        match handed.entry(address) {
+            std::collections::hash_map::Entry::Vacant(vacant) if fits => {
+                vacant.insert(Handed {
+                    size,
+                    kind,
+                    owner: device,
+                    owned,
+                    kept: false,
+                });
+                Ok(())
+            }
+            occupied_or_wrapping => {
+                let why = match occupied_or_wrapping {
+                    std::collections::hash_map::Entry::Occupied(live) => format!(
+                        "{size} bytes at {address:#x} overlap the live range {address:#x}+{}",
+                        live.get().size
+                    ),
+                    std::collections::hash_map::Entry::Vacant(_) => {
+                        format!("{size} bytes at {address:#x} wrap the address space")
+                    }
+                };
+                drop(handed);
+                // The driver or pool handed out a live range twice: give this one back.
+                self.give_back(owned)?;
+                Err(Failure(crate::LazyUsmStatus::Internal, why))
+            }
         }
-        handed.insert(
-            address,
-            Handed {
-                size,
-                kind,
-                owner: device,
-                owned,
-                kept: false,
-            },
-        );
-        Ok(())
     }
 
     fn check_size(size: usize) -> Result<(), Failure> {
@@ -235,7 +236,7 @@ impl LazyUsmManager {
     pub(crate) fn keep(&self, address: usize) -> Result<(u32, usize), Failure> {
         let mut handed = lock(&self.owned);
         let Some(entry) = handed.get_mut(&address) else {
-            return Err(Self::not_handed_out(&handed, address));
+            return Err(self.not_handed_out(&handed, address));
         };
         if entry.kept {
             return Err(Self::freed_already(address));
@@ -302,21 +303,21 @@ impl LazyUsmManager {
     fn take_entry(&self, address: usize, kept: Kept) -> Result<Handed, Failure> {
         let mut handed = lock(&self.owned);
         match handed.entry(address) {
-            std::collections::btree_map::Entry::Occupied(entry) => {
+            std::collections::hash_map::Entry::Occupied(entry) => {
                 if entry.get().kept && kept == Kept::Refuse {
                     return Err(Self::freed_already(address));
                 }
                 Ok(entry.remove())
             }
-            std::collections::btree_map::Entry::Vacant(_) => {
-                Err(Self::not_handed_out(&handed, address))
+            std::collections::hash_map::Entry::Vacant(_) => {
+                Err(self.not_handed_out(&handed, address))
             }
         }
     }
 
     /// Why `address` is not the start of anything handed out.
-    fn not_handed_out(handed: &BTreeMap<usize, Handed>, address: usize) -> Failure {
-        let why = match Self::containing(handed, address) {
+    fn not_handed_out(&self, handed: &FxHashMap<usize, Handed>, address: usize) -> Failure {
+        let why = match self.containing(handed, address) {
             Some((base, _)) => {
                 format!("{address:#x} is inside the allocation at {base:#x}, not its start")
             }
@@ -325,19 +326,37 @@ impl LazyUsmManager {
         Failure(crate::LazyUsmStatus::UnknownPointer, why)
     }
 
-    /// The live range containing `address`: its start and entry.
-    fn containing(handed: &BTreeMap<usize, Handed>, address: usize) -> Option<(usize, &Handed)> {
-        handed
-            .range(..=address)
-            .next_back()
-            .filter(|(base, entry)| address - **base < entry.size)
-            .map(|(base, entry)| (*base, entry))
+    /// The live range containing `address`: its start and entry. A start is looked up as it
+    /// is; an interior address through the allocation the residency manager has there (an
+    /// allocation handed out whole, or a pool segment), then the block its pool has there.
+    fn containing<'map>(
+        &self,
+        handed: &'map FxHashMap<usize, Handed>,
+        address: usize,
+    ) -> Option<(usize, &'map Handed)> {
+        let holds = |start: usize| {
+            handed
+                .get(&start)
+                .filter(|entry| address - start < entry.size)
+                .map(|entry| (start, entry))
+        };
+        if let Some(found) = holds(address) {
+            return Some(found);
+        }
+        let target = self.manager.find(address)?;
+        if let Some(found) = holds(target.base).filter(|(_, entry)| entry.kind == Kind::Allocation)
+        {
+            return Some(found);
+        }
+        let pool = self.pools.get(target.owner as usize)?.get()?;
+        let (start, _) = pool.block_containing(address)?;
+        holds(start).filter(|(_, entry)| entry.kind == Kind::Block)
     }
 
     /// The range containing `address`, without its residency (what a free needs).
     pub(crate) fn handed(&self, address: usize) -> Result<Found, Failure> {
         let handed = lock(&self.owned);
-        let (base, entry) = Self::containing(&handed, address).ok_or_else(|| {
+        let (base, entry) = self.containing(&handed, address).ok_or_else(|| {
             Failure(
                 crate::LazyUsmStatus::UnknownPointer,
                 format!("{address:#x} is not inside an allocation of this manager"),
@@ -528,6 +547,54 @@ mod tests {
         let devices = runtime.devices().expect("devices");
         let context = Context::new(&devices).expect("context");
         LazyUsmManager::new(runtime, context, ResidencyConfig::default()).expect("manager")
+    }
+
+    /// Every kind of range is found from its last byte and from the middle (a small block, a
+    /// large one, a dedicated one, an allocation handed out whole), and not from the byte past
+    /// its size; a free of an interior pointer names the range's start; a freed range is found
+    /// no more, even where its pool slot is still there.
+    #[test]
+    fn interior_pointers_find_their_range_of_every_kind() {
+        let manager = manager();
+        let ranges = [
+            (manager.pool_alloc(0, 1000).unwrap(), 1000, Kind::Block),
+            (manager.pool_alloc(0, 3000).unwrap(), 3000, Kind::Block),
+            (
+                manager.pool_alloc(0, 8 << 20).unwrap(),
+                8 << 20,
+                Kind::Block,
+            ),
+            (
+                manager.pool_alloc(1, 100 << 20).unwrap(),
+                100 << 20,
+                Kind::Block,
+            ),
+            (
+                manager.alloc_device(1, 5000).unwrap(),
+                5000,
+                Kind::Allocation,
+            ),
+        ];
+        for &(base, size, kind) in &ranges {
+            for address in [base, base + size / 2, base + size - 1] {
+                let found = manager.find(address).unwrap();
+                assert_eq!((found.base, found.size, found.kind), (base, size, kind));
+            }
+            let past = manager.find(base + size);
+            assert!(past.is_err() || past.is_ok_and(|found| found.base != base));
+            let refused = manager.free(base + 1).unwrap_err();
+            assert!(
+                refused
+                    .1
+                    .contains(&format!("inside the allocation at {base:#x}")),
+                "{}",
+                refused.1
+            );
+        }
+        for &(base, size, _) in &ranges {
+            manager.free(base).unwrap();
+            assert!(manager.find(base + size / 2).is_err(), "freed");
+        }
     }
 
     /// A kept block refuses every caller's free and a second keep, whatever the order, until
