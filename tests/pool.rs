@@ -517,11 +517,11 @@ mod threaded_model {
     }
 }
 
-/// Every byte of every kind of block finds that block, free or handed out: carved class blocks,
-/// best-fit large ranges beside each other, and a dedicated segment; nothing is found once
-/// trim released the segments.
+/// The first, middle and last bytes of every kind of block find that block, free or handed out:
+/// carved class blocks, best-fit large ranges beside each other, and a dedicated segment;
+/// nothing is found once trim released the segments.
 #[test]
-fn block_containing_finds_the_block_of_every_byte() {
+fn block_containing_finds_each_block_from_its_ends_and_middle() {
     let harness = Harness::simulated("b70x2");
     let (manager, devices) = setup(&harness, Policy::Lazy);
     let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
@@ -555,6 +555,44 @@ fn block_containing_finds_the_block_of_every_byte() {
     assert_eq!(pool.block_containing(freed + 1), None);
     assert_eq!(pool.block_containing(large_start + 1), None);
     assert_eq!(pool.block_containing(0x10), None);
+    drop((pool, manager));
+    harness.assert_clean();
+}
+
+/// A class segment too short for a whole number of blocks answers `None` in its tail, and the
+/// byte past a dedicated segment is not that segment's.
+#[test]
+fn block_containing_answers_none_past_the_blocks() {
+    let harness = Harness::simulated("b70x2");
+    let (manager, devices) = setup(&harness, Policy::Lazy);
+    let config = PoolConfig {
+        small_segment: 13_000,
+        ..PoolConfig::default()
+    };
+    let pool = DevicePool::new(&manager, &devices[0], config).unwrap();
+    // Class 3072: a first segment of four blocks, then one of 13,056 bytes (13,000 rounded to
+    // the granule), which holds four blocks and 768 bytes of tail.
+    let blocks: Vec<_> = (0..5).map(|_| pool.allocate(3000).unwrap()).collect();
+    let second_segment = blocks[4].address();
+    assert_eq!(blocks[4].capacity(), 3072);
+    assert_eq!(
+        pool.block_containing(second_segment + 3 * 3072 + 3071),
+        Some((second_segment + 3 * 3072, 3072)),
+        "the last block, not carved yet"
+    );
+    assert_eq!(pool.block_containing(second_segment + 4 * 3072), None);
+    assert_eq!(pool.block_containing(second_segment + 13_055), None);
+    let dedicated = pool.allocate(70 * MIB).unwrap();
+    let (start, capacity) = (dedicated.address(), dedicated.capacity());
+    assert_eq!(
+        pool.block_containing(start + capacity - 1),
+        Some((start, capacity))
+    );
+    assert!(
+        pool.block_containing(start + capacity)
+            .is_none_or(|(other, _)| other != start)
+    );
+    drop((blocks, dedicated));
     drop((pool, manager));
     harness.assert_clean();
 }

@@ -125,10 +125,12 @@ impl DevicePool {
         ))
     }
 
-    /// The block holding `address` in this pool's segments: its start and capacity, whether it
-    /// is handed out now or free (what was handed out there is the caller's to know); `None`
-    /// outside every live segment and in the tail of a class segment that holds no block. For
-    /// callers that keep blocks by address and are asked about interior pointers.
+    /// The slot holding `address` in this pool's segments, as a start and a length: a class
+    /// segment's block (handed out, free, or not carved yet), a large segment's range (a block,
+    /// or a free range, merged with its free neighbours), or a dedicated segment whole. What is
+    /// handed out there is the caller's to know. `None` outside every live segment and in the
+    /// tail of a class segment too short for a block. For callers that keep blocks by address
+    /// and are asked about interior pointers.
     ///
     /// ```
     /// # use lazy_usm::*;

@@ -48,10 +48,11 @@ pub(crate) enum Kind {
 pub struct LazyUsmManager {
     // Field order is drop order: what was handed out goes back first (see `Drop`), then the
     // pools, the manager, the context, the runtime.
-    /// By start: a free looks up its exact address (an ordered map cost PyTorch's path a third
-    /// of its time; a pointer registry beside it, as much in copy-on-write updates). A query
-    /// about an interior pointer finds the start from the residency manager (an allocation) or
-    /// the pool (a block): see `containing`.
+    /// By start: a free looks up its exact address (an ordered map cost PyTorch's path a fifth
+    /// of its instructions; a pointer registry beside it, more in copy-on-write updates). A
+    /// query about an interior pointer finds the start from the residency manager (an
+    /// allocation) or the pool (a block): see `containing`. Held while `containing` calls the
+    /// residency manager and the pools, neither of which calls back into this manager.
     owned: Mutex<FxHashMap<usize, Handed>>,
     /// `waiting`'s length, set under its lock: a reclaim with nothing waiting takes no lock.
     waiting_count: std::sync::atomic::AtomicUsize,
@@ -146,9 +147,9 @@ impl LazyUsmManager {
     ) -> Result<(), Failure> {
         let size = size.max(1);
         let mut handed = lock(&self.owned);
-        // The pool and the residency manager never hand out overlapping live ranges (the
-        // manager's registry refuses them), so a start handed out twice is the one overlap
-        // left to catch here.
+        // Allocations and pool segments never overlap (the residency manager's registry refuses
+        // that), and blocks inside a segment rest on the pool's carving and its large heap
+        // (tested in tests/pool.rs): a start handed out twice is the overlap caught here.
         let fits = address.checked_add(size).is_some();
         match handed.entry(address) {
             std::collections::hash_map::Entry::Vacant(vacant) if fits => {
@@ -343,9 +344,10 @@ impl LazyUsmManager {
         if let Some(found) = holds(address) {
             return Some(found);
         }
+        // Handed-out ranges never overlap: what starts at the allocation's start and holds the
+        // address is the answer, an allocation or a segment's first block.
         let target = self.manager.find(address)?;
-        if let Some(found) = holds(target.base).filter(|(_, entry)| entry.kind == Kind::Allocation)
-        {
+        if let Some(found) = holds(target.base) {
             return Some(found);
         }
         let pool = self.pools.get(target.owner as usize)?.get()?;
@@ -556,12 +558,20 @@ mod tests {
     #[test]
     fn interior_pointers_find_their_range_of_every_kind() {
         let manager = manager();
+        // Each kind twice where a segment holds several, so the second is not at its
+        // segment's start.
         let ranges = [
+            (manager.pool_alloc(0, 1000).unwrap(), 1000, Kind::Block),
             (manager.pool_alloc(0, 1000).unwrap(), 1000, Kind::Block),
             (manager.pool_alloc(0, 3000).unwrap(), 3000, Kind::Block),
             (
                 manager.pool_alloc(0, 8 << 20).unwrap(),
                 8 << 20,
+                Kind::Block,
+            ),
+            (
+                manager.pool_alloc(0, 5 << 20).unwrap(),
+                5 << 20,
                 Kind::Block,
             ),
             (
@@ -574,7 +584,14 @@ mod tests {
                 5000,
                 Kind::Allocation,
             ),
+            (
+                manager.alloc_device(1, 5000).unwrap(),
+                5000,
+                Kind::Allocation,
+            ),
         ];
+        assert_eq!(ranges[1].0, ranges[0].0 + 1024, "one class segment");
+        assert_eq!(ranges[4].0, ranges[3].0 + (8 << 20), "one large segment");
         for &(base, size, kind) in &ranges {
             for address in [base, base + size / 2, base + size - 1] {
                 let found = manager.find(address).unwrap();
@@ -595,6 +612,64 @@ mod tests {
             manager.free(base).unwrap();
             assert!(manager.find(base + size / 2).is_err(), "freed");
         }
+    }
+
+    /// A start handed out twice, and a range that wraps the address space, are refused, and
+    /// what came with them is given back; the live range stays as it was.
+    #[test]
+    fn a_start_handed_out_twice_or_a_wrapping_range_is_refused_and_given_back() {
+        let manager = manager();
+        let live = manager.pool_alloc(0, 4096).unwrap();
+        let before = manager.pool_stats(0).unwrap().allocated_bytes;
+        let extra = manager.pool(0).unwrap().allocate(4096).unwrap().detach();
+        assert_eq!(
+            manager.pool_stats(0).unwrap().allocated_bytes,
+            before + 4096
+        );
+        let refused = manager
+            .hand_out(
+                live,
+                16,
+                Kind::Block,
+                0,
+                Owned::Block {
+                    device: 0,
+                    block: extra,
+                },
+            )
+            .unwrap_err();
+        assert_eq!(refused.0, crate::LazyUsmStatus::Internal);
+        assert!(
+            refused.1.contains("overlap the live range"),
+            "{}",
+            refused.1
+        );
+        assert_eq!(
+            manager.pool_stats(0).unwrap().allocated_bytes,
+            before,
+            "the second block went back to its pool"
+        );
+        assert_eq!(manager.find(live + 8).unwrap().size, 4096, "unchanged");
+        let extra = manager.pool(0).unwrap().allocate(4096).unwrap().detach();
+        let refused = manager
+            .hand_out(
+                usize::MAX - 8,
+                16,
+                Kind::Block,
+                0,
+                Owned::Block {
+                    device: 0,
+                    block: extra,
+                },
+            )
+            .unwrap_err();
+        assert!(
+            refused.1.contains("wrap the address space"),
+            "{}",
+            refused.1
+        );
+        assert_eq!(manager.pool_stats(0).unwrap().allocated_bytes, before);
+        manager.free(live).unwrap();
     }
 
     /// A kept block refuses every caller's free and a second keep, whatever the order, until
