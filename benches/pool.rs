@@ -9,7 +9,8 @@
 //!
 //! Criterion's results land in `target/criterion/pool/{hit_Nt,umf_Nt,raw}/<bytes>/`. At the end
 //! the bench prints one table measured in one go (median of 7 rounds per cell): nanoseconds per
-//! pair as each thread sees it, the ratio to one thread, and UMF's time over lazy-usm's.
+//! pair as each thread sees it, the ratio to one thread, and UMF's time over lazy-usm's; beside
+//! them, the floor: a pop and a push on a stack of each thread's own, timed the same way.
 
 mod common;
 
@@ -62,6 +63,22 @@ fn median_ns(threads: usize, pair: &(impl Fn() + Sync)) -> f64 {
         .collect();
     rounds.sort_by(f64::total_cmp);
     rounds[3]
+}
+
+thread_local! {
+    static FLOOR_STACK: std::cell::RefCell<Vec<usize>> = std::cell::RefCell::new(vec![0; 64]);
+}
+
+/// The floor the issue names: a pop and a push on a stack of the thread's own, nothing shared.
+/// Timed by the same harness, its ratio to one thread is what the machine itself does to a
+/// thread's speed as threads are added (clock, shared cores, the slowest thread's
+/// interruptions).
+fn floor_pair() {
+    FLOOR_STACK.with(|stack| {
+        let mut stack = stack.borrow_mut();
+        let top = black_box(stack.pop().unwrap_or(0));
+        stack.push(black_box(top));
+    });
 }
 
 /// UMF's disjoint pool over its OS memory provider, through its C API.
@@ -243,9 +260,10 @@ fn pool_benches(c: &mut Criterion) {
         "\npool hit (allocate + free), ns per pair as each thread sees it, median of 7 rounds, one pool shared by all threads:"
     );
     println!(
-        "| size | threads | lazy-usm | ratio to 1 thread | UMF disjoint | ratio to 1 thread | UMF / lazy-usm |"
+        "| size | threads | lazy-usm | ratio to 1 thread | UMF disjoint | ratio to 1 thread | UMF / lazy-usm | floor (thread-local pop + push) | ratio to 1 thread |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    let mut floor_one = f64::NAN;
     for size in SIZES {
         let ours = move || drop(black_box(pool.allocate(size).expect("hit")));
         let (mut ours_one, mut theirs_one) = (f64::NAN, f64::NAN);
@@ -266,9 +284,14 @@ fn pool_benches(c: &mut Criterion) {
                 ),
                 None => ("SKIPPED".into(), "-".into(), "-".into()),
             };
+            let floor = median_ns(count, &floor_pair);
+            if count == 1 && floor_one.is_nan() {
+                floor_one = floor;
+            }
             println!(
-                "| {size} B | {count} | {lazy:.1} ns | {:.2}x | {other_text} | {other_ratio} | {versus} |",
-                lazy / ours_one
+                "| {size} B | {count} | {lazy:.1} ns | {:.2}x | {other_text} | {other_ratio} | {versus} | {floor:.1} ns | {:.2}x |",
+                lazy / ours_one,
+                floor / floor_one
             );
         }
     }

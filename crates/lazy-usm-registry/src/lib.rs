@@ -445,37 +445,52 @@ impl<T: Clone + 'static> PointerRegistry<T> {
     }
 
     /// This thread's copies of this registry, made (and those of dropped registries dropped)
-    /// on first use, and taken anew when the table has grown.
+    /// on first use, and taken anew when the table has grown. Inlined: a lookup is a few dozen
+    /// instructions, and a call's prologue and epilogue were a fifth of them.
+    #[inline(always)]
     fn local<'copies>(&self, copies: &'copies mut Copies) -> &'copies mut Local<T> {
         let generation = self.generation.load(Ordering::Acquire);
         let position = match copies.registries.iter().position(|(id, ..)| *id == self.id) {
             Some(position) => position,
-            None => {
-                copies
-                    .registries
-                    .retain(|(_, alive, _)| alive.strong_count() > 0);
-                let local = Local::of(&self.lock().table);
-                copies
-                    .registries
-                    .push((self.id, Arc::downgrade(&self.alive), Box::new(local)));
-                copies.registries.len() - 1
-            }
+            None => self.first_copies(copies),
         };
         let local = copies.registries[position]
             .2
             .downcast_mut::<Local<T>>()
             .expect("a registry's copies are of its own type");
         if local.generation != generation {
-            let fresh = Local::of(&self.lock().table);
-            // The old copies' values are dropped with no lock held.
-            drop(std::mem::replace(local, fresh));
+            self.copies_anew(local);
         }
         local
     }
 
+    /// This thread's first copies of this registry (those of dropped registries dropped);
+    /// their place in `copies`.
+    #[cold]
+    #[inline(never)]
+    fn first_copies(&self, copies: &mut Copies) -> usize {
+        copies
+            .registries
+            .retain(|(_, alive, _)| alive.strong_count() > 0);
+        let local = Local::of(&self.lock().table);
+        copies
+            .registries
+            .push((self.id, Arc::downgrade(&self.alive), Box::new(local)));
+        copies.registries.len() - 1
+    }
+
+    /// `local` taken anew from the current table (it has grown).
+    #[cold]
+    #[inline(never)]
+    fn copies_anew(&self, local: &mut Local<T>) {
+        let fresh = Local::of(&self.lock().table);
+        // The old copies' values are dropped with no lock held.
+        drop(std::mem::replace(local, fresh));
+    }
+
     /// The bucket and position in it of the range holding `address`, in `local`'s copies (each
     /// bucket looked at brought up to date first).
-    #[inline]
+    #[inline(always)]
     fn find_in(&self, local: &mut Local<T>, address: usize) -> Option<(usize, usize)> {
         let mut used = self.used.load(Ordering::Acquire);
         while used != 0 {

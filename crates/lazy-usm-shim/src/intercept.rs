@@ -113,7 +113,7 @@ fn launch_on_list(list: ze_command_list_handle_t, kernel: ze_kernel_handle_t) ->
     let arguments: Vec<usize> = shim()
         .kernels
         .get(&(kernel as usize))
-        .map(|arguments| arguments.values().flatten().copied().collect())
+        .map(|arguments| arguments.pointers().collect())
         .unwrap_or_default();
     launch_with_pointers(list, &arguments)
 }
@@ -174,7 +174,8 @@ unsafe fn known_pointers(value: *const c_void, size: usize) -> impl Iterator<Ite
 }
 
 /// Records argument `index` of `kernel` from its value of `size` bytes, in the list the
-/// argument had (setting an argument again allocates nothing).
+/// argument had (setting an argument again allocates nothing). An argument that holds no known
+/// pointer, where none was recorded, takes only the map's read lock.
 ///
 /// # Safety
 /// `value` must be null or valid for reads of `size` bytes.
@@ -184,24 +185,30 @@ unsafe fn record_argument_value(
     value: *const c_void,
     size: usize,
 ) {
-    let mut arguments = shim().kernels.entry(kernel as usize).or_default();
-    let list = arguments.entry(index).or_default();
-    list.clear();
+    let shim = shim();
     // SAFETY: the caller's promise.
-    list.extend(unsafe { known_pointers(value, size) });
-    if list.is_empty() {
-        arguments.remove(&index);
+    let mut pointers = unsafe { known_pointers(value, size) }.peekable();
+    if pointers.peek().is_none()
+        && !shim
+            .kernels
+            .get(&(kernel as usize))
+            .is_some_and(|arguments| arguments.holds(index))
+    {
+        return;
     }
+    shim.kernels
+        .entry(kernel as usize)
+        .or_default()
+        .set(index, pointers);
 }
 
 /// Records argument `index` of `kernel` as holding `pointers` (none: forgotten).
 fn record_argument(kernel: ze_kernel_handle_t, index: u32, pointers: Vec<usize>) {
-    let mut arguments = shim().kernels.entry(kernel as usize).or_default();
-    if pointers.is_empty() {
-        arguments.remove(&index);
-    } else {
-        arguments.insert(index, pointers);
-    }
+    shim()
+        .kernels
+        .entry(kernel as usize)
+        .or_default()
+        .set(index, pointers);
 }
 
 /// Every peer allocation of `context` made resident on `device` now, stopping at the first

@@ -95,6 +95,46 @@ pub struct Stats {
     pub made_bytes: AtomicU64,
 }
 
+/// A kernel's arguments that hold pointers into device allocations: each one's index and its
+/// pointers. A kernel has a few, so a list (a tree's search cost a tenth of a recorded
+/// argument).
+#[derive(Debug, Default)]
+pub struct KernelArguments {
+    set: Vec<(u32, Vec<usize>)>,
+}
+
+impl KernelArguments {
+    /// Argument `index` holds `pointers` now (none: it is forgotten); its list is reused, so
+    /// setting an argument again allocates nothing.
+    pub fn set(&mut self, index: u32, pointers: impl IntoIterator<Item = usize>) {
+        let position = match self.set.iter().position(|(known, _)| *known == index) {
+            Some(position) => position,
+            None => {
+                self.set.push((index, Vec::new()));
+                self.set.len() - 1
+            }
+        };
+        let list = &mut self.set[position].1;
+        list.clear();
+        list.extend(pointers);
+        if list.is_empty() {
+            self.set.swap_remove(position);
+        }
+    }
+
+    /// Whether argument `index` holds pointers.
+    pub fn holds(&self, index: u32) -> bool {
+        self.set.iter().any(|(known, _)| *known == index)
+    }
+
+    /// Every pointer the arguments hold.
+    pub fn pointers(&self) -> impl Iterator<Item = usize> + '_ {
+        self.set
+            .iter()
+            .flat_map(|(_, pointers)| pointers.iter().copied())
+    }
+}
+
 /// The shim's state, one per process.
 pub struct Shim {
     pub config: Config,
@@ -102,8 +142,8 @@ pub struct Shim {
     pub allocations: Mutex<BTreeMap<usize, Arc<Allocation>>>,
     /// Each command list's (context, device), looked up on every append from every thread.
     pub lists: dashmap::DashMap<usize, (usize, usize), rustc_hash::FxBuildHasher>,
-    /// Each kernel's arguments that hold pointers into device allocations, by index.
-    pub kernels: dashmap::DashMap<usize, BTreeMap<u32, Vec<usize>>, rustc_hash::FxBuildHasher>,
+    /// Each kernel's arguments that hold pointers into device allocations.
+    pub kernels: dashmap::DashMap<usize, KernelArguments, rustc_hash::FxBuildHasher>,
     /// Each SPIR-V module's kernels and their parameters.
     pub modules: dashmap::DashMap<usize, Arc<ModuleKernels>, rustc_hash::FxBuildHasher>,
     /// Each device physical memory object's (context, device), for its mappings' owner.
@@ -333,6 +373,27 @@ mod tests {
             imported: false,
             freeing: Default::default(),
         }
+    }
+
+    /// An argument set again replaces its pointers, one set to hold none is forgotten, and
+    /// the others stay.
+    #[test]
+    fn kernel_arguments_follow_each_argument_set() {
+        let mut arguments = KernelArguments::default();
+        arguments.set(1, [0x10]);
+        arguments.set(3, [0x30, 0x31]);
+        arguments.set(0, []);
+        assert!(arguments.holds(1) && arguments.holds(3) && !arguments.holds(0));
+        arguments.set(1, [0x11]);
+        let mut pointers: Vec<usize> = arguments.pointers().collect();
+        pointers.sort();
+        assert_eq!(pointers, [0x11, 0x30, 0x31]);
+        arguments.set(3, []);
+        assert!(!arguments.holds(3));
+        assert_eq!(arguments.pointers().collect::<Vec<_>>(), [0x11]);
+        arguments.set(1, []);
+        assert_eq!(arguments.pointers().count(), 0);
+        assert!(arguments.set.is_empty());
     }
 
     #[test]
