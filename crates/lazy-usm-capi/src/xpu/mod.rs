@@ -211,10 +211,8 @@ struct KnownQueue {
     queue: usize,
     /// The SYCL side's watch on the queue's object (`lazy_usm_sycl_queue_watch`), owned.
     watch: *mut c_void,
-    /// Strong, so a call on a known queue takes no reference count (a `Weak` upgrade and its
-    /// drop were two read-modify-writes of a line every thread shares, on each call); `None`
-    /// only once dropped.
-    manager: Option<Arc<LazyUsmManager>>,
+    /// Weak: the managers are freed at exit whatever threads remember them.
+    manager: std::sync::Weak<LazyUsmManager>,
     index: u32,
 }
 
@@ -232,14 +230,6 @@ impl Drop for KnownQueue {
     fn drop(&mut self) {
         // SAFETY: the watch this entry owns, released once.
         unsafe { lazy_usm_sycl_queue_unwatch(self.watch) };
-        // A thread that exits once the process is exiting may be past the SYCL runtime's
-        // teardown: its reference is leaked rather than the last one dropped there (a manager
-        // going then would free memory in a context that may be gone).
-        if let Some(manager) = self.manager.take()
-            && EXITING.load(Ordering::SeqCst)
-        {
-            std::mem::forget(manager);
-        }
     }
 }
 
@@ -250,33 +240,25 @@ thread_local! {
     static KNOWN: std::cell::RefCell<Vec<KnownQueue>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Runs `work` with the manager of the queue's context (adopting it on first use) and the queue
-/// device's index. Remembered per thread by the queue's address and a watch on its SYCL object,
-/// so a call on a known queue costs no reference count, SYCL's or the manager's, and no walk of
-/// the native handles; a queue freed and another made at its address does not match (see
-/// `lazy_usm_sycl_queue_watch`). A thread's entries hold their managers, so a manager lives
-/// until the process exits and every thread that used it forgot it (left or exited).
-fn with_manager<R>(
-    queue: *mut c_void,
-    work: impl FnOnce(&Arc<LazyUsmManager>, u32) -> Result<R, Failure>,
-) -> Result<R, Failure> {
+/// The manager of the queue's context (adopting it on first use) and the queue device's index.
+/// Remembered per thread by the queue's address and a watch on its SYCL object, so a call on a
+/// known queue costs no reference count of SYCL's and no walk of the native handles; a queue
+/// freed and another made at its address does not match (see `lazy_usm_sycl_queue_watch`). An
+/// entry whose manager is gone matches nothing.
+fn manager_for(queue: *mut c_void) -> Result<(Arc<LazyUsmManager>, u32), Failure> {
     if queue.is_null() {
         return Err(Failure::null("the sycl::queue"));
     }
-    let mut work = Some(work);
-    let known = KNOWN
+    let found = KNOWN
         .try_with(|known| {
-            // A nested call (none is made today) would find the list borrowed and go the long
-            // way below.
             let known = known.try_borrow().ok()?;
             let entry = known.iter().find(|entry| entry.is(queue))?;
-            let manager = entry.manager.as_ref()?;
-            work.take().map(|work| work(manager, entry.index))
+            Some((entry.manager.upgrade()?, entry.index))
         })
         .ok()
         .flatten();
-    if let Some(result) = known {
-        return result;
+    if let Some(found) = found {
+        return Ok(found);
     }
     let (manager, index) = manager_from_native(queue)?;
     // SAFETY: the caller's live queue.
@@ -285,7 +267,7 @@ fn with_manager<R>(
         let entry = KnownQueue {
             queue: queue as usize,
             watch,
-            manager: Some(Arc::clone(&manager)),
+            manager: Arc::downgrade(&manager),
             index,
         };
         let _ = KNOWN.try_with(|known| {
@@ -298,16 +280,10 @@ fn with_manager<R>(
             }
         });
     }
-    match work.take() {
-        Some(work) => work(&manager, index),
-        None => Err(Failure(
-            LazyUsmStatus::Internal,
-            "the queue's work ran and did not answer".into(),
-        )),
-    }
+    Ok((manager, index))
 }
 
-/// [`with_manager`]'s long way: the queue's native handles.
+/// [`manager_for`] the long way: the queue's native handles.
 fn manager_from_native(queue: *mut c_void) -> Result<(Arc<LazyUsmManager>, u32), Failure> {
     let native = native(queue)?;
     let mut managers = lock(managers());
@@ -557,39 +533,38 @@ pub unsafe extern "C" fn lazy_usm_xpu_malloc(
         if EXITING.load(Ordering::SeqCst) {
             return Err(Failure::invalid("the process is exiting"));
         }
-        with_manager(queue, |manager, index| {
-            // PyTorch's device index counts the GPUs it sees, which may differ from the context's
-            // order; the queue's own device is the one that counts.
-            let _ = device;
-            let size = size.max(1);
-            // A block this in-order queue freed: the work that used it ran before anything this
-            // queue runs from now on. (With no block cached anywhere, the lock is skipped: a
-            // block cached meanwhile by another thread is only not reused this time.)
-            if STREAM_CACHED_BLOCKS.load(Ordering::Acquire) != 0 {
-                let mut caches = lock(stream_caches());
-                if let Some(cache) = cache_of(&mut caches, queue)?
-                    && let Some(block) = cache.by_size.get_mut(&size).and_then(Vec::pop)
-                {
-                    cache.blocks -= 1;
-                    cache.bytes -= size;
-                    manager.unkeep(block);
-                    publish(&caches);
-                    SAME_QUEUE_REUSES.fetch_add(1, Ordering::Relaxed);
-                    address = block;
-                    handed_out(index, size);
-                    return Ok(());
-                }
+        let (manager, index) = manager_for(queue)?;
+        // PyTorch's device index counts the GPUs it sees, which may differ from the context's
+        // order; the queue's own device is the one that counts.
+        let _ = device;
+        let size = size.max(1);
+        // A block this in-order queue freed: the work that used it ran before anything this
+        // queue runs from now on. (With no block cached anywhere, the lock is skipped: a
+        // block cached meanwhile by another thread is only not reused this time.)
+        if STREAM_CACHED_BLOCKS.load(Ordering::Acquire) != 0 {
+            let mut caches = lock(stream_caches());
+            if let Some(cache) = cache_of(&mut caches, queue)?
+                && let Some(block) = cache.by_size.get_mut(&size).and_then(Vec::pop)
+            {
+                cache.blocks -= 1;
+                cache.bytes -= size;
+                manager.unkeep(block);
+                publish(&caches);
+                SAME_QUEUE_REUSES.fetch_add(1, Ordering::Relaxed);
+                address = block;
+                handed_out(index, size);
+                return Ok(());
             }
-            address = match manager.pool_alloc(index, size) {
-                Err(failure) if failure.0 == LazyUsmStatus::OutOfDeviceMemory => {
-                    give_back_every_cache()?;
-                    manager.pool_alloc(index, size)?
-                }
-                other => other?,
-            };
-            handed_out(index, size);
-            Ok(())
-        })
+        }
+        address = match manager.pool_alloc(index, size) {
+            Err(failure) if failure.0 == LazyUsmStatus::OutOfDeviceMemory => {
+                give_back_every_cache()?;
+                manager.pool_alloc(index, size)?
+            }
+            other => other?,
+        };
+        handed_out(index, size);
+        Ok(())
     });
     if status == LazyUsmStatus::Ok {
         address as *mut c_void
@@ -618,82 +593,79 @@ pub unsafe extern "C" fn lazy_usm_xpu_free(
             // At exit everything was freed already.
             return Ok(());
         }
-        with_manager(queue, |manager, _| {
-            // Blocks freed earlier whose work has completed go back now, releasing their events
-            // (a held SYCL event keeps its context alive).
-            manager.reclaim();
-            let address = pointer as usize;
-            // SAFETY: the caller's live queue.
-            let idle = unsafe { lazy_usm_sycl_queue_idle(queue) } == 1;
-            if idle && STREAM_CACHED_BLOCKS.load(Ordering::Acquire) == 0 {
-                // Nothing submitted before this free is still running and no queue keeps a block:
-                // back to the pool under one lock (`free_start` still refuses a block a queue keeps,
-                // for a second free racing the first).
-                let (owner, size) = manager.free_start(address)?;
+        let (manager, _) = manager_for(queue)?;
+        // Blocks freed earlier whose work has completed go back now, releasing their events
+        // (a held SYCL event keeps its context alive).
+        manager.reclaim();
+        let address = pointer as usize;
+        // SAFETY: the caller's live queue.
+        let idle = unsafe { lazy_usm_sycl_queue_idle(queue) } == 1;
+        if idle && STREAM_CACHED_BLOCKS.load(Ordering::Acquire) == 0 {
+            // Nothing submitted before this free is still running and no queue keeps a block:
+            // back to the pool under one lock (`free_start` still refuses a block a queue keeps,
+            // for a second free racing the first).
+            let (owner, size) = manager.free_start(address)?;
+            given_back(owner, size);
+            return Ok(());
+        }
+        // Its size as handed out: a cached block is reused only for that size.
+        // A block a queue keeps is still handed out: freeing it again is the caller's error
+        // (two later allocations would share it otherwise), which the manager refuses under
+        // its lock (`free_start`, `keep`, `Kept::Refuse`), whatever thread frees it. Each of
+        // those answers the block's device and size as its record has them, under that lock.
+        let mut caches = lock(stream_caches());
+        if idle {
+            // Nothing submitted before this free is still running: no fence needed, and what
+            // the queue kept can go back too.
+            let (owner, size) = manager.free_start(address)?;
+            let kept = caches.remove(&(queue as usize));
+            publish(&caches);
+            drop(caches);
+            // PyTorch's figure drops at its free, whatever the block waits for before reuse.
+            given_back(owner, size);
+            return kept.map_or(Ok(()), StreamCache::give_back);
+        }
+        // SAFETY: the caller's live queue.
+        if unsafe { lazy_usm_sycl_queue_in_order(queue) } == 1 {
+            let known = cache_of(&mut caches, queue)?.is_some();
+            let (owner, size) = manager.keep(address)?;
+            let fits = caches
+                .get(&(queue as usize))
+                .map_or(size <= STREAM_CACHE_BYTES, |cache| {
+                    cache.blocks < STREAM_CACHE_BLOCKS
+                        && cache.bytes.saturating_add(size) <= STREAM_CACHE_BYTES
+                });
+            // SAFETY: the caller's live queue (a cache is made only for a block it takes).
+            let held = (fits && !known).then(|| unsafe { lazy_usm_sycl_queue_retain(queue) });
+            if let Some(held) = held
+                && !held.is_null()
+            {
+                caches.insert(
+                    queue as usize,
+                    StreamCache {
+                        queue: HeldQueue(held),
+                        manager: Arc::clone(&manager),
+                        by_size: FastMap::default(),
+                        blocks: 0,
+                        bytes: 0,
+                    },
+                );
+            }
+            if fits && let Some(cache) = caches.get_mut(&(queue as usize)) {
+                cache.by_size.entry(size).or_default().push(address);
+                cache.blocks += 1;
+                cache.bytes += size;
+                publish(&caches);
                 given_back(owner, size);
                 return Ok(());
             }
-            // Its size as handed out: a cached block is reused only for that size.
-            // A block a queue keeps is still handed out: freeing it again is the caller's error
-            // (two later allocations would share it otherwise), which the manager refuses under
-            // its lock (`free_start`, `keep`, `Kept::Refuse`), whatever thread frees it. Each of
-            // those answers the block's device and size as its record has them, under that lock.
-            let mut caches = lock(stream_caches());
-            if idle {
-                // Nothing submitted before this free is still running: no fence needed, and what
-                // the queue kept can go back too.
-                let (owner, size) = manager.free_start(address)?;
-                let kept = caches.remove(&(queue as usize));
-                publish(&caches);
-                drop(caches);
-                // PyTorch's figure drops at its free, whatever the block waits for before reuse.
-                given_back(owner, size);
-                return kept.map_or(Ok(()), StreamCache::give_back);
-            }
-            // SAFETY: the caller's live queue.
-            if unsafe { lazy_usm_sycl_queue_in_order(queue) } == 1 {
-                let known = cache_of(&mut caches, queue)?.is_some();
-                let (owner, size) = manager.keep(address)?;
-                let fits =
-                    caches
-                        .get(&(queue as usize))
-                        .map_or(size <= STREAM_CACHE_BYTES, |cache| {
-                            cache.blocks < STREAM_CACHE_BLOCKS
-                                && cache.bytes.saturating_add(size) <= STREAM_CACHE_BYTES
-                        });
-                // SAFETY: the caller's live queue (a cache is made only for a block it takes).
-                let held = (fits && !known).then(|| unsafe { lazy_usm_sycl_queue_retain(queue) });
-                if let Some(held) = held
-                    && !held.is_null()
-                {
-                    caches.insert(
-                        queue as usize,
-                        StreamCache {
-                            queue: HeldQueue(held),
-                            manager: Arc::clone(manager),
-                            by_size: FastMap::default(),
-                            blocks: 0,
-                            bytes: 0,
-                        },
-                    );
-                }
-                if fits && let Some(cache) = caches.get_mut(&(queue as usize)) {
-                    cache.by_size.entry(size).or_default().push(address);
-                    cache.blocks += 1;
-                    cache.bytes += size;
-                    publish(&caches);
-                    given_back(owner, size);
-                    return Ok(());
-                }
-                // Not kept after all: it goes behind a barrier below.
-                manager.unkeep(address);
-            }
-            drop(caches);
-            let (owner, size) =
-                manager.free_after(address, Arc::new(barrier(queue)?), Kept::Refuse)?;
-            given_back(owner, size);
-            Ok(())
-        })
+            // Not kept after all: it goes behind a barrier below.
+            manager.unkeep(address);
+        }
+        drop(caches);
+        let (owner, size) = manager.free_after(address, Arc::new(barrier(queue)?), Kept::Refuse)?;
+        given_back(owner, size);
+        Ok(())
     });
 }
 
