@@ -263,10 +263,9 @@ fn pool_benches(c: &mut Criterion) {
         "| size | threads | lazy-usm | ratio to 1 thread | UMF disjoint | ratio to 1 thread | UMF / lazy-usm | floor (thread-local pop + push) | ratio to 1 thread |"
     );
     println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-    let mut floor_one = f64::NAN;
     for size in SIZES {
         let ours = move || drop(black_box(pool.allocate(size).expect("hit")));
-        let (mut ours_one, mut theirs_one) = (f64::NAN, f64::NAN);
+        let (mut ours_one, mut theirs_one, mut floor_one) = (f64::NAN, f64::NAN, f64::NAN);
         for &count in &threads {
             let lazy = median_ns(count, &ours);
             let other = umf
@@ -285,7 +284,7 @@ fn pool_benches(c: &mut Criterion) {
                 None => ("SKIPPED".into(), "-".into(), "-".into()),
             };
             let floor = median_ns(count, &floor_pair);
-            if count == 1 && floor_one.is_nan() {
+            if count == 1 {
                 floor_one = floor;
             }
             println!(

@@ -596,3 +596,31 @@ fn block_containing_answers_none_past_the_blocks() {
     drop((pool, manager));
     harness.assert_clean();
 }
+
+/// A released segment's old bytes find nothing once its slot in the segment table holds a
+/// segment elsewhere, and the new segment is found.
+#[test]
+fn a_released_segment_is_found_no_more_when_its_slot_is_reused() {
+    let harness = Harness::simulated("b70x2");
+    let (manager, devices) = setup(&harness, Policy::Lazy);
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    let first = pool.allocate(70 * MIB).unwrap();
+    let old = first.address();
+    drop(first);
+    pool.trim().unwrap();
+    // Another pool's segment, made the same way, takes the freed range, so this pool's next
+    // segment (in the same slot of its table) goes elsewhere.
+    let other = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    let elsewhere = other.allocate(70 * MIB).unwrap();
+    let second = pool.allocate(70 * MIB).unwrap();
+    assert_eq!(elsewhere.address(), old, "the freed range is reused");
+    assert_ne!(second.address(), old);
+    assert_eq!(pool.block_containing(old + 1), None);
+    assert_eq!(
+        pool.block_containing(second.address() + 1),
+        Some((second.address(), second.capacity()))
+    );
+    drop((second, elsewhere));
+    drop((pool, other, manager));
+    harness.assert_clean();
+}

@@ -153,13 +153,13 @@ impl DevicePool {
             Arc::clone(table.segments.get(index as usize)?.as_ref()?)
         };
         let (base, len) = (segment.allocation.address(), segment.allocation.len());
-        if address - base >= len {
-            return None;
-        }
+        // Checked, though the index holds each live segment at its own start: an address
+        // below or past the segment found is in none.
+        let offset = address.checked_sub(base).filter(|&offset| offset < len)?;
         match segment.layout {
             Layout::Class { block } => {
-                let start = base + (address - base) / block * block;
-                (start + block <= base + len).then_some((start, block))
+                let start = offset / block * block;
+                (start + block <= len).then_some((base + start, block))
             }
             Layout::Dedicated => Some((base, len)),
             // The heap alone, as the lock order asks (the table's lock was let go above).
@@ -214,5 +214,30 @@ impl DevicePool {
         idle.into_iter()
             .map(|segment| self.drop_segment(segment))
             .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Context, DevicePool, PoolConfig, ResidencyConfig, ResidencyManager, Runtime};
+
+    /// The index by address holds exactly the live segments: one entry per segment made, none
+    /// left for a released one.
+    #[test]
+    fn the_index_by_address_follows_segments_made_and_released() {
+        let devices = Runtime::simulated("b70x2").unwrap().devices().unwrap();
+        let manager =
+            ResidencyManager::new(Context::new(&devices).unwrap(), ResidencyConfig::default())
+                .unwrap();
+        let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+        let indexed = || pool.segments.read().unwrap().by_base.len();
+        let dedicated = pool.allocate(70 << 20).unwrap();
+        let small = pool.allocate(100).unwrap();
+        assert_eq!(indexed(), 2);
+        drop(dedicated);
+        assert_eq!(indexed(), 1, "a dedicated segment goes with its block");
+        drop(small);
+        pool.trim().unwrap();
+        assert_eq!(indexed(), 0);
     }
 }

@@ -1268,3 +1268,52 @@ pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(
     // SAFETY: the caller's arguments, passed on.
     unsafe { function(list, count, events, dst, offsets, signal, wait_count, waits) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An argument that pointed into an allocation and is set again to a value that points
+    /// nowhere known is forgotten; a scalar never recorded leaves the kernel's other arguments
+    /// as they were.
+    #[test]
+    fn an_argument_set_from_a_pointer_to_a_scalar_is_forgotten() {
+        let base = 0x7e00_0000_0000usize;
+        let allocation = shim().add(Allocation {
+            base,
+            size: 4096,
+            context: 1,
+            owner: 2,
+            peers: Default::default(),
+            asked: Default::default(),
+            imported: false,
+            freeing: Default::default(),
+        });
+        let key = 0x5a5a_0000usize;
+        let kernel = key as ze_kernel_handle_t;
+        let (pointer, other, scalar) = (base + 100, base + 200, 7usize);
+        let value = |word: &usize| word as *const usize as *const c_void;
+        let holds = |index| {
+            shim()
+                .kernels
+                .get(&key)
+                .is_some_and(|arguments| arguments.holds(index))
+        };
+        // SAFETY: each value is a live usize, read as the 8 bytes it is.
+        unsafe {
+            record_argument_value(kernel, 2, value(&pointer), size_of::<usize>());
+            record_argument_value(kernel, 4, value(&other), size_of::<usize>());
+        }
+        assert!(holds(2) && holds(4));
+        // SAFETY: as above.
+        unsafe { record_argument_value(kernel, 2, value(&scalar), size_of::<usize>()) };
+        assert!(!holds(2), "the scalar replaced the pointer");
+        // SAFETY: as above.
+        unsafe { record_argument_value(kernel, 3, value(&scalar), size_of::<usize>()) };
+        assert!(holds(4) && !holds(3));
+        let pointers: Vec<usize> = shim().kernels.get(&key).unwrap().pointers().collect();
+        assert_eq!(pointers, [other]);
+        shim().kernels.remove(&key);
+        shim().forget(&allocation);
+    }
+}
