@@ -620,24 +620,18 @@ mod tests {
     fn a_start_handed_out_twice_or_a_wrapping_range_is_refused_and_given_back() {
         let manager = manager();
         let live = manager.pool_alloc(0, 4096).unwrap();
-        let before = manager.pool_stats(0).unwrap().allocated_bytes;
-        let extra = manager.pool(0).unwrap().allocate(4096).unwrap().detach();
-        assert_eq!(
-            manager.pool_stats(0).unwrap().allocated_bytes,
-            before + 4096
-        );
-        let refused = manager
-            .hand_out(
-                live,
-                16,
-                Kind::Block,
-                0,
-                Owned::Block {
-                    device: 0,
-                    block: extra,
-                },
-            )
-            .unwrap_err();
+        let allocated = || manager.pool_stats(0).unwrap().allocated_bytes;
+        let before = allocated();
+        // A second block of the pool, handed out at `address`: refused, it must go back.
+        let hand_out_another = |address: usize| {
+            let block = manager.pool(0).unwrap().allocate(4096).unwrap().detach();
+            assert_eq!(allocated(), before + 4096);
+            let owned = Owned::Block { device: 0, block };
+            manager
+                .hand_out(address, 16, Kind::Block, 0, owned)
+                .unwrap_err()
+        };
+        let refused = hand_out_another(live);
         assert_eq!(refused.0, crate::LazyUsmStatus::Internal);
         assert!(
             refused.1.contains("overlap the live range"),
@@ -645,30 +639,18 @@ mod tests {
             refused.1
         );
         assert_eq!(
-            manager.pool_stats(0).unwrap().allocated_bytes,
+            allocated(),
             before,
             "the second block went back to its pool"
         );
         assert_eq!(manager.find(live + 8).unwrap().size, 4096, "unchanged");
-        let extra = manager.pool(0).unwrap().allocate(4096).unwrap().detach();
-        let refused = manager
-            .hand_out(
-                usize::MAX - 8,
-                16,
-                Kind::Block,
-                0,
-                Owned::Block {
-                    device: 0,
-                    block: extra,
-                },
-            )
-            .unwrap_err();
+        let refused = hand_out_another(usize::MAX - 8);
         assert!(
             refused.1.contains("wrap the address space"),
             "{}",
             refused.1
         );
-        assert_eq!(manager.pool_stats(0).unwrap().allocated_bytes, before);
+        assert_eq!(allocated(), before);
         manager.free(live).unwrap();
     }
 

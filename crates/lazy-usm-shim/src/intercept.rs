@@ -1279,16 +1279,7 @@ mod tests {
     #[test]
     fn an_argument_set_from_a_pointer_to_a_scalar_is_forgotten() {
         let base = 0x7e00_0000_0000usize;
-        let allocation = shim().add(Allocation {
-            base,
-            size: 4096,
-            context: 1,
-            owner: 2,
-            peers: Default::default(),
-            asked: Default::default(),
-            imported: false,
-            freeing: Default::default(),
-        });
+        let allocation = shim().add(Allocation::for_tests(base, 4096));
         let key = 0x5a5a_0000usize;
         let kernel = key as ze_kernel_handle_t;
         let (pointer, other, scalar) = (base + 100, base + 200, 7usize);

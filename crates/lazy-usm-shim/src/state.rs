@@ -74,6 +74,23 @@ pub struct Allocation {
     pub freeing: std::sync::atomic::AtomicBool,
 }
 
+#[cfg(test)]
+impl Allocation {
+    /// A record of context 1's allocation on device 2, resident nowhere else.
+    pub(crate) fn for_tests(base: usize, size: usize) -> Self {
+        Allocation {
+            base,
+            size,
+            context: 1,
+            owner: 2,
+            peers: Default::default(),
+            asked: Default::default(),
+            imported: false,
+            freeing: Default::default(),
+        }
+    }
+}
+
 /// A (context, device) pair that has every peer allocation resident: marked before its first
 /// pass over the allocations starts, so that an allocation recorded during the pass is made
 /// resident there by its own call; complete once a pass found nothing missing.
@@ -363,16 +380,7 @@ mod tests {
     }
 
     fn allocation(base: usize, size: usize) -> Allocation {
-        Allocation {
-            base,
-            size,
-            context: 1,
-            owner: 2,
-            peers: Default::default(),
-            asked: Default::default(),
-            imported: false,
-            freeing: Default::default(),
-        }
+        Allocation::for_tests(base, size)
     }
 
     /// An argument set again replaces its pointers, one set to hold none is forgotten, and
