@@ -624,3 +624,64 @@ fn a_released_segment_is_found_no_more_when_its_slot_is_reused() {
     drop((pool, other, manager));
     harness.assert_clean();
 }
+
+/// `block_containing` from several threads while they allocate and free blocks of every path
+/// and another trims: each thread's live blocks are found from their interior at every step,
+/// and the simulator's counters are clean after.
+#[test]
+fn block_containing_answers_from_threads_while_blocks_come_and_go() {
+    let harness = Harness::simulated("b70x2");
+    let (manager, devices) = setup(&harness, Policy::Lazy);
+    let pool = std::sync::Arc::new(
+        DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap(),
+    );
+    let shared = std::sync::Arc::clone(&pool);
+    common::run_with_timeout(std::time::Duration::from_secs(120), move || {
+        let pool = &shared;
+        let trimming = std::sync::atomic::AtomicBool::new(true);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while trimming.load(std::sync::atomic::Ordering::Acquire) {
+                    pool.trim().unwrap();
+                    std::thread::yield_now();
+                }
+            });
+            let workers: Vec<_> = (0..4u64)
+                .map(|thread| {
+                    scope.spawn(move || {
+                        let mut random = Random::new(thread + 300);
+                        let mut live = Vec::new();
+                        for _ in 0..300 {
+                            if live.len() < 12 && !random.next().is_multiple_of(3) {
+                                let size = match random.between(0, 9) {
+                                    0 => 70 * MIB,
+                                    1..=3 => random.size(MIB + 1, 8 * MIB),
+                                    _ => random.size(1, MIB),
+                                };
+                                live.push(pool.allocate(size).unwrap());
+                            } else if !live.is_empty() {
+                                drop(live.swap_remove(random.between(0, live.len() - 1)));
+                            }
+                            for block in &live {
+                                let (start, capacity) = (block.address(), block.capacity());
+                                assert_eq!(
+                                    pool.block_containing(start + capacity / 2),
+                                    Some((start, capacity)),
+                                    "thread {thread}"
+                                );
+                            }
+                        }
+                    })
+                })
+                .collect();
+            for worker in workers {
+                worker.join().unwrap();
+            }
+            trimming.store(false, std::sync::atomic::Ordering::Release);
+        });
+    });
+    assert_eq!(pool.stats().allocated_bytes, 0);
+    pool.trim().unwrap();
+    drop((pool, manager));
+    harness.assert_clean();
+}

@@ -150,9 +150,15 @@ impl LazyUsmManager {
         // Allocations and pool segments never overlap (the residency manager's registry refuses
         // that), and blocks inside a segment rest on the pool's carving and its large heap
         // (tested in tests/pool.rs): a start handed out twice is the overlap caught here.
-        let fits = address.checked_add(size).is_some();
-        match handed.entry(address) {
-            std::collections::hash_map::Entry::Vacant(vacant) if fits => {
+        let why = match handed.entry(address) {
+            _ if address.checked_add(size).is_none() => {
+                format!("{size} bytes at {address:#x} wrap the address space")
+            }
+            std::collections::hash_map::Entry::Occupied(live) => format!(
+                "{size} bytes at {address:#x} overlap the live range {address:#x}+{}",
+                live.get().size
+            ),
+            std::collections::hash_map::Entry::Vacant(vacant) => {
                 vacant.insert(Handed {
                     size,
                     kind,
@@ -160,24 +166,13 @@ impl LazyUsmManager {
                     owned,
                     kept: false,
                 });
-                Ok(())
+                return Ok(());
             }
-            occupied_or_wrapping => {
-                let why = match occupied_or_wrapping {
-                    std::collections::hash_map::Entry::Occupied(live) => format!(
-                        "{size} bytes at {address:#x} overlap the live range {address:#x}+{}",
-                        live.get().size
-                    ),
-                    std::collections::hash_map::Entry::Vacant(_) => {
-                        format!("{size} bytes at {address:#x} wrap the address space")
-                    }
-                };
-                drop(handed);
-                // The driver or pool handed out a live range twice: give this one back.
-                self.give_back(owned)?;
-                Err(Failure(crate::LazyUsmStatus::Internal, why))
-            }
-        }
+        };
+        drop(handed);
+        // The driver or pool handed out a live range twice: give this one back.
+        self.give_back(owned)?;
+        Err(Failure(crate::LazyUsmStatus::Internal, why))
     }
 
     fn check_size(size: usize) -> Result<(), Failure> {
@@ -338,7 +333,11 @@ impl LazyUsmManager {
         let holds = |start: usize| {
             handed
                 .get(&start)
-                .filter(|entry| address - start < entry.size)
+                .filter(|entry| {
+                    address
+                        .checked_sub(start)
+                        .is_some_and(|offset| offset < entry.size)
+                })
                 .map(|entry| (start, entry))
         };
         if let Some(found) = holds(address) {

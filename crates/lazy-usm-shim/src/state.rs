@@ -124,18 +124,18 @@ impl KernelArguments {
     /// Argument `index` holds `pointers` now (none: it is forgotten); its list is reused, so
     /// setting an argument again allocates nothing.
     pub fn set(&mut self, index: u32, pointers: impl IntoIterator<Item = usize>) {
-        let position = match self.set.iter().position(|(known, _)| *known == index) {
-            Some(position) => position,
-            None => {
-                self.set.push((index, Vec::new()));
-                self.set.len() - 1
+        let mut pointers = pointers.into_iter().peekable();
+        match self.set.iter().position(|(known, _)| *known == index) {
+            Some(position) => {
+                let list = &mut self.set[position].1;
+                list.clear();
+                list.extend(pointers);
+                if list.is_empty() {
+                    self.set.swap_remove(position);
+                }
             }
-        };
-        let list = &mut self.set[position].1;
-        list.clear();
-        list.extend(pointers);
-        if list.is_empty() {
-            self.set.swap_remove(position);
+            None if pointers.peek().is_some() => self.set.push((index, pointers.collect())),
+            None => {}
         }
     }
 
