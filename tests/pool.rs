@@ -632,9 +632,8 @@ fn a_released_segment_is_found_no_more_when_its_slot_is_reused() {
 fn block_containing_answers_from_threads_while_blocks_come_and_go() {
     let harness = Harness::simulated("b70x2");
     let (manager, devices) = setup(&harness, Policy::Lazy);
-    let pool = std::sync::Arc::new(
-        DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap(),
-    );
+    let pool =
+        std::sync::Arc::new(DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap());
     let shared = std::sync::Arc::clone(&pool);
     common::run_with_timeout(std::time::Duration::from_secs(120), move || {
         let pool = &shared;
