@@ -20,42 +20,67 @@
 
 mod common;
 
-use common::slowest_of;
 use criterion::{Criterion, criterion_group, criterion_main};
 use lazy_usm::{
     Context, Memory, PointerRegistry, Policy, ResidencyConfig, ResidencyManager, Runtime,
 };
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Barrier, RwLock, mpsc};
 use std::time::{Duration, Instant};
 
 const LIVE: usize = 100_000;
 
-/// Runs `lookup` `iterations` times on each of `threads` threads at once; the wall time of the
-/// slowest, as each thread sees it. Each thread first looks up every address of the set once,
-/// untimed: a program's threads live long, and a thread's first lookups in a part of the
-/// registry take its copy of that part (and bring the memory into the caches).
-fn on_threads(
+/// Runs `bench` with a way to time `lookup` on `threads` threads at once that live across
+/// criterion's calls, as a program's threads do: each thread first looks up every address of
+/// the set once, untimed (a thread's first lookups in a part of the registry take its copy of
+/// that part, and bring the memory into the caches), then, for each call, runs `lookup`
+/// `iterations` times; a call answers the wall time of the slowest thread, as it saw it.
+/// Threads made anew per call would pay their first lookups (a copy of every bucket) in every
+/// call, and criterion, seeing each call take that long, would time a handful of cold lookups.
+fn with_threads(
     threads: usize,
-    iterations: u64,
     set: usize,
     lookup: &(impl Fn(u64) + Sync),
-) -> Duration {
-    let barrier = std::sync::Barrier::new(threads);
-    slowest_of(threads, |thread| {
-        (0..set as u64).for_each(lookup);
-        barrier.wait();
-        let start = Instant::now();
-        for iteration in 0..iterations {
-            lookup(
-                iteration
-                    .wrapping_mul(7919)
-                    .wrapping_add(thread as u64 * 104_729),
-            );
-        }
-        start.elapsed()
-    })
+    bench: impl FnOnce(&dyn Fn(u64) -> Duration),
+) {
+    let barrier = Barrier::new(threads);
+    std::thread::scope(|scope| {
+        let (report, reports) = mpsc::channel();
+        let orders: Vec<_> = (0..threads)
+            .map(|thread| {
+                let (order, orders) = mpsc::channel::<u64>();
+                let (report, barrier) = (report.clone(), &barrier);
+                scope.spawn(move || {
+                    (0..set as u64).for_each(lookup);
+                    for iterations in orders {
+                        barrier.wait();
+                        let start = Instant::now();
+                        for iteration in 0..iterations {
+                            lookup(
+                                iteration
+                                    .wrapping_mul(7919)
+                                    .wrapping_add(thread as u64 * 104_729),
+                            );
+                        }
+                        report.send(start.elapsed()).expect("the bench waits");
+                    }
+                });
+                order
+            })
+            .collect();
+        bench(&|iterations| {
+            for order in &orders {
+                order.send(iterations).expect("a lookup thread");
+            }
+            (0..threads)
+                .map(|_| reports.recv().expect("a lookup thread"))
+                .max()
+                .unwrap_or_default()
+        });
+        // The threads end when their orders do.
+        drop(orders);
+    });
 }
 
 fn registry_benches(c: &mut Criterion) {
@@ -124,17 +149,20 @@ fn registry_benches(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(2));
     for (pattern, set) in [("hot", 64), ("scattered", LIVE)] {
         for threads in [1, 2] {
-            let lookup = alone(set);
-            group.bench_function(format!("registry_{pattern}_{threads}t"), |bench| {
-                bench.iter_custom(|iterations| on_threads(threads, iterations, set, &lookup))
+            with_threads(threads, set, &alone(set), |run| {
+                group.bench_function(format!("registry_{pattern}_{threads}t"), |bench| {
+                    bench.iter_custom(run)
+                });
             });
-            let lookup = find(set);
-            group.bench_function(format!("find_{pattern}_{threads}t"), |bench| {
-                bench.iter_custom(|iterations| on_threads(threads, iterations, set, &lookup))
+            with_threads(threads, set, &find(set), |run| {
+                group.bench_function(format!("find_{pattern}_{threads}t"), |bench| {
+                    bench.iter_custom(run)
+                });
             });
-            let lookup = btree(set);
-            group.bench_function(format!("btree_{pattern}_{threads}t"), |bench| {
-                bench.iter_custom(|iterations| on_threads(threads, iterations, set, &lookup))
+            with_threads(threads, set, &btree(set), |run| {
+                group.bench_function(format!("btree_{pattern}_{threads}t"), |bench| {
+                    bench.iter_custom(run)
+                });
             });
         }
     }
@@ -153,15 +181,17 @@ fn registry_benches(c: &mut Criterion) {
         misses.push(end + 2048);
         base = end.next_multiple_of(4096) + 4096;
     }
-    // `on_threads` visits them in a scattered order.
+    // `with_threads` visits them in a scattered order.
     for (kind, addresses, expect_found) in [("hit", hits, true), ("miss", misses, false)] {
         let lookup = |step: u64| {
             let address = addresses[step as usize % LIVE];
             let range = mixed.find_map(black_box(address), |entry| (entry.base, entry.size));
             assert_eq!(black_box(range).is_some(), expect_found);
         };
-        group.bench_function(format!("registry_mixed_{kind}_1t"), |bench| {
-            bench.iter_custom(|iterations| on_threads(1, iterations, LIVE, &lookup))
+        with_threads(1, LIVE, &lookup, |run| {
+            group.bench_function(format!("registry_mixed_{kind}_1t"), |bench| {
+                bench.iter_custom(run)
+            });
         });
     }
     group.finish();
