@@ -18,8 +18,6 @@
 //! Results land in `target/criterion/registry/{registry,btree,find}_{hot,scattered}_{1t,2t}/`
 //! and `target/criterion/registry/registry_mixed_{hit,miss}_1t/`.
 
-mod common;
-
 use criterion::{Criterion, criterion_group, criterion_main};
 use lazy_usm::{
     Context, Memory, PointerRegistry, Policy, ResidencyConfig, ResidencyManager, Runtime,
@@ -31,13 +29,26 @@ use std::time::{Duration, Instant};
 
 const LIVE: usize = 100_000;
 
+/// Aborts the process when dropped by a panicking thread.
+struct AbortOnPanic;
+
+impl Drop for AbortOnPanic {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("a lookup thread panicked: the bench cannot go on");
+            std::process::abort();
+        }
+    }
+}
+
 /// Runs `bench` with a way to time `lookup` on `threads` threads at once that live across
 /// criterion's calls, as a program's threads do: each thread first looks up every address of
 /// the set once, untimed (a thread's first lookups in a part of the registry take its copy of
 /// that part, and bring the memory into the caches), then, for each call, runs `lookup`
 /// `iterations` times; a call answers the wall time of the slowest thread, as it saw it.
-/// Threads made anew per call would pay their first lookups (a copy of every bucket) in every
-/// call, and criterion, seeing each call take that long, would time a handful of cold lookups.
+/// Threads made anew per call would pay their first lookups (a copy of each bucket they look
+/// in) in every call, and criterion, seeing each call take that long, would time a handful of
+/// cold lookups. A panic in a lookup thread aborts the bench: the others would wait for it.
 fn with_threads(
     threads: usize,
     set: usize,
@@ -52,6 +63,7 @@ fn with_threads(
                 let (order, orders) = mpsc::channel::<u64>();
                 let (report, barrier) = (report.clone(), &barrier);
                 scope.spawn(move || {
+                    let _abort_on_panic = AbortOnPanic;
                     (0..set as u64).for_each(lookup);
                     for iterations in orders {
                         barrier.wait();
@@ -69,6 +81,8 @@ fn with_threads(
                 order
             })
             .collect();
+        // Only the threads' clones report: a thread gone is then an error, not a wait.
+        drop(report);
         bench(&|iterations| {
             for order in &orders {
                 order.send(iterations).expect("a lookup thread");

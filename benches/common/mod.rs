@@ -1,8 +1,5 @@
 //! What the benchmarks share: timing work on several threads at once.
 
-// Each bench that includes this module uses part of it.
-#![allow(dead_code)]
-
 use std::time::Duration;
 
 /// Runs `work(thread)` on `threads` threads at once and returns the longest time one reported
