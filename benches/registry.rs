@@ -43,16 +43,20 @@ impl Drop for AbortOnPanic {
 
 /// Runs `bench` with a way to time `lookup` on `threads` threads at once that live across
 /// criterion's calls, as a program's threads do: each thread first looks up every address of
-/// the set once, untimed (a thread's first lookups in a part of the registry take its copy of
-/// that part, and bring the memory into the caches), then, for each call, runs `lookup`
-/// `iterations` times; a call answers the wall time of the slowest thread, as it saw it.
-/// Threads made anew per call would pay their first lookups (a copy of each bucket they look
-/// in) in every call, and criterion, seeing each call take that long, would time a handful of
-/// cold lookups. A panic in a lookup thread aborts the bench: the others would wait for it.
+/// `addresses` once, untimed (a thread's first lookups in a part of the registry take its copy
+/// of that part, and bring the memory into the caches), then, for each call, makes `iterations`
+/// lookups, visiting `addresses` in a scattered order of its own; a call answers the wall time
+/// of the slowest thread, as it saw it. Threads made anew per call would pay their first lookups
+/// (a copy of each bucket they look in) in every call, and criterion, seeing each call take that
+/// long, would time a handful of cold lookups. Each thread lays its visits out in order before
+/// it starts, so the timed loop reads the next address from memory it walks in sequence, as a
+/// program has its pointer in hand: picking it by an index into `addresses` took a division and
+/// a cache miss of its own per lookup. A panic in a lookup thread aborts the bench: the others
+/// would wait for it.
 fn with_threads(
     threads: usize,
-    set: usize,
-    lookup: &(impl Fn(u64) + Sync),
+    addresses: &[usize],
+    lookup: &(impl Fn(usize) + Sync),
     bench: impl FnOnce(&dyn Fn(u64) -> Duration),
 ) {
     let barrier = Barrier::new(threads);
@@ -64,16 +68,21 @@ fn with_threads(
                 let (report, barrier) = (report.clone(), &barrier);
                 scope.spawn(move || {
                     let _abort_on_panic = AbortOnPanic;
-                    (0..set as u64).for_each(lookup);
+                    // A stride prime to the set's size visits each address once per round.
+                    let visits: Vec<usize> = (0..addresses.len())
+                        .map(|step| {
+                            let index = step.wrapping_mul(7919).wrapping_add(thread * 104_729)
+                                % addresses.len();
+                            addresses[index]
+                        })
+                        .collect();
+                    addresses.iter().copied().for_each(lookup);
                     for iterations in orders {
+                        let iterations = usize::try_from(iterations).unwrap_or(usize::MAX);
                         barrier.wait();
                         let start = Instant::now();
-                        for iteration in 0..iterations {
-                            lookup(
-                                iteration
-                                    .wrapping_mul(7919)
-                                    .wrapping_add(thread as u64 * 104_729),
-                            );
+                        for &address in visits.iter().cycle().take(iterations) {
+                            lookup(address);
                         }
                         report.send(start.elapsed()).expect("the bench waits");
                     }
@@ -127,53 +136,39 @@ fn registry_benches(c: &mut Criterion) {
             .expect("lock")
             .insert(allocation.address(), (allocation.len(), value));
     }
-    let find = |set: usize| {
-        let interior = &interior;
-        let manager = &manager;
-        move |step: u64| {
-            let address = interior[step as usize % set];
-            black_box(manager.find(black_box(address)).expect("found"));
-        }
+    let find = |address: usize| {
+        black_box(manager.find(black_box(address)).expect("found"));
     };
-    let alone = |set: usize| {
-        let interior = &interior;
-        let registry = &registry;
-        move |step: u64| {
-            let address = interior[step as usize % set];
-            let range = registry.find_map(black_box(address), |entry| (entry.base, entry.size));
-            black_box(range.expect("found"));
-        }
+    let alone = |address: usize| {
+        let range = registry.find_map(black_box(address), |entry| (entry.base, entry.size));
+        black_box(range.expect("found"));
     };
-    let btree = |set: usize| {
-        let interior = &interior;
-        let tree = &tree;
-        move |step: u64| {
-            let address = interior[step as usize % set];
-            let map = tree.read().expect("lock");
-            let (base, (size, _)) = map.range(..=address).next_back().expect("found");
-            black_box(
-                (address - base < *size)
-                    .then_some((*base, *size))
-                    .expect("found"),
-            );
-        }
+    let btree = |address: usize| {
+        let map = tree.read().expect("lock");
+        let (base, (size, _)) = map.range(..=address).next_back().expect("found");
+        black_box(
+            (address - base < *size)
+                .then_some((*base, *size))
+                .expect("found"),
+        );
     };
     let mut group = c.benchmark_group("registry");
     group.warm_up_time(Duration::from_millis(500));
     group.measurement_time(Duration::from_secs(2));
     for (pattern, set) in [("hot", 64), ("scattered", LIVE)] {
         for threads in [1, 2] {
-            with_threads(threads, set, &alone(set), |run| {
+            let addresses = &interior[..set];
+            with_threads(threads, addresses, &alone, |run| {
                 group.bench_function(format!("registry_{pattern}_{threads}t"), |bench| {
                     bench.iter_custom(run)
                 });
             });
-            with_threads(threads, set, &find(set), |run| {
+            with_threads(threads, addresses, &find, |run| {
                 group.bench_function(format!("find_{pattern}_{threads}t"), |bench| {
                     bench.iter_custom(run)
                 });
             });
-            with_threads(threads, set, &btree(set), |run| {
+            with_threads(threads, addresses, &btree, |run| {
                 group.bench_function(format!("btree_{pattern}_{threads}t"), |bench| {
                     bench.iter_custom(run)
                 });
@@ -197,12 +192,11 @@ fn registry_benches(c: &mut Criterion) {
     }
     // `with_threads` visits them in a scattered order.
     for (kind, addresses, expect_found) in [("hit", hits, true), ("miss", misses, false)] {
-        let lookup = |step: u64| {
-            let address = addresses[step as usize % LIVE];
+        let lookup = |address: usize| {
             let range = mixed.find_map(black_box(address), |entry| (entry.base, entry.size));
             assert_eq!(black_box(range).is_some(), expect_found);
         };
-        with_threads(1, LIVE, &lookup, |run| {
+        with_threads(1, &addresses, &lookup, |run| {
             group.bench_function(format!("registry_mixed_{kind}_1t"), |bench| {
                 bench.iter_custom(run)
             });
