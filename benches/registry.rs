@@ -10,12 +10,16 @@
 //! - `find`: `ResidencyManager::find`, the registry plus a read of the allocation's record
 //!   (owner, residency), which a scattered lookup also misses the caches for.
 //!
+//! - `floor`: the ranges in a flat array, each read at an index the caller already has (no
+//!   search): the cost of the memory read any lookup makes, timed the same way.
+//!
 //! Then `registry_mixed_*`: the registry alone over 100,000 ranges of six sizes from 256 B to
 //! 200 MiB (in three of its size levels, so a lookup probes the levels up to its range's),
 //! answering hits at interior addresses and misses at addresses between ranges, which probe
 //! every level in use.
 //!
-//! Results land in `target/criterion/registry/{registry,btree,find}_{hot,scattered}_{1t,2t}/`
+//! Results land in
+//! `target/criterion/registry/{floor,registry,btree,find}_{hot,scattered}_{1t,2t}/`
 //! and `target/criterion/registry/registry_mixed_{hit,miss}_1t/`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -136,6 +140,18 @@ fn registry_benches(c: &mut Criterion) {
             .expect("lock")
             .insert(allocation.address(), (allocation.len(), value));
     }
+    // The floor: each lookup reads its range from a flat array of every range (16 bytes each,
+    // 1.6 MB) at an index the caller already has, with no search: the one read of memory the
+    // answer lives in, which a scattered lookup in any structure makes, in the same order.
+    let ranges: Vec<(usize, usize)> = allocations
+        .iter()
+        .map(|allocation| (allocation.address(), allocation.len()))
+        .collect();
+    let indices: Vec<usize> = (0..LIVE).collect();
+    let floor = |index: usize| {
+        let (base, size) = ranges[black_box(index)];
+        black_box((base, size));
+    };
     let find = |address: usize| {
         black_box(manager.find(black_box(address)).expect("found"));
     };
@@ -157,6 +173,11 @@ fn registry_benches(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(2));
     for (pattern, set) in [("hot", 64), ("scattered", LIVE)] {
         for threads in [1, 2] {
+            with_threads(threads, &indices[..set], &floor, |run| {
+                group.bench_function(format!("floor_{pattern}_{threads}t"), |bench| {
+                    bench.iter_custom(run)
+                });
+            });
             let addresses = &interior[..set];
             with_threads(threads, addresses, &alone, |run| {
                 group.bench_function(format!("registry_{pattern}_{threads}t"), |bench| {
