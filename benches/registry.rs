@@ -11,7 +11,8 @@
 //!   (owner, residency), which a scattered lookup also misses the caches for.
 //!
 //! - `floor`: the ranges in a flat array, each read at an index the caller already has (no
-//!   search): the cost of the memory read any lookup makes, timed the same way.
+//!   search), timed the same way: what independent reads of the answers cost when a core can
+//!   overlap them.
 //!
 //! Then `registry_mixed_*`: the registry alone over 100,000 ranges of six sizes from 256 B to
 //! 200 MiB (in three of its size levels, so a lookup probes the levels up to its range's),
