@@ -48,6 +48,16 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 const SHIFTS: [u32; 9] = [16, 22, 28, 34, 40, 46, 52, 58, 64];
 // The levels in use are bits of a `u32`, and the last level covers the address space.
 const _: () = assert!(SHIFTS.len() <= 32 && SHIFTS[SHIFTS.len() - 1] == 64);
+/// `SHIFTS` padded to the 32 bits of a `u32` (the padding is never a level in use).
+const SHIFT_OF_LEVEL_BIT: [u32; 32] = {
+    let mut shifts = [64; 32];
+    let mut level = 0;
+    while level < SHIFTS.len() {
+        shifts[level] = SHIFTS[level];
+        level += 1;
+    }
+    shifts
+};
 /// Buckets of a new registry's table, as a shift.
 const FIRST_BUCKET_BITS: u32 = 6;
 /// The table grows when it holds more entries than this per bucket.
@@ -159,8 +169,12 @@ fn bucket_of(level: usize, window: usize, bits: u32) -> usize {
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
 }
 
+#[inline]
 fn window_of(level: usize, address: usize) -> usize {
-    address.checked_shr(SHIFTS[level]).unwrap_or(0)
+    // Indexed within 32 (a level is a bit of a `u32`), so no bounds check; shifted in two
+    // steps, so the last level's shift of 64 overflows nothing (every window there is 0).
+    let shift = SHIFT_OF_LEVEL_BIT[level % 32];
+    ((address as u64) >> (shift - 1) >> 1) as usize
 }
 
 /// The level of a range of `size` bytes.
@@ -183,15 +197,22 @@ fn buckets_of(level: usize, base: usize, last: usize, bits: u32) -> impl Iterato
 /// In `list` (sorted by start), the range holding `address`. Ranges never overlap, so only the
 /// last one starting at or before `address` can hold it, whatever window each was entered for.
 #[inline]
-fn search<T>(list: &[Entry<T>], address: usize) -> Option<usize> {
+fn search<T>(list: &[Entry<T>], address: usize) -> Option<&Entry<T>> {
     // A count rather than a binary search: lists are short, and a count has no branch that
-    // depends on the entries, so a core need not wait for them to start the next lookup.
-    let position = list
-        .iter()
-        .map(|entry| usize::from(entry.base <= address))
-        .sum::<usize>()
-        .checked_sub(1)?;
-    list[position].contains(address).then_some(position)
+    // depends on the entries, so a core need not wait for them to start the next lookup. Four
+    // sums, so the count is not one chain of dependent additions; eight entries a step.
+    let below = |entry: &Entry<T>| usize::from(entry.base <= address);
+    let (groups, rest) = list.as_chunks::<8>();
+    let mut sums = [0usize; 4];
+    for group in groups {
+        for (sum, pair) in sums.iter_mut().zip(group.as_chunks::<2>().0) {
+            *sum += below(&pair[0]) + below(&pair[1]);
+        }
+    }
+    let count = sums.iter().sum::<usize>() + rest.iter().map(below).sum::<usize>();
+    // No start at or before `address`: the count is 0 and `get` finds nothing.
+    list.get(count.wrapping_sub(1))
+        .filter(|entry| entry.contains(address))
 }
 
 impl<T> Table<T> {
@@ -420,10 +441,11 @@ impl<T: Clone + 'static> PointerRegistry<T> {
             // Taken already: `read` of an outer lookup is using the registry.
             let mut copies = copies.try_borrow_mut().ok()?;
             let local = self.local(&mut copies);
-            Some(self.find_in(local, address).and_then(|(bucket, position)| {
-                let entry = &local.copies[bucket].1.as_deref()?[position];
-                read.take().map(|read| read(entry))
-            }))
+            // A miss is an answer too (`Some(None)`): only no copies fall back to the lock.
+            Some(
+                self.find_in(local, address, |entry| read.take().map(|read| read(entry)))
+                    .flatten(),
+            )
         });
         match fast {
             Ok(Some(found)) => found,
@@ -488,23 +510,34 @@ impl<T: Clone + 'static> PointerRegistry<T> {
         drop(std::mem::replace(local, fresh));
     }
 
-    /// The bucket and position in it of the range holding `address`, in `local`'s copies (each
-    /// bucket looked at brought up to date first).
+    /// `read` applied to the range holding `address` in `local`'s copies (each bucket looked at
+    /// brought up to date first). `read` runs in the loop, on the copy found: a borrow of it
+    /// returned from the loop would outlive the next level's `bring_up_to_date`.
     #[inline(always)]
-    fn find_in(&self, local: &mut Local<T>, address: usize) -> Option<(usize, usize)> {
+    fn find_in<R>(
+        &self,
+        local: &mut Local<T>,
+        address: usize,
+        read: impl FnOnce(&Entry<T>) -> R,
+    ) -> Option<R> {
         let mut used = self.used.load(Ordering::Acquire);
         while used != 0 {
             let level = used.trailing_zeros() as usize;
             used &= used - 1;
-            let mut bucket = bucket_of(level, window_of(level, address), local.bits);
-            if local.copies[bucket].0 != local.versions[bucket].load(Ordering::Acquire) {
-                bucket = self.bring_up_to_date(local, level, address);
-            }
-            let Some(list) = local.copies[bucket].1.as_deref() else {
-                continue;
+            let bucket = bucket_of(level, window_of(level, address), local.bits);
+            let current = local
+                .versions
+                .get(bucket)
+                .map(|version| version.load(Ordering::Acquire));
+            let list = match local.copies.get(bucket) {
+                Some((version, list)) if Some(*version) == current => list.as_deref(),
+                _ => {
+                    let bucket = self.bring_up_to_date(local, level, address);
+                    local.copies[bucket].1.as_deref()
+                }
             };
-            if let Some(position) = search(list, address) {
-                return Some((bucket, position));
+            if let Some(entry) = list.and_then(|list| search(list, address)) {
+                return Some(read(entry));
             }
         }
         None
@@ -562,6 +595,49 @@ mod tests {
             assert_eq!(level_of((1 << shift) + 1), level + 1);
         }
         assert_eq!(level_of(usize::MAX), SHIFTS.len() - 1);
+    }
+
+    /// The count over a bucket's list, at every length around its groups of eight: each
+    /// range found from its first and last byte, none from the gaps or past the ends.
+    #[test]
+    fn search_finds_each_range_of_lists_of_any_length() {
+        for length in 0..=41usize {
+            // Ranges of 1 to 3 bytes with a gap of 2 after each, from 0x100.
+            let list: Vec<Entry<usize>> = (0..length)
+                .map(|index| Entry {
+                    base: 0x100 + index * 5,
+                    size: 1 + index % 3,
+                    value: index,
+                })
+                .collect();
+            let naive = |address: usize| list.iter().find(|entry| entry.contains(address));
+            for address in 0xf0..0x100 + length * 5 + 10 {
+                let found = search(&list, address).map(|entry| entry.value);
+                assert_eq!(
+                    found,
+                    naive(address).map(|entry| entry.value),
+                    "length {length}, address {address:#x}"
+                );
+            }
+            for entry in &list {
+                assert_eq!(
+                    search(&list, entry.base).map(|found| found.value),
+                    Some(entry.value)
+                );
+                let last = entry.base + (entry.size - 1);
+                assert_eq!(
+                    search(&list, last).map(|found| found.value),
+                    Some(entry.value)
+                );
+            }
+        }
+        // The ends of the address space.
+        let top = [Entry {
+            base: usize::MAX - 1,
+            size: 2,
+            value: 0,
+        }];
+        assert!(search(&top, usize::MAX).is_some() && search(&top, 0).is_none());
     }
 
     /// Ranges of every level, some straddling windows, near the ends of the address space:
@@ -704,6 +780,32 @@ mod tests {
                 .map(|entry| entry.value),
             Some(3)
         );
+    }
+
+    /// A miss in current copies is answered from them: it does not wait for the writer lock.
+    #[test]
+    fn a_miss_in_current_copies_takes_no_lock() {
+        let registry = PointerRegistry::new();
+        registry.insert(0x10_0000, 64, 1u32).unwrap();
+        let (answered, answers) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| {
+            let (warmed, warm) = std::sync::mpsc::channel();
+            let (go, wait) = std::sync::mpsc::channel::<()>();
+            let registry = &registry;
+            scope.spawn(move || {
+                // The thread's copies of the miss's bucket, taken under the lock.
+                assert!(registry.find(0x10_0040).is_none());
+                warmed.send(()).unwrap();
+                wait.recv().unwrap();
+                answered.send(registry.find(0x10_0040).is_none()).unwrap();
+            });
+            warm.recv().unwrap();
+            let held = registry.lock();
+            go.send(()).unwrap();
+            let answer = answers.recv_timeout(std::time::Duration::from_secs(20));
+            drop(held);
+            assert_eq!(answer, Ok(true), "the miss waited for the writer lock");
+        });
     }
 
     /// A lookup inside another's `read` (the thread's copies are in use) answers under the
