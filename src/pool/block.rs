@@ -3,7 +3,7 @@
 
 use super::classes::GRANULE;
 use super::fence::{Deferred, WorkFence};
-use super::{DEDICATED, DevicePool, Segment, Slot, lock};
+use super::{DevicePool, Segment, Slot, lock};
 use crate::error::{Error, Result};
 use crate::residency::{ResidencyHandle, Resident};
 use crate::ze::command::Completion;
@@ -181,38 +181,11 @@ impl Block<'_> {
 }
 
 impl Drop for Block<'_> {
-    /// The hit path (an unnamed small block no peer used, kept by this thread's cache) is
-    /// inlined where blocks drop; everything else is out of line, so the hit path pays for no
-    /// call and no saved registers.
     #[inline]
     fn drop(&mut self) {
         if self.deferred {
             return;
         }
-        let kept = !self.named
-            && self.class < DEDICATED
-            && self.peers.load(Ordering::Acquire) == 0
-            && self.pool.small_keep(
-                Slot {
-                    address: self.address,
-                    segment: self.segment,
-                },
-                self.arena,
-                self.class as usize,
-                self.capacity,
-            );
-        if !kept {
-            self.give_back();
-        }
-    }
-}
-
-impl Block<'_> {
-    /// What `Drop` does past the hit path: the name forgotten, the sharing uncounted, the block
-    /// returned where its kind goes.
-    #[cold]
-    #[inline(never)]
-    fn give_back(&mut self) {
         let slot = self.retire();
         self.pool
             .forget_sharing(self.segment, self.peers.load(Ordering::Acquire), self.size);

@@ -144,23 +144,6 @@ impl DevicePool {
         }
     }
 
-    /// The hit path of [`DevicePool::small_release`] alone: whether this thread's cache kept
-    /// the block (nothing changed when it did not).
-    #[inline]
-    pub(super) fn small_keep(&self, slot: Slot, arena: u8, class: usize, size: usize) -> bool {
-        debug_assert_eq!(size, class_size(class));
-        let index = self.list_index(arena, class);
-        try_push(
-            self.id,
-            &self.shared,
-            (index, class),
-            slot,
-            size,
-            &self.limits,
-        )
-        .is_ok()
-    }
-
     /// [`DevicePool::small_release`] past the hit path: the cache made, flushed or spilled.
     #[cold]
     #[inline(never)]

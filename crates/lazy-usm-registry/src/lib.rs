@@ -48,16 +48,6 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 const SHIFTS: [u32; 9] = [16, 22, 28, 34, 40, 46, 52, 58, 64];
 // The levels in use are bits of a `u32`, and the last level covers the address space.
 const _: () = assert!(SHIFTS.len() <= 32 && SHIFTS[SHIFTS.len() - 1] == 64);
-/// `SHIFTS` padded to the 32 bits of a `u32` (the padding is never a level in use).
-const SHIFT_OF_LEVEL_BIT: [u32; 32] = {
-    let mut shifts = [64; 32];
-    let mut level = 0;
-    while level < SHIFTS.len() {
-        shifts[level] = SHIFTS[level];
-        level += 1;
-    }
-    shifts
-};
 /// Buckets of a new registry's table, as a shift.
 const FIRST_BUCKET_BITS: u32 = 6;
 /// The table grows when it holds more entries than this per bucket.
@@ -169,12 +159,8 @@ fn bucket_of(level: usize, window: usize, bits: u32) -> usize {
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
 }
 
-#[inline]
 fn window_of(level: usize, address: usize) -> usize {
-    // Indexed within 32 (a level is a bit of a `u32`), so no bounds check; shifted in two
-    // steps, so the last level's shift of 64 overflows nothing (every window there is 0).
-    let shift = SHIFT_OF_LEVEL_BIT[level % 32];
-    ((address as u64) >> (shift - 1) >> 1) as usize
+    address.checked_shr(SHIFTS[level]).unwrap_or(0)
 }
 
 /// The level of a range of `size` bytes.
@@ -197,22 +183,15 @@ fn buckets_of(level: usize, base: usize, last: usize, bits: u32) -> impl Iterato
 /// In `list` (sorted by start), the range holding `address`. Ranges never overlap, so only the
 /// last one starting at or before `address` can hold it, whatever window each was entered for.
 #[inline]
-fn search<T>(list: &[Entry<T>], address: usize) -> Option<&Entry<T>> {
+fn search<T>(list: &[Entry<T>], address: usize) -> Option<usize> {
     // A count rather than a binary search: lists are short, and a count has no branch that
-    // depends on the entries, so a core need not wait for them to start the next lookup. Four
-    // sums, so the count is not one chain of dependent additions; eight entries a step.
-    let below = |entry: &Entry<T>| usize::from(entry.base <= address);
-    let (groups, rest) = list.as_chunks::<8>();
-    let mut sums = [0usize; 4];
-    for group in groups {
-        for (sum, pair) in sums.iter_mut().zip(group.as_chunks::<2>().0) {
-            *sum += below(&pair[0]) + below(&pair[1]);
-        }
-    }
-    let count = sums.iter().sum::<usize>() + rest.iter().map(below).sum::<usize>();
-    // No start at or before `address`: the count is 0 and `get` finds nothing.
-    list.get(count.wrapping_sub(1))
-        .filter(|entry| entry.contains(address))
+    // depends on the entries, so a core need not wait for them to start the next lookup.
+    let position = list
+        .iter()
+        .map(|entry| usize::from(entry.base <= address))
+        .sum::<usize>()
+        .checked_sub(1)?;
+    list[position].contains(address).then_some(position)
 }
 
 impl<T> Table<T> {
@@ -441,11 +420,10 @@ impl<T: Clone + 'static> PointerRegistry<T> {
             // Taken already: `read` of an outer lookup is using the registry.
             let mut copies = copies.try_borrow_mut().ok()?;
             let local = self.local(&mut copies);
-            // A miss is an answer too (`Some(None)`): only no copies fall back to the lock.
-            Some(
-                self.find_in(local, address, |entry| read.take().map(|read| read(entry)))
-                    .flatten(),
-            )
+            Some(self.find_in(local, address).and_then(|(bucket, position)| {
+                let entry = &local.copies[bucket].1.as_deref()?[position];
+                read.take().map(|read| read(entry))
+            }))
         });
         match fast {
             Ok(Some(found)) => found,
@@ -510,34 +488,23 @@ impl<T: Clone + 'static> PointerRegistry<T> {
         drop(std::mem::replace(local, fresh));
     }
 
-    /// `read` applied to the range holding `address` in `local`'s copies (each bucket looked at
-    /// brought up to date first). `read` runs in the loop, on the copy found: a borrow of it
-    /// returned from the loop would outlive the next level's `bring_up_to_date`.
+    /// The bucket and position in it of the range holding `address`, in `local`'s copies (each
+    /// bucket looked at brought up to date first).
     #[inline(always)]
-    fn find_in<R>(
-        &self,
-        local: &mut Local<T>,
-        address: usize,
-        read: impl FnOnce(&Entry<T>) -> R,
-    ) -> Option<R> {
+    fn find_in(&self, local: &mut Local<T>, address: usize) -> Option<(usize, usize)> {
         let mut used = self.used.load(Ordering::Acquire);
         while used != 0 {
             let level = used.trailing_zeros() as usize;
             used &= used - 1;
-            let bucket = bucket_of(level, window_of(level, address), local.bits);
-            let current = local
-                .versions
-                .get(bucket)
-                .map(|version| version.load(Ordering::Acquire));
-            let list = match local.copies.get(bucket) {
-                Some((version, list)) if Some(*version) == current => list.as_deref(),
-                _ => {
-                    let bucket = self.bring_up_to_date(local, level, address);
-                    local.copies[bucket].1.as_deref()
-                }
+            let mut bucket = bucket_of(level, window_of(level, address), local.bits);
+            if local.copies[bucket].0 != local.versions[bucket].load(Ordering::Acquire) {
+                bucket = self.bring_up_to_date(local, level, address);
+            }
+            let Some(list) = local.copies[bucket].1.as_deref() else {
+                continue;
             };
-            if let Some(entry) = list.and_then(|list| search(list, address)) {
-                return Some(read(entry));
+            if let Some(position) = search(list, address) {
+                return Some((bucket, position));
             }
         }
         None
@@ -597,7 +564,7 @@ mod tests {
         assert_eq!(level_of(usize::MAX), SHIFTS.len() - 1);
     }
 
-    /// The count over a bucket's list, at every length around its groups of eight: each
+    /// The count over a bucket's list, at every length (its loop runs four entries a step): each
     /// range found from its first and last byte, none from the gaps or past the ends.
     #[test]
     fn search_finds_each_range_of_lists_of_any_length() {
@@ -612,7 +579,7 @@ mod tests {
                 .collect();
             let naive = |address: usize| list.iter().find(|entry| entry.contains(address));
             for address in 0xf0..0x100 + length * 5 + 10 {
-                let found = search(&list, address).map(|entry| entry.value);
+                let found = search(&list, address).map(|position| list[position].value);
                 assert_eq!(
                     found,
                     naive(address).map(|entry| entry.value),
@@ -621,12 +588,12 @@ mod tests {
             }
             for entry in &list {
                 assert_eq!(
-                    search(&list, entry.base).map(|found| found.value),
+                    search(&list, entry.base).map(|found| list[found].value),
                     Some(entry.value)
                 );
                 let last = entry.base + (entry.size - 1);
                 assert_eq!(
-                    search(&list, last).map(|found| found.value),
+                    search(&list, last).map(|found| list[found].value),
                     Some(entry.value)
                 );
             }
