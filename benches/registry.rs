@@ -32,19 +32,16 @@ use std::hint::black_box;
 use std::sync::{Arc, Barrier, RwLock, mpsc};
 use std::time::{Duration, Instant};
 
-const LIVE: usize = 100_000;
+// Its lookup threads live across criterion's calls, so it takes the abort guard, not
+// `slowest_of`.
+#[allow(dead_code)]
+mod common;
+#[path = "common/registry_set.rs"]
+mod registry_set;
 
-/// Aborts the process when dropped by a panicking thread.
-struct AbortOnPanic;
+use common::AbortOnPanic;
 
-impl Drop for AbortOnPanic {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            eprintln!("a lookup thread panicked: the bench cannot go on");
-            std::process::abort();
-        }
-    }
-}
+use registry_set::LIVE;
 
 /// Runs `bench` with a way to time `lookup` on `threads` threads at once that live across
 /// criterion's calls, as a program's threads do: each thread first looks up every address of
@@ -73,14 +70,7 @@ fn with_threads(
                 let (report, barrier) = (report.clone(), &barrier);
                 scope.spawn(move || {
                     let _abort_on_panic = AbortOnPanic;
-                    // A stride prime to the set's size visits each address once per round.
-                    let visits: Vec<usize> = (0..addresses.len())
-                        .map(|step| {
-                            let index = step.wrapping_mul(7919).wrapping_add(thread * 104_729)
-                                % addresses.len();
-                            addresses[index]
-                        })
-                        .collect();
+                    let visits = registry_set::scattered(addresses, thread);
                     addresses.iter().copied().for_each(lookup);
                     for iterations in orders {
                         let iterations = usize::try_from(iterations).unwrap_or(usize::MAX);
@@ -117,13 +107,7 @@ fn registry_benches(c: &mut Criterion) {
     let context = Context::new(&devices).expect("context");
     let manager =
         ResidencyManager::new(context, ResidencyConfig::new(Policy::Lazy)).expect("manager");
-    let allocations: Vec<_> = (0..LIVE)
-        .map(|index| {
-            manager
-                .allocate(&devices[index % 2], 256 + (index % 7) * 64)
-                .expect("allocation")
-        })
-        .collect();
+    let allocations = registry_set::allocations(&manager, &devices);
     // An interior address of each allocation, visited in a scattered order.
     let interior: Vec<usize> = allocations
         .iter()

@@ -18,7 +18,10 @@ use std::hint::black_box;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-const LIVE: usize = 100_000;
+#[path = "../benches/common/registry_set.rs"]
+mod registry_set;
+
+use registry_set::LIVE;
 
 fn main() -> ExitCode {
     let Some(lookups) = std::env::args()
@@ -37,27 +40,19 @@ fn main() -> ExitCode {
         ResidencyConfig::new(Policy::Lazy),
     )
     .expect("manager");
-    // The bench's allocations: small, on both devices, laid out by the simulator.
-    let allocations: Vec<_> = (0..LIVE)
-        .map(|index| {
-            manager
-                .allocate(&devices[index % 2], 256 + (index % 7) * 64)
-                .expect("allocation")
-        })
-        .collect();
+    let allocations = registry_set::allocations(&manager, &devices);
     let registry = PointerRegistry::new();
     for (index, allocation) in allocations.iter().enumerate() {
         registry
             .insert(allocation.address(), allocation.len(), Arc::new(index))
             .expect("disjoint");
     }
-    // The bench's first thread's order: a stride prime to the count visits each once a round.
-    let visits: Vec<usize> = (0..LIVE)
-        .map(|step| {
-            let allocation = &allocations[step.wrapping_mul(7919) % LIVE];
-            allocation.address() + allocation.len() / 2
-        })
+    // The bench's interior addresses, in its first thread's order.
+    let interior: Vec<usize> = allocations
+        .iter()
+        .map(|allocation| allocation.address() + allocation.len() / 2)
         .collect();
+    let visits = registry_set::scattered(&interior, 0);
     // One warm pass: this thread's first lookup in each bucket takes its copy.
     let mut warm = 0;
     for &address in &visits {

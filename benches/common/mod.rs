@@ -2,6 +2,19 @@
 
 use std::time::Duration;
 
+/// Aborts the process when dropped by a panicking thread: a bench thread that panics before
+/// its barrier would leave the others waiting there for ever, a hang instead of a failure.
+pub struct AbortOnPanic;
+
+impl Drop for AbortOnPanic {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("a bench thread panicked: the bench cannot go on");
+            std::process::abort();
+        }
+    }
+}
+
 /// Runs `work(thread)` on `threads` threads at once and returns the longest time one reported
 /// (each thread times its own loop, after whatever setup it does first). A panic on one of
 /// them aborts the bench.
@@ -11,13 +24,8 @@ pub fn slowest_of(threads: usize, work: impl Fn(usize) -> Duration + Sync) -> Du
             .map(|thread| {
                 let work = &work;
                 scope.spawn(move || {
-                    // A worker that panics before its barrier would leave the others waiting
-                    // there for ever: the bench would hang instead of failing.
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(thread)))
-                        .unwrap_or_else(|_| {
-                            eprintln!("a bench thread panicked: the others would wait for it");
-                            std::process::abort()
-                        })
+                    let _abort_on_panic = AbortOnPanic;
+                    work(thread)
                 })
             })
             .collect();

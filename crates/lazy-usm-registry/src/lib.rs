@@ -564,9 +564,8 @@ mod tests {
         assert_eq!(level_of(usize::MAX), SHIFTS.len() - 1);
     }
 
-    /// The count over a bucket's list, at every length (0-41 covers every remainder of a count in
-    /// steps of up to eight): each
-    /// range found from its first and last byte, none from the gaps or past the ends.
+    /// The count over a bucket's list, at every length from empty to 41: each range found from
+    /// its first and last byte, none from the gaps or past the ends.
     #[test]
     fn search_finds_each_range_of_lists_of_any_length() {
         for length in 0..=41usize {
