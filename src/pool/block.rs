@@ -73,8 +73,6 @@ pub struct Block<'pool> {
     pub(super) arena: u8,
     pub(super) class: u16,
     pub(super) named: bool,
-    /// Handed to the pool's deferred list: `Drop` has nothing left to do.
-    pub(super) deferred: bool,
     pub(super) peers: AtomicU64,
     pub(super) segment_ref: OnceLock<Arc<Segment>>,
 }
@@ -183,9 +181,6 @@ impl Block<'_> {
 impl Drop for Block<'_> {
     #[inline]
     fn drop(&mut self) {
-        if self.deferred {
-            return;
-        }
         let slot = self.retire();
         self.pool
             .forget_sharing(self.segment, self.peers.load(Ordering::Acquire), self.size);
@@ -258,20 +253,26 @@ impl Block<'_> {
     /// assert_eq!(pool.allocate(1000)?.address(), address);
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn free_after(mut self, work: Arc<dyn WorkFence>) {
-        let slot = self.retire();
-        self.deferred = true;
-        let mut deferred = lock(&self.pool.deferred);
+    pub fn free_after(self, work: Arc<dyn WorkFence>) {
+        // The deferred list returns the block, not `Drop`. Not a flag in the block: it was a
+        // byte alone in the block's last word, and copying a block just made (returned, moved)
+        // reads that word whole, a load a core cannot take from the byte's pending store, so
+        // it waits for the store to reach the cache.
+        let mut block = std::mem::ManuallyDrop::new(self);
+        drop(block.segment_ref.take());
+        let slot = block.retire();
+        let mut deferred = lock(&block.pool.deferred);
         deferred.push(Deferred {
             slot,
-            arena: self.arena,
-            class: self.class,
-            capacity: self.capacity,
-            peers: self.peers.load(Ordering::Acquire),
-            size: self.size,
+            arena: block.arena,
+            class: block.class,
+            capacity: block.capacity,
+            peers: block.peers.load(Ordering::Acquire),
+            size: block.size,
             work,
         });
-        self.pool
+        block
+            .pool
             .deferred_blocks
             .store(deferred.len(), Ordering::Release);
     }
@@ -296,7 +297,6 @@ impl DevicePool {
             arena: detached.arena,
             class: detached.class,
             named: detached.named,
-            deferred: false,
             peers: AtomicU64::new(detached.peers),
             segment_ref: OnceLock::new(),
         })
@@ -320,7 +320,6 @@ impl DevicePool {
             arena,
             class,
             named: false,
-            deferred: false,
             peers: AtomicU64::new(0),
             segment_ref: OnceLock::new(),
         }
