@@ -254,10 +254,10 @@ impl Block<'_> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn free_after(self, work: Arc<dyn WorkFence>) {
-        // The deferred list returns the block, not `Drop`. Not a flag in the block: it was a
-        // byte alone in the block's last word, and copying a block just made (returned, moved)
-        // reads that word whole, a load a core cannot take from the byte's pending store, so
-        // it waits for the store to reach the cache.
+        // The deferred list returns the block later, so `Drop` must not run; `segment_ref` is
+        // the one field that owns something (as in `detach`). No "deferred" flag instead: a
+        // lone byte in the block's last word made moving a fresh block slower (a stalled
+        // store-to-load forward, we think).
         let mut block = std::mem::ManuallyDrop::new(self);
         drop(block.segment_ref.take());
         let slot = block.retire();
