@@ -164,6 +164,14 @@ impl Block<'_> {
         self.capacity
     }
 
+    /// The block with its `Drop` disarmed, for a caller that returns it another way, and its
+    /// segment reference dropped: the one field that owns something (the rest are values).
+    fn disarm(self) -> std::mem::ManuallyDrop<Self> {
+        let mut block = std::mem::ManuallyDrop::new(self);
+        drop(block.segment_ref.take());
+        block
+    }
+
     /// Forgets the block's name; its memory is then the caller's to return (its sharing is
     /// forgotten by whoever returns it).
     #[inline]
@@ -205,9 +213,7 @@ impl Block<'_> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn detach(self) -> DetachedBlock {
-        let mut block = std::mem::ManuallyDrop::new(self);
-        // The one field that owns something; the rest are plain values.
-        drop(block.segment_ref.take());
+        let block = self.disarm();
         DetachedBlock {
             pool: block.pool.id(),
             address: block.address,
@@ -254,12 +260,10 @@ impl Block<'_> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn free_after(self, work: Arc<dyn WorkFence>) {
-        // The deferred list returns the block later, so `Drop` must not run; `segment_ref` is
-        // the one field that owns something (as in `detach`). No "deferred" flag instead: a
-        // lone byte in the block's last word made moving a fresh block slower (a stalled
-        // store-to-load forward, we think).
-        let mut block = std::mem::ManuallyDrop::new(self);
-        drop(block.segment_ref.take());
+        // The deferred list returns the block later, so `Drop` must not run. Not a "deferred"
+        // flag for `Drop` to check: a lone byte in the block's last word made moving a fresh
+        // block slower (a stalled store-to-load forward, we think).
+        let mut block = self.disarm();
         let slot = block.retire();
         let mut deferred = lock(&block.pool.deferred);
         deferred.push(Deferred {
