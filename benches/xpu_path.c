@@ -8,7 +8,7 @@
  *
  *   cargo build --release -p lazy-usm-cli
  *   export LAZY_USM_SYCL_ROOT=$PWD/target/sycl-venv
- *   LEVEL_ZERO_INCLUDE_DIR="$(dirname "$(crates/level-zero-sys/scripts/fetch-headers.sh)")" \
+ *   LEVEL_ZERO_INCLUDE_DIR="$PWD/crates/level-zero-sys/include" \
  *     CARGO_TARGET_DIR=target/xpu cargo build --release -p lazy-usm-capi --features xpu
  *   dpctl=$(find target/sycl-venv/lib -path "*site-packages/dpctl" -type d)
  *   cc -O2 benches/xpu_path.c -I"$dpctl/include" -L"$dpctl" -lDPCTLSyclInterface -ldl \

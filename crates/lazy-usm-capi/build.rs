@@ -42,26 +42,12 @@ mod xpu {
                 folder.display()
             ));
         }
-        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| workspace.join("target"));
-        let fetched = std::fs::read_dir(target.join("level-zero-headers"))
+        // The headers the bindings are generated from, vendored in level-zero-sys.
+        let vendored = Path::new(env!("CARGO_MANIFEST_DIR")).join("../level-zero-sys/include");
+        [root.join("include"), vendored]
             .into_iter()
-            .flatten()
-            .flatten()
-            .map(|entry| entry.path().join("usr/include"));
-        [root.join("include"), PathBuf::from("/usr/include")]
-            .into_iter()
-            .chain(fetched)
             .find(|folder| has(folder))
-            .unwrap_or_else(|| {
-                fail(
-                    "no Level Zero headers: set LEVEL_ZERO_INCLUDE_DIR, install libze-dev, or run \
-                      crates/level-zero-sys/scripts/fetch-headers.sh"
-                        .into(),
-                )
-            })
+            .unwrap_or_else(|| fail("no Level Zero headers: set LEVEL_ZERO_INCLUDE_DIR".into()))
     }
 
     pub fn build() {

@@ -50,20 +50,12 @@ mod bundle {
         PathBuf::from(run(Command::new(python).args(["-c", locate])))
     }
 
-    /// A folder holding `level_zero/ze_api.h`: LEVEL_ZERO_INCLUDE_DIR, else Debian's headers,
-    /// fetched as the bindings' generator fetches them.
-    fn level_zero_include(workspace: &Path, target: &Path) -> PathBuf {
-        if let Some(folder) = std::env::var_os("LEVEL_ZERO_INCLUDE_DIR") {
-            return PathBuf::from(folder);
-        }
-        let headers = run(Command::new(
-            workspace.join("crates/level-zero-sys/scripts/fetch-headers.sh"),
-        )
-        .env("CARGO_TARGET_DIR", target));
-        Path::new(&headers)
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| fail(format!("{headers} has no parent folder")))
+    /// A folder holding `level_zero/ze_api.h`: LEVEL_ZERO_INCLUDE_DIR, else the headers the
+    /// bindings are generated from, vendored in level-zero-sys.
+    fn level_zero_include(workspace: &Path) -> PathBuf {
+        std::env::var_os("LEVEL_ZERO_INCLUDE_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| workspace.join("crates/level-zero-sys/include"))
     }
 
     fn copy(from: &Path, to: &Path) {
@@ -82,7 +74,7 @@ mod bundle {
         let target = workspace.join("target/python-bundle");
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let sycl = sycl_root();
-        let include = level_zero_include(&workspace, &workspace.join("target"));
+        let include = level_zero_include(&workspace);
         let cargo_build = |packages: &[&str], features: &[&str]| {
             let mut command = Command::new(&cargo);
             command

@@ -142,16 +142,13 @@ def xpu_library(runtime_available, tmp_path_factory):
         import lazy_usm
 
         return pathlib.Path(lazy_usm.library_path())
-    headers = subprocess.run(
-        [str(ROOT / "crates/level-zero-sys/scripts/fetch-headers.sh")], check=True, capture_output=True, text=True
-    ).stdout.strip()
     # A target folder of its own: the workspace's liblazy_usm.so and .a stay the plain build
     # (the C ABI tests link them), whatever ran last.
     xpu_target = TARGET / "xpu"
     env = dict(
         os.environ,
         LAZY_USM_SYCL_ROOT=sys.prefix,
-        LEVEL_ZERO_INCLUDE_DIR=str(pathlib.Path(headers).parent),
+        LEVEL_ZERO_INCLUDE_DIR=str(ROOT / "crates/level-zero-sys/include"),
         CARGO_TARGET_DIR=str(xpu_target),
     )
     build = subprocess.run(

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the bindings into a temporary file and fails if they differ from the committed
 # src/generated.rs. Installs what generation needs when run as root under CI; the headers are
-# downloaded (checksum pinned) by scripts/fetch-headers.sh.
+# the vendored ones in include/.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 if [[ "${CI:-}" == "true" && "$(id -u)" == "0" ]]; then

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates src/generated.rs from the official Level Zero headers.
 #
-# Headers: those of specification 1.17 (the Level Zero loader v1.32.0), which
-# scripts/fetch-headers.sh downloads from Debian's libze-dev 1.32.0-1, checksum pinned; set
-# LEVEL_ZERO_INCLUDE_DIR to use another copy of the same headers. Tools:
+# Headers: those of specification 1.17 (the Level Zero loader v1.32.0), vendored in
+# include/level_zero (include/README.md says where they came from); set LEVEL_ZERO_INCLUDE_DIR
+# to a `level_zero` folder to use another copy of the same headers. Tools:
 # `apt-get install -y libclang-dev` and `cargo install bindgen-cli --version 0.73.2 --locked`.
 # The output is committed, so building this crate needs neither libclang nor the headers.
 # Running this script again with the same headers and bindgen version reproduces the file byte
@@ -11,7 +11,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
-include_dir="${LEVEL_ZERO_INCLUDE_DIR:-$("$here/scripts/fetch-headers.sh")}"
+include_dir="${LEVEL_ZERO_INCLUDE_DIR:-$here/include/level_zero}"
 expected_bindgen="0.73.2"
 out="${1:-$here/src/generated.rs}"
 
