@@ -244,6 +244,13 @@ pub enum Error {
         /// What the pair's link showed.
         link: String,
     },
+    /// Device work did not complete within the time lazy-usm waits for it (a
+    /// [`WorkFence`](crate::WorkFence) whose `settle` gave up).
+    #[error("the work did not complete within {waited:?}")]
+    WorkNotComplete {
+        /// How long it was waited for.
+        waited: std::time::Duration,
+    },
     /// lazy-usm broke one of its own invariants: a bug, please report it.
     #[error("internal error (a lazy-usm bug): {0}")]
     Internal(String),

@@ -37,6 +37,7 @@
 //   (copies are safe code; a launch is `unsafe` only as the caller's contract).
 // - `tools`: measurement, workloads and the fdinfo probe, for the command and the benches.
 mod error;
+mod os;
 mod pool;
 mod residency;
 mod tools;
@@ -46,8 +47,8 @@ mod ze;
 pub use error::{Error, Result, ZeResult};
 pub use lazy_usm_registry::{Entry as RegistryEntry, PointerRegistry, RegistryError};
 pub use pool::{
-    Block, DetachedBlock, DevicePool, MAX_SEGMENT, PeerResidency, PoolConfig, PoolStats, WorkFence,
-    trace,
+    Block, DetachedBlock, DevicePool, FENCE_SETTLE_WAIT, MAX_SEGMENT, PeerResidency, PoolConfig,
+    PoolStats, WorkFence, trace,
 };
 pub use residency::{
     DeviceAllocation, DeviceCost, DeviceSet, EngineChoice, HostCost, MAX_DEVICES,

@@ -84,6 +84,50 @@ fn blocks_are_reused_and_stats_add_up() {
     harness.assert_clean();
 }
 
+/// Blocks above the size classes count in the statistics as every other block does: a model
+/// whose tensors are all larger than 1 MiB reads its driver allocations, hits and misses.
+#[test]
+fn statistics_count_large_and_dedicated_blocks() {
+    let harness = Harness::simulated("b70x2");
+    let (manager, devices) = setup(&harness, Policy::Lazy);
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    let sizes = [2 * MIB, 5 * MIB, 70 * MIB];
+    let first: Vec<_> = sizes
+        .iter()
+        .map(|&size| pool.allocate(size).unwrap())
+        .collect();
+    let stats = pool.stats();
+    assert_eq!((stats.hits, stats.misses), (1, 2), "{stats:?}");
+    assert_eq!(
+        stats.driver_allocations,
+        harness.counter("live_allocations")
+    );
+    assert_eq!(stats.driver_allocations, stats.segments);
+    drop(first);
+    let again: Vec<_> = sizes
+        .iter()
+        .map(|&size| pool.allocate(size).unwrap())
+        .collect();
+    let stats = pool.stats();
+    // The large blocks come from the segment kept; the dedicated one is a new segment.
+    assert_eq!((stats.hits, stats.misses), (3, 3), "{stats:?}");
+    assert_eq!(
+        stats.driver_frees, 1,
+        "the dedicated segment went with its block"
+    );
+    assert_eq!(stats.driver_allocations, 3);
+    drop(again);
+    pool.trim().unwrap();
+    let stats = pool.stats();
+    assert_eq!(stats.driver_frees, stats.driver_allocations);
+    assert_eq!(
+        (stats.allocation_retries, stats.out_of_memory_errors),
+        (0, 0)
+    );
+    drop((pool, manager));
+    harness.assert_clean();
+}
+
 #[test]
 fn the_large_path_splits_and_coalesces() {
     let harness = Harness::simulated("b70x2");
@@ -219,6 +263,9 @@ fn out_of_memory_releases_cached_segments_then_fails_cleanly() {
     // More than the device has: the typed error, nothing leaked.
     let error = pool.allocate(300 * MIB).unwrap_err();
     assert!(matches!(error, Error::OutOfDeviceMemory { .. }), "{error}");
+    let stats = pool.stats();
+    assert_eq!(stats.out_of_memory_errors, 1, "{stats:?}");
+    assert!(stats.allocation_retries >= 2, "{stats:?}");
     pool.trim().unwrap();
     assert_eq!(pool.stats().reserved_bytes, 0);
     drop((pool, manager));

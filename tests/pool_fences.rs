@@ -402,3 +402,44 @@ fn blocks_deferred_and_reclaimed_from_several_threads_all_come_back() {
         harness.assert_clean();
     });
 }
+
+/// A fence that follows `WorkFence`'s own advice (`false` when it cannot tell) and never
+/// completes: dropping the pool ends, leaks the segments its blocks are in, and says so once.
+#[test]
+fn a_pool_dropped_under_a_fence_that_never_completes_ends_and_leaks_once() {
+    run_with_timeout(Duration::from_secs(60), || {
+        let harness = Harness::simulated("b70x2");
+        let (manager, devices) = setup(&harness);
+        let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+        let never = Arc::new(Flag(AtomicBool::new(false)));
+        let addresses: Vec<usize> = (0..3)
+            .map(|_| {
+                let block = pool.allocate(10 * MIB).unwrap();
+                let address = block.address();
+                block.free_after(Arc::clone(&never) as Arc<dyn WorkFence>);
+                address
+            })
+            .collect();
+        let other = pool.allocate(4096).unwrap();
+        other.free_after(Arc::new(Flag(AtomicBool::new(false))));
+        let live = harness.counter("live_allocations");
+        let started = std::time::Instant::now();
+        drop(pool);
+        assert!(
+            started.elapsed() < FENCE_SETTLE_WAIT * 2,
+            "one wait for the whole drop, not one per fence: {:?}",
+            started.elapsed()
+        );
+        assert_eq!(harness.counter("live_allocations"), live, "nothing freed");
+        for address in addresses {
+            assert!(manager.find(address).is_some());
+        }
+        let errors = manager.context().take_drop_errors();
+        assert_eq!(errors.len(), 1, "said once: {errors:?}");
+        assert!(
+            matches!(errors[0], Error::WorkNotComplete { .. }),
+            "{errors:?}"
+        );
+        assert_eq!(harness.counter("free_hazards"), 0);
+    });
+}

@@ -373,3 +373,136 @@ fn allocated_bytes_stay_exact_through_refills_spills_and_frees_elsewhere() {
         harness.assert_clean();
     });
 }
+
+fn small_device_pool_config(out_of_memory_wait: Duration) -> (Harness, PoolConfig) {
+    let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+    config.faults.device_memory_limit_bytes = Some(256 << 20);
+    let pool = PoolConfig {
+        thread_cache_bytes: 64 << 20,
+        out_of_memory_wait,
+        ..PoolConfig::default()
+    };
+    (Harness::with_config(config), pool)
+}
+
+/// A thread that freed blocks and went idle does not keep their memory from a thread that runs
+/// out of device memory: its cache is taken at once, with no wait for its next call.
+#[test]
+fn out_of_memory_takes_an_idle_threads_cache_at_once() {
+    run_with_timeout(Duration::from_secs(60), || {
+        let wait = Duration::from_secs(20);
+        let (harness, config) = small_device_pool_config(wait);
+        let (manager, devices) = setup(&harness);
+        let pool = DevicePool::new(&manager, &devices[0], config).unwrap();
+        let (idle, idle_rx) = mpsc::channel();
+        let (finish, finish_rx) = mpsc::channel::<()>();
+        std::thread::scope(|scope| {
+            let pool = &pool;
+            let worker = scope.spawn(move || {
+                // 1 MiB blocks, four to a 4 MiB segment: 200 MiB of the device's 256.
+                let blocks: Vec<_> = (0..200).map(|_| pool.allocate(1 << 20).unwrap()).collect();
+                let (firsts, rest): (Vec<_>, Vec<_>) = blocks
+                    .into_iter()
+                    .enumerate()
+                    .partition(|(at, _)| at % 4 == 0);
+                // The block freed last of each segment is one the cache keeps: the newest
+                // frees stay, so the cache ends holding blocks of many segments.
+                drop(rest);
+                drop(firsts);
+                idle.send(pool.stats().cached_bytes).unwrap();
+                // Idle from here on: no call of the pool until told to finish.
+                finish_rx.recv().unwrap();
+                // Its cache was taken: this call finds it empty and still works.
+                drop(pool.allocate(1 << 20).unwrap());
+            });
+            let cached = idle_rx.recv().unwrap();
+            assert!(cached >= 8 << 20, "the worker's cache holds {cached} B");
+            let started = std::time::Instant::now();
+            let big = pool.allocate(240 << 20);
+            let took = started.elapsed();
+            finish.send(()).unwrap();
+            worker.join().unwrap();
+            let big = big.expect("the idle worker's cache came back");
+            assert_eq!(big.len(), 240 << 20);
+            assert!(
+                took < wait / 2,
+                "took {took:?}: the allocation waited for the idle thread"
+            );
+            drop(big);
+        });
+        let stats = pool.stats();
+        assert_eq!(stats.allocated_bytes, 0, "{stats:?}");
+        pool.trim().unwrap();
+        assert_eq!(pool.stats().reserved_bytes, 0);
+        drop(pool);
+        drop(manager);
+        harness.assert_clean();
+    });
+}
+
+/// Threads allocating and freeing through their caches while another thread keeps running the
+/// device out of memory (each time taking whatever idle caches hold): no block is ever handed
+/// to two holders, the statistics add up, and nothing leaks.
+#[test]
+fn caches_taken_under_running_threads_never_hand_a_block_out_twice() {
+    run_with_timeout(Duration::from_secs(120), || {
+        let (harness, config) = small_device_pool_config(Duration::ZERO);
+        let (manager, devices) = setup(&harness);
+        let pool = Arc::new(DevicePool::new(&manager, &devices[0], config).unwrap());
+        let live = Arc::new(std::sync::Mutex::new(std::collections::HashSet::new()));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        // Owned threads, joined before the statistics are read: a scoped thread's cache may
+        // still be on its way back (thread-local destructors) when its scope has ended.
+        let workers: Vec<_> = (0..3u64)
+            .map(|thread| {
+                let (pool, live, stop) = (Arc::clone(&pool), Arc::clone(&live), Arc::clone(&stop));
+                std::thread::spawn(move || {
+                    let mut random = common::Random::new(thread + 1);
+                    let mut held = Vec::new();
+                    let mut rounds = 0u64;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) || rounds < 2000 {
+                        rounds += 1;
+                        if held.len() < 24 && !random.next().is_multiple_of(3) {
+                            let size = [256, 4096, 65536, 1 << 20][(random.next() % 4) as usize];
+                            let Ok(block) = pool.allocate(size) else {
+                                continue;
+                            };
+                            assert!(
+                                live.lock().unwrap().insert(block.address()),
+                                "{:#x} handed out twice",
+                                block.address()
+                            );
+                            held.push(block);
+                        } else if !held.is_empty() {
+                            let at = (random.next() as usize) % held.len();
+                            let block = held.swap_remove(at);
+                            assert!(live.lock().unwrap().remove(&block.address()));
+                            drop(block);
+                        }
+                    }
+                    for block in held {
+                        assert!(live.lock().unwrap().remove(&block.address()));
+                    }
+                })
+            })
+            .collect();
+        let mut fitted = 0;
+        for _ in 0..300 {
+            // Larger than what is left while the workers hold blocks: out of memory, so idle
+            // caches are taken (and it may then fit).
+            fitted += usize::from(pool.allocate(200 << 20).is_ok());
+            std::thread::yield_now();
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        assert!(fitted > 0, "the large block never fitted");
+        assert_eq!(pool.stats().allocated_bytes, 0);
+        pool.trim().unwrap();
+        assert_eq!(pool.stats().reserved_bytes, 0);
+        drop(pool);
+        drop(manager);
+        harness.assert_clean();
+    });
+}

@@ -40,6 +40,11 @@ class _Stats(ctypes.Structure):
         ("cached_bytes", ctypes.c_uint64),
         ("hits", ctypes.c_uint64),
         ("misses", ctypes.c_uint64),
+        ("driver_allocations", ctypes.c_uint64),
+        ("driver_frees", ctypes.c_uint64),
+        ("allocation_retries", ctypes.c_uint64),
+        ("out_of_memory_errors", ctypes.c_uint64),
+        ("segments", ctypes.c_uint64),
     ]
 
 
@@ -117,17 +122,29 @@ def _stats(device: Any) -> _Stats:
 
 
 def memory_stats(device: Any = None) -> Dict[str, int]:
-    """PyTorch's `torch.xpu.memory_stats()` keys that lazy-usm's pool has figures for, plus
-    its own (`lazy_usm.*`)."""
+    """The keys of PyTorch's `torch.xpu.memory_stats()` that lazy-usm's pools have the same
+    figure for, each meaning what PyTorch documents for it, plus lazy-usm's own (`lazy_usm.*`).
+
+    `requested_bytes` are the sizes tensors asked for (PyTorch's `allocated_bytes` are rounded
+    block sizes, which this allocator does not report per tensor); `num_device_alloc` and
+    `num_device_free` count segments taken from and given back to the driver, whatever the
+    block size; `num_alloc_retries` counts driver allocations retried after the pool released
+    its cache, `num_ooms` out-of-memory errors returned. Keys with no exact counterpart here
+    (`active_bytes`, `inactive_split_bytes`, per-pool `small_pool`/`large_pool` splits) are left
+    out rather than approximated; `lazy_usm.cached_bytes` is what the pools hold and no tensor
+    uses."""
     stats = _stats(device)
     return {
-        "allocated_bytes.all.current": stats.allocated_bytes,
-        "allocated_bytes.all.peak": stats.peak_allocated_bytes,
-        "active_bytes.all.current": stats.allocated_bytes,
+        "requested_bytes.all.current": stats.allocated_bytes,
+        "requested_bytes.all.peak": stats.peak_allocated_bytes,
         "reserved_bytes.all.current": stats.reserved_bytes,
         "reserved_bytes.all.peak": stats.peak_reserved_bytes,
-        "inactive_split_bytes.all.current": stats.cached_bytes,
-        "num_device_alloc": stats.misses,
+        "segment.all.current": stats.segments,
+        "num_device_alloc": stats.driver_allocations,
+        "num_device_free": stats.driver_frees,
+        "num_alloc_retries": stats.allocation_retries,
+        "num_ooms": stats.out_of_memory_errors,
+        "lazy_usm.cached_bytes": stats.cached_bytes,
         "lazy_usm.pool_hits": stats.hits,
         "lazy_usm.pool_misses": stats.misses,
     }

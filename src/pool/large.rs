@@ -132,11 +132,11 @@ impl LargeHeap {
 }
 
 impl DevicePool {
-    pub(super) fn large_allocate(&self, arena: u8, capacity: usize) -> Result<Slot> {
+    pub(super) fn large_allocate(&self, arena: u8, capacity: usize) -> Result<(Slot, bool)> {
         self.reclaim_deferred();
         let heap = &self.arena_ref(arena).large;
         if let Some((address, segment)) = lock(heap).allocate(capacity) {
-            return Ok(Slot { address, segment });
+            return Ok((Slot { address, segment }, true));
         }
         // Segments others will read are smaller: their free space is peer residency nobody
         // uses (collateral), so it is kept small, and they are released as soon as they empty.
@@ -164,7 +164,7 @@ impl DevicePool {
         let (address, segment) = heap.allocate(capacity).ok_or_else(|| {
             Error::Internal("a fresh large segment cannot hold its request".into())
         })?;
-        Ok(Slot { address, segment })
+        Ok((Slot { address, segment }, false))
     }
 
     /// Returns a large block; a segment of a hinted arena goes back to the driver as soon as it

@@ -19,11 +19,13 @@
 //! 4. the segment table (write), the deferred list, the arena index, the name table, the
 //!    thread counter table: each alone.
 //!
-//! A thread's cache is not a lock. It is borrowed with no pool lock held but, possibly, a
-//! class's `grow` (making a segment may flush it or return deferred blocks to it); while
-//! borrowed it takes only a class's free list and the thread counter table, both after `grow`,
-//! and nothing called then borrows it again (a re-entered cache answers "none", and the call
-//! goes to the shared level). No pool lock but `grow` is held while the residency manager is
+//! A thread's cache is borrowed with no pool lock held but, possibly, a class's `grow` (making
+//! a segment may flush it or return deferred blocks to it), and its gate is held while it is
+//! borrowed; it then takes only a class's free list and the thread counter table, both after
+//! `grow`, and nothing called then borrows it again (a re-entered cache answers "none", and the
+//! call goes to the shared level). Another thread takes a cache's gate only with `try_lock`
+//! (stealing an idle cache when the device is out of memory), so it never waits on one; holding
+//! it, it takes only class free lists. No pool lock but `grow` is held while the residency manager is
 //! called (allocating, evicting, making resident).
 
 #![deny(unsafe_code)]
@@ -41,7 +43,7 @@ pub mod trace;
 
 pub use block::{Block, DetachedBlock};
 pub use config::{MAX_SEGMENT, PoolConfig};
-pub use fence::WorkFence;
+pub use fence::{FENCE_SETTLE_WAIT, WorkFence};
 pub use stats::{PeerResidency, PoolStats};
 
 use crate::error::{Error, Result};
@@ -148,6 +150,12 @@ pub struct DevicePool {
     peak_reserved: AtomicU64,
     peak_allocated: AtomicU64,
     shared_bytes: Vec<AtomicU64>,
+    /// Segments allocated from and released to the driver, allocations retried after the
+    /// device ran out of memory, and out-of-memory errors returned (`stats`).
+    driver_allocations: AtomicU64,
+    driver_frees: AtomicU64,
+    allocation_retries: AtomicU64,
+    out_of_memory_errors: AtomicU64,
 }
 
 impl std::fmt::Debug for DevicePool {
@@ -199,6 +207,9 @@ impl DevicePool {
     pub fn new(manager: &ResidencyManager, device: &Device, config: PoolConfig) -> Result<Self> {
         let owner = manager.index_of(device)?;
         config.validate()?;
+        // Before any thread's hit path runs: it orders itself with a compiler fence only once
+        // the process can make the others' barrier (see thread_cache).
+        crate::os::prepare_asymmetric_barrier();
         let devices = manager.context().devices().len();
         let pool = Self {
             id: NEXT_POOL_ID.fetch_add(1, Ordering::Relaxed),
@@ -223,6 +234,10 @@ impl DevicePool {
             peak_reserved: AtomicU64::new(0),
             peak_allocated: AtomicU64::new(0),
             shared_bytes: (0..devices).map(|_| AtomicU64::new(0)).collect(),
+            driver_allocations: AtomicU64::new(0),
+            driver_frees: AtomicU64::new(0),
+            allocation_retries: AtomicU64::new(0),
+            out_of_memory_errors: AtomicU64::new(0),
             config,
         };
         pool.arena(DeviceSet::EMPTY)?;
@@ -359,6 +374,18 @@ impl DevicePool {
         Ok(block)
     }
 
+    /// Counts an allocation of a large or dedicated block of `bytes`: from free space of a
+    /// segment the pool held (`hit`) or from a new one.
+    fn count_allocation(&self, bytes: usize, hit: bool) {
+        if with_cache(self.id, &self.shared, |cache| {
+            cache.counters().allocated(bytes, hit)
+        })
+        .is_none()
+        {
+            self.shared.uncached.allocated(bytes, hit);
+        }
+    }
+
     /// Counts `bytes` more (or fewer) bytes of live large or dedicated blocks.
     fn count_allocated(&self, bytes: i64) {
         if with_cache(self.id, &self.shared, |cache| {
@@ -404,7 +431,8 @@ impl DevicePool {
     fn allocate_slow(&self, size: usize, arena: u8) -> Result<Block<'_>> {
         let mut deadline = None;
         let mut pause = std::time::Duration::from_micros(10);
-        // Blocks come back from work completing, and from other threads' caches at their
+        // Blocks come back from work completing, and from other threads' caches: idle ones are
+        // taken at once when a segment cannot be made, busy ones come back at their owner's
         // next call; with neither to wait for, out of memory it is.
         let something_may_come_back =
             || !lock(&self.deferred).is_empty() || self.others_cached_bytes() != 0;
@@ -418,6 +446,7 @@ impl DevicePool {
             let deadline = *deadline.get_or_insert(now + self.config.out_of_memory_wait);
             let may_come_back = something_may_come_back();
             if (!could_come_back && !may_come_back) || now >= deadline {
+                self.out_of_memory_errors.fetch_add(1, Ordering::Relaxed);
                 return Err(error);
             }
             if !may_come_back {
@@ -448,13 +477,14 @@ impl DevicePool {
                 what: "a pool block",
                 size,
             })?;
-        let (slot, class) = if size > self.config.dedicated_threshold {
+        let (slot, class, hit) = if size > self.config.dedicated_threshold {
             let (slot, _) = self.new_segment(arena, capacity, Layout::Dedicated)?;
-            (slot, DEDICATED)
+            (slot, DEDICATED, false)
         } else {
-            (self.large_allocate(arena, capacity)?, LARGE)
+            let (slot, hit) = self.large_allocate(arena, capacity)?;
+            (slot, LARGE, hit)
         };
-        self.count_allocated(capacity as i64);
+        self.count_allocation(capacity, hit);
         self.note_peak();
         Ok(self.block(slot, size, capacity, arena, class))
     }
@@ -559,30 +589,63 @@ impl Drop for DevicePool {
     fn drop(&mut self) {
         // Deferred blocks may still be written by the device: wait before segments go. A
         // segment whose work cannot be waited for is leaked, never freed under the device.
-        let unsettled: Vec<u32> = lock(&self.deferred)
-            .drain(..)
-            .filter_map(|entry| {
-                let error = entry.work.settle().err()?;
-                self.manager.context().record_drop_error(error);
-                Some(entry.slot.segment)
-            })
-            .collect();
+        // Each fence is asked once (many blocks may share one); once one has failed, or
+        // `FENCE_SETTLE_WAIT` has passed, the rest are only asked whether they are complete, so a
+        // drop ends (a fence whose own `settle` never returns aside).
+        let deadline = std::time::Instant::now() + fence::FENCE_SETTLE_WAIT;
+        let mut answers: Vec<(*const (), bool)> = Vec::new();
+        let mut failure = None;
+        let mut unsettled = Vec::new();
+        for entry in lock(&self.deferred).drain(..) {
+            let fence = Arc::as_ptr(&entry.work).cast::<()>();
+            let complete = match answers.iter().find(|(known, _)| *known == fence) {
+                Some(&(_, complete)) => complete,
+                None => {
+                    let complete = if failure.is_none() && std::time::Instant::now() < deadline {
+                        entry
+                            .work
+                            .settle()
+                            .map_err(|error| failure = Some(error))
+                            .is_ok()
+                    } else {
+                        entry.work.is_complete()
+                    };
+                    answers.push((fence, complete));
+                    complete
+                }
+            };
+            if !complete {
+                unsettled.push(entry.slot.segment);
+            }
+        }
+        if unsettled.is_empty() {
+            return;
+        }
         let mut table = self
             .segments
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        for index in unsettled {
+        let (mut segments, mut bytes) = (0, 0);
+        for index in &unsettled {
             if let Some(segment) = table
                 .segments
-                .get_mut(index as usize)
+                .get_mut(*index as usize)
                 .and_then(Option::take)
             {
-                log::error!(
-                    "lazy-usm pool: leaking a {}-byte segment whose pending work cannot be waited for",
-                    segment.allocation.len()
-                );
+                segments += 1;
+                bytes += segment.allocation.len();
                 std::mem::forget(segment);
             }
         }
+        log::warn!(
+            "lazy-usm pool: dropped with {} blocks behind work that did not complete; leaking \
+             {segments} segments ({bytes} bytes) rather than freeing them under the device",
+            unsettled.len()
+        );
+        self.manager
+            .context()
+            .record_drop_error(failure.unwrap_or(Error::WorkNotComplete {
+                waited: fence::FENCE_SETTLE_WAIT,
+            }));
     }
 }

@@ -1,6 +1,7 @@
 //! The pool's segments: device allocations of the residency manager, each whole segment
 //! resident where any of its blocks is used, found by index from blocks and free lists.
 
+use super::thread_cache::steal_idle_caches;
 use super::{DevicePool, SEGMENT_ALIGNMENT, Slot, lock};
 use crate::error::{Error, Result};
 use crate::residency::DeviceAllocation;
@@ -72,16 +73,20 @@ impl DevicePool {
         };
         let allocation = match allocate() {
             Err(Error::OutOfDeviceMemory { .. }) => {
+                self.allocation_retries.fetch_add(1, Ordering::Relaxed);
                 log::info!(
                     "lazy-usm pool: device {} out of memory; releasing cached segments",
                     self.owner
                 );
                 self.reclaim_deferred();
+                // Idle threads' caches now, not at their next call, which may never come.
+                steal_idle_caches(&self.shared);
                 self.release_idle_segments(true);
                 allocate()?
             }
             other => other?,
         };
+        self.driver_allocations.fetch_add(1, Ordering::Relaxed);
         allocation.state.pooled.store(true, Ordering::Release);
         for peer in self.arena_ref(arena).peers.iter() {
             self.manager.ensure_resident_on(
@@ -176,6 +181,7 @@ impl DevicePool {
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             let removed = table.segments[index as usize].take();
             if let Some(segment) = &removed {
+                self.driver_frees.fetch_add(1, Ordering::Relaxed);
                 table.free.push(index);
                 table.by_base.remove(&segment.allocation.address());
             }

@@ -21,12 +21,22 @@ pub struct PoolStats {
     pub peak_reserved_bytes: u64,
     /// Most bytes allocated, as seen by the pool's slow path and by `stats` calls.
     pub peak_allocated_bytes: u64,
-    /// Allocations served from cached blocks.
+    /// Allocations served from memory the pool held: cached small blocks, free space of large
+    /// segments.
     pub hits: u64,
-    /// Allocations that needed new blocks or segments.
+    /// Allocations that needed new blocks carved or a new segment: small, large and dedicated.
     pub misses: u64,
     /// Live segments.
     pub segments: u64,
+    /// Segments allocated from the driver (PyTorch's `num_device_alloc`).
+    pub driver_allocations: u64,
+    /// Segments released to the driver (PyTorch's `num_device_free`).
+    pub driver_frees: u64,
+    /// Driver allocations that found the device out of memory and were retried after the
+    /// pool released what it cached (PyTorch's `num_alloc_retries`).
+    pub allocation_retries: u64,
+    /// Out-of-memory errors the pool returned (PyTorch's `num_ooms`).
+    pub out_of_memory_errors: u64,
     /// Per peer device: segment bytes resident there, bytes of live blocks used there, and the
     /// difference (collateral residency).
     pub peers: Vec<PeerResidency>,
@@ -120,6 +130,10 @@ impl DevicePool {
             hits,
             misses,
             segments: segments.len() as u64,
+            driver_allocations: self.driver_allocations.load(Ordering::Relaxed),
+            driver_frees: self.driver_frees.load(Ordering::Relaxed),
+            allocation_retries: self.allocation_retries.load(Ordering::Relaxed),
+            out_of_memory_errors: self.out_of_memory_errors.load(Ordering::Relaxed),
             peers,
         }
     }

@@ -1,28 +1,40 @@
 //! Each thread's cache of free small blocks, one per pool it uses: the hit path pops and pushes
-//! here, with no lock and no write to memory another thread writes.
+//! here, with no lock, no read-modify-write and no write to memory another thread writes.
 //!
 //! A cache holds at most [`PoolConfig::thread_cache_bytes`](super::PoolConfig) and, per class, a
 //! bounded count; it refills from and spills to the class's shared free list in batches. It
-//! goes back to the shared lists when its thread exits, and when the pool asks (trim, or out of
-//! memory, bump the pool's flush epoch; each cache compares it at its next call). Blocks in
-//! another thread's cache count as cached, not allocated, in the statistics, and keep their
-//! segment from being released until they are back.
+//! goes back to the shared lists when its thread exits, and when the pool asks (trim bumps the
+//! pool's flush epoch; each cache compares it at its next call). Blocks in another thread's
+//! cache count as cached, not allocated, in the statistics, and keep their segment from being
+//! released until they are back.
+//!
+//! A thread that finds the device out of memory does not wait for the others' next calls (an
+//! idle thread may never make one): it takes their caches itself ([`steal_idle_caches`]). The
+//! lists are atomics that the owner reads and writes with plain loads and stores; the owner
+//! marks each hit with an `active` flag and checks a `stealing` flag, ordered by a compiler
+//! fence; the thief raises `stealing`, runs a process-wide barrier (`membarrier`) and takes only
+//! the caches whose owner is not active. Either the owner's `active` is visible to the thief, or
+//! the thief's `stealing` is visible to the owner, which then goes to its slow path and waits
+//! for the thief at the cache's gate. The owner's slow path holds the gate throughout, and a
+//! thief only tries it, so a thief never waits for an owner.
 
 use super::classes::class_size;
-use super::{Shared, Slot};
+use super::{Shared, Slot, lock};
+use crate::os::{heavy_barrier, light_barrier};
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, TryLockError, Weak};
 
-/// Counters one thread writes and any thread reads (`stats` sums them). Only the owning thread
-/// writes them, so a plain load and store is an exact increment, and no thread takes the cache
-/// line from another.
+/// What of a thread's cache other threads reach: the counters one thread writes and any
+/// thread reads (`stats` sums them), and the free lists, which a thread out of device memory
+/// may take. Only the owning thread writes the counters (but `stolen`), so a plain load and
+/// store is an exact increment, and no thread takes the cache line from another.
 ///
-/// The thread's allocated bytes are `held - cached`: a hit or a free into the cache moves a
-/// block between the two, so it changes `cached` only. A block freed on another thread than
-/// the one that took it makes the first thread's figure high and the second's low by its size;
-/// the sum is right.
-#[derive(Debug, Default)]
+/// The thread's allocated bytes are `held - stolen - cached`: a hit or a free into the cache
+/// moves a block between the two, so it changes `cached` only. A block freed on another thread
+/// than the one that took it makes the first thread's figure high and the second's low by its
+/// size; the sum is right.
+#[derive(Debug)]
 pub(super) struct ThreadCounters {
     hits: AtomicU64,
     misses: AtomicU64,
@@ -31,6 +43,91 @@ pub(super) struct ThreadCounters {
     held: AtomicI64,
     /// Bytes of free blocks the thread's cache holds.
     cached: AtomicU64,
+    /// Bytes other threads took out of this cache (its owner was idle), added by them.
+    stolen: AtomicU64,
+    /// Free blocks by list index (arena and class), each list made at its first use.
+    lists: Box<[OnceLock<CachedList>]>,
+    /// Set by the owner around each hit (see the module's doc).
+    active: AtomicBool,
+    /// Set by a thief while it decides whether to take the lists.
+    stealing: AtomicBool,
+    /// Held by the owner in its slow path, and by a thief while it steals.
+    gate: Mutex<()>,
+}
+
+/// One free list of a thread's cache: a stack of at most its capacity, newest on top.
+#[derive(Debug)]
+struct CachedList {
+    len: AtomicUsize,
+    addresses: Box<[AtomicUsize]>,
+    segments: Box<[AtomicU32]>,
+}
+
+impl CachedList {
+    fn new(capacity: usize) -> Self {
+        CachedList {
+            len: AtomicUsize::new(0),
+            addresses: (0..capacity).map(|_| AtomicUsize::new(0)).collect(),
+            segments: (0..capacity).map(|_| AtomicU32::new(0)).collect(),
+        }
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.len.load(Ordering::Relaxed)
+    }
+
+    #[inline]
+    fn get(&self, at: usize) -> Option<Slot> {
+        Some(Slot {
+            address: self.addresses.get(at)?.load(Ordering::Relaxed),
+            segment: self.segments.get(at)?.load(Ordering::Relaxed),
+        })
+    }
+
+    #[inline]
+    fn set(&self, at: usize, slot: Slot) -> bool {
+        match (self.addresses.get(at), self.segments.get(at)) {
+            (Some(address), Some(segment)) => {
+                address.store(slot.address, Ordering::Relaxed);
+                segment.store(slot.segment, Ordering::Relaxed);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    #[inline]
+    fn pop(&self) -> Option<Slot> {
+        let len = self.len().checked_sub(1)?;
+        let slot = self.get(len)?;
+        self.len.store(len, Ordering::Relaxed);
+        Some(slot)
+    }
+
+    #[inline]
+    fn push(&self, slot: Slot) -> Result<(), Slot> {
+        let len = self.len();
+        if !self.set(len, slot) {
+            return Err(slot);
+        }
+        self.len.store(len + 1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The `count` oldest blocks (the bottom of the stack), taken out.
+    fn take_oldest(&self, count: usize) -> Vec<Slot> {
+        let len = self.len();
+        let count = count.min(len);
+        let taken = (0..count).filter_map(|at| self.get(at)).collect();
+        for at in count..len {
+            if let Some(slot) = self.get(at) {
+                self.set(at - count, slot);
+            }
+        }
+        self.len.store(len - count, Ordering::Relaxed);
+        taken
+    }
 }
 
 /// A thread's counters as read, or the sum of several.
@@ -42,6 +139,20 @@ pub(super) struct Totals {
 }
 
 impl ThreadCounters {
+    fn new(lists: usize) -> Self {
+        ThreadCounters {
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+            held: AtomicI64::new(0),
+            cached: AtomicU64::new(0),
+            stolen: AtomicU64::new(0),
+            lists: (0..lists).map(|_| OnceLock::new()).collect(),
+            active: AtomicBool::new(false),
+            stealing: AtomicBool::new(false),
+            gate: Mutex::new(()),
+        }
+    }
+
     #[inline]
     fn add(counter: &AtomicU64, count: u64) {
         counter.store(
@@ -52,10 +163,15 @@ impl ThreadCounters {
 
     fn read(&self) -> Totals {
         let cached = self.cached.load(Ordering::Relaxed) as i64;
+        let stolen = self.stolen.load(Ordering::Relaxed) as i64;
         Totals {
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
-            allocated: self.held.load(Ordering::Relaxed).wrapping_sub(cached),
+            allocated: self
+                .held
+                .load(Ordering::Relaxed)
+                .wrapping_sub(stolen)
+                .wrapping_sub(cached),
         }
     }
 
@@ -99,6 +215,39 @@ impl ThreadCounters {
             self.held.load(Ordering::Relaxed).wrapping_add(bytes),
             Ordering::Relaxed,
         );
+    }
+
+    /// List `index`, if it was made.
+    #[inline]
+    fn list(&self, index: usize) -> Option<&CachedList> {
+        self.lists.get(index)?.get()
+    }
+
+    /// Runs `hit` as the owner's hit path: marked active, unless a thief is at work, when it
+    /// answers `None` (the caller takes the slow path, which waits at the gate).
+    #[inline(always)]
+    fn as_owner<R>(&self, hit: impl FnOnce() -> Option<R>) -> Option<R> {
+        self.active.store(true, Ordering::Relaxed);
+        light_barrier();
+        let result = if self.stealing.load(Ordering::Relaxed) {
+            None
+        } else {
+            hit()
+        };
+        self.active.store(false, Ordering::Release);
+        result
+    }
+
+    /// Every cached block, by list index; the lists are left empty. The caller is the owner
+    /// holding the gate, or a thief that found the owner idle.
+    fn take_all(&self) -> Vec<(usize, Vec<Slot>)> {
+        self.lists
+            .iter()
+            .enumerate()
+            .filter_map(|(index, list)| Some((index, list.get()?)))
+            .filter(|(_, list)| list.len() > 0)
+            .map(|(index, list)| (index, list.take_oldest(list.len())))
+            .collect()
     }
 }
 
@@ -199,8 +348,6 @@ pub(super) struct PoolCache {
     pool: u64,
     owner: Weak<Shared>,
     counters: Arc<ThreadCounters>,
-    /// Free blocks by list index (arena and class); their bytes are `counters.cached`.
-    lists: Vec<Vec<Slot>>,
     epoch: u64,
 }
 
@@ -211,7 +358,7 @@ impl PoolCache {
 
     /// A cached block of list `index` (of `block_size`), if there is one, counted as a hit.
     pub fn pop(&mut self, index: usize, block_size: usize) -> Option<Slot> {
-        let slot = self.lists.get_mut(index)?.pop()?;
+        let slot = self.counters.list(index)?.pop()?;
         self.counters.cache_hit(block_size);
         Some(slot)
     }
@@ -241,29 +388,27 @@ impl PoolCache {
         limits: &Limits,
     ) -> Option<Vec<Slot>> {
         let most = limits.blocks(class);
-        if most == 0 {
+        let Some(list) = self.counters.lists.get(index).filter(|_| most != 0) else {
             return Some(vec![slot]);
-        }
-        if self.lists.len() <= index {
-            self.lists.resize_with(index + 1, Vec::new);
-        }
-        let list = &mut self.lists[index];
+        };
+        let list = list.get_or_init(|| CachedList::new(most));
         let mut bytes = self.counters.cached_now();
         if list.len() >= most || bytes + block_size > limits.bytes {
             // The older half goes: the newest blocks are the ones likely still in caches.
             let keep = list.len() / 2;
-            let mut spilled: Vec<Slot> = list.drain(..list.len() - keep).collect();
+            let mut spilled = list.take_oldest(list.len() - keep);
             bytes -= spilled.len() * block_size;
-            if bytes + block_size > limits.bytes {
+            if bytes + block_size > limits.bytes || list.push(slot).is_err() {
                 self.counters.set_cached(bytes);
                 spilled.push(slot);
                 return Some(spilled);
             }
-            list.push(slot);
             self.counters.set_cached(bytes + block_size);
             return Some(spilled);
         }
-        list.push(slot);
+        if list.push(slot).is_err() {
+            return Some(vec![slot]);
+        }
         self.counters.set_cached(bytes + block_size);
         None
     }
@@ -298,12 +443,7 @@ impl PoolCache {
         let cached = self.counters.cached_now();
         self.counters.set_cached(0);
         self.counters.live_bytes(-(cached as i64));
-        self.lists
-            .iter_mut()
-            .enumerate()
-            .filter(|(_, list)| !list.is_empty())
-            .map(|(index, list)| (index, std::mem::take(list)))
-            .collect()
+        self.counters.take_all()
     }
 
     fn give_back(&mut self, owner: &Shared) {
@@ -322,12 +462,12 @@ impl Drop for ThreadCaches {
     fn drop(&mut self) {
         for mut cache in self.pools.drain(..) {
             if let Some(owner) = cache.owner.upgrade() {
+                let counters = Arc::clone(&cache.counters);
+                let gate = lock(&counters.gate);
                 cache.give_back(&owner);
+                drop(gate);
                 let totals = cache.counters.read();
-                let mut table = owner
-                    .counters
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                let mut table = lock(&owner.counters);
                 table.exited = table.exited.plus(totals);
                 table
                     .live
@@ -343,19 +483,22 @@ thread_local! {
 
 /// The hit path of an allocation: a cached block of list `index` (of `block_size`) from this
 /// thread's cache for pool `pool`, counted as a hit; `None` sends the caller to the slow path
-/// (no cache yet, a flush asked for, an empty list, or no cache to offer).
+/// (no cache yet, a flush asked for, a thief at work, an empty list, or no cache to offer).
 #[inline]
 pub(super) fn try_pop(pool: u64, owner: &Shared, index: usize, block_size: usize) -> Option<Slot> {
     CACHES
         .try_with(|caches| {
-            let mut caches = caches.try_borrow_mut().ok()?;
-            let cache = caches.pools.iter_mut().find(|cache| cache.pool == pool)?;
-            if cache.epoch != owner.flush_epoch.load(Ordering::Relaxed) {
-                return None;
-            }
-            let slot = cache.lists.get_mut(index)?.pop()?;
-            cache.counters.cache_hit(block_size);
-            Some(slot)
+            let caches = caches.try_borrow_mut().ok()?;
+            let cache = caches.pools.iter().find(|cache| cache.pool == pool)?;
+            let counters = &*cache.counters;
+            counters.as_owner(|| {
+                if cache.epoch != owner.flush_epoch.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let slot = counters.list(index)?.pop()?;
+                counters.cache_hit(block_size);
+                Some(slot)
+            })
         })
         .ok()
         .flatten()
@@ -374,32 +517,34 @@ pub(super) fn try_push(
 ) -> Result<(), Slot> {
     CACHES
         .try_with(|caches| {
-            let mut caches = caches.try_borrow_mut().map_err(|_| slot)?;
-            let Some(cache) = caches.pools.iter_mut().find(|cache| cache.pool == pool) else {
-                return Err(slot);
-            };
-            let bytes = cache.counters.cached_now();
-            if cache.epoch != owner.flush_epoch.load(Ordering::Relaxed)
-                || bytes + block_size > limits.bytes
-            {
-                return Err(slot);
-            }
-            let Some(list) = cache.lists.get_mut(index) else {
-                return Err(slot);
-            };
-            if list.len() >= limits.blocks(class) {
-                return Err(slot);
-            }
-            list.push(slot);
-            cache.counters.set_cached(bytes + block_size);
-            Ok(())
+            let caches = caches.try_borrow_mut().ok()?;
+            let cache = caches.pools.iter().find(|cache| cache.pool == pool)?;
+            let counters = &*cache.counters;
+            counters.as_owner(|| {
+                let bytes = counters.cached_now();
+                if cache.epoch != owner.flush_epoch.load(Ordering::Relaxed)
+                    || bytes + block_size > limits.bytes
+                {
+                    return None;
+                }
+                let list = counters.list(index)?;
+                if list.len() >= limits.blocks(class) {
+                    return None;
+                }
+                list.push(slot).ok()?;
+                counters.set_cached(bytes + block_size);
+                Some(())
+            })
         })
-        .unwrap_or(Err(slot))
+        .ok()
+        .flatten()
+        .ok_or(slot)
 }
 
 /// Runs `work` on this thread's cache for pool `pool` (made on first use), after flushing it if
 /// the pool asked since; `None` when the thread cannot offer one (it is exiting, or is already
-/// inside this function), and the caller then uses the shared level.
+/// inside this function), and the caller then uses the shared level. The cache's gate is held
+/// throughout, so no thief takes from it meanwhile.
 pub(super) fn with_cache<R>(
     pool: u64,
     owner: &Arc<Shared>,
@@ -413,24 +558,21 @@ pub(super) fn with_cache<R>(
                 None => {
                     // Caches of pools dropped since go first.
                     caches.pools.retain(|cache| cache.owner.strong_count() > 0);
-                    let counters = Arc::new(ThreadCounters::default());
-                    owner
-                        .counters
-                        .lock()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .live
-                        .push(Arc::clone(&counters));
+                    let counters =
+                        Arc::new(ThreadCounters::new(owner.arenas.len() * owner.classes));
+                    lock(&owner.counters).live.push(Arc::clone(&counters));
                     caches.pools.push(PoolCache {
                         pool,
                         owner: Arc::downgrade(owner),
                         counters,
-                        lists: Vec::new(),
                         epoch: owner.flush_epoch.load(Ordering::Relaxed),
                     });
                     caches.pools.len() - 1
                 }
             };
             let cache = &mut caches.pools[position];
+            let counters = Arc::clone(&cache.counters);
+            let _gate = lock(&counters.gate);
             let epoch = owner.flush_epoch.load(Ordering::Relaxed);
             if cache.epoch != epoch {
                 cache.epoch = epoch;
@@ -440,6 +582,36 @@ pub(super) fn with_cache<R>(
         })
         .ok()
         .flatten()
+}
+
+/// Takes the cached blocks of every thread's cache of this pool whose owner is idle (neither
+/// in a hit nor in its slow path) back to the shared free lists, now, without waiting for any
+/// owner; returns the bytes taken. A cache whose owner is busy is left: it comes back at the
+/// owner's next call, as a flush asks.
+pub(super) fn steal_idle_caches(owner: &Shared) -> u64 {
+    // Copied out, so the table's lock is not held while the free lists are taken.
+    let caches: Vec<Arc<ThreadCounters>> = lock(&owner.counters).live.clone();
+    let mut taken = 0;
+    for counters in caches {
+        let _gate = match counters.gate.try_lock() {
+            Ok(gate) => gate,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            // Its owner is in its slow path (or it is this thread's own, borrowed).
+            Err(TryLockError::WouldBlock) => continue,
+        };
+        counters.stealing.store(true, Ordering::Relaxed);
+        if heavy_barrier() && !counters.active.load(Ordering::Acquire) {
+            let bytes = counters.cached.load(Ordering::Relaxed);
+            counters.cached.store(0, Ordering::Relaxed);
+            counters.stolen.fetch_add(bytes, Ordering::Relaxed);
+            for (index, slots) in counters.take_all() {
+                owner.take_back(index, slots);
+            }
+            taken += bytes;
+        }
+        counters.stealing.store(false, Ordering::Release);
+    }
+    taken
 }
 
 /// Counters of calls that found no thread cache (a thread exiting, or one re-entering the pool

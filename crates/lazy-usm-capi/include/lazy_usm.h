@@ -96,6 +96,14 @@ typedef struct {
   uint64_t hits;
   // Allocations that needed new memory.
   uint64_t misses;
+  // Segments allocated from the driver.
+  uint64_t driver_allocations;
+  // Segments released to the driver.
+  uint64_t driver_frees;
+  // Driver allocations retried after the device ran out of memory.
+  uint64_t allocation_retries;
+  // Out-of-memory errors returned.
+  uint64_t out_of_memory_errors;
 } LazyUsmPoolStats;
 
 #if defined(LAZY_USM_XPU)
@@ -113,10 +121,20 @@ typedef struct {
   uint64_t peak_reserved_bytes;
   // Bytes of idle cached blocks (`inactive_split_bytes.all.current`'s nearest analogue).
   uint64_t cached_bytes;
-  // Allocations served from the cache.
+  // Allocations served from memory the pools held.
   uint64_t hits;
-  // Allocations that needed new memory from the driver.
+  // Allocations that needed new blocks or segments.
   uint64_t misses;
+  // Segments allocated from the driver (`num_device_alloc`).
+  uint64_t driver_allocations;
+  // Segments released to the driver (`num_device_free`).
+  uint64_t driver_frees;
+  // Driver allocations retried after the device ran out of memory (`num_alloc_retries`).
+  uint64_t allocation_retries;
+  // Out-of-memory errors returned (`num_ooms`).
+  uint64_t out_of_memory_errors;
+  // Live pool segments (`segment.all.current`).
+  uint64_t segments;
 } LazyUsmXpuStats;
 #endif
 

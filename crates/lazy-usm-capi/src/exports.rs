@@ -97,6 +97,14 @@ pub struct LazyUsmPoolStats {
     pub hits: u64,
     /// Allocations that needed new memory.
     pub misses: u64,
+    /// Segments allocated from the driver.
+    pub driver_allocations: u64,
+    /// Segments released to the driver.
+    pub driver_frees: u64,
+    /// Driver allocations retried after the device ran out of memory.
+    pub allocation_retries: u64,
+    /// Out-of-memory errors returned.
+    pub out_of_memory_errors: u64,
 }
 
 /// The message of this thread's last failed call ("" if none failed yet). The text stays valid
@@ -438,6 +446,10 @@ pub unsafe extern "C" fn lazy_usm_pool_stats(
             peak_reserved_bytes: stats.peak_reserved_bytes,
             hits: stats.hits,
             misses: stats.misses,
+            driver_allocations: stats.driver_allocations,
+            driver_frees: stats.driver_frees,
+            allocation_retries: stats.allocation_retries,
+            out_of_memory_errors: stats.out_of_memory_errors,
         };
         write(out, stats, "the output pointer")
     })

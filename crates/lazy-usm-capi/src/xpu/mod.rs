@@ -691,10 +691,20 @@ pub struct LazyUsmXpuStats {
     pub peak_reserved_bytes: u64,
     /// Bytes of idle cached blocks (`inactive_split_bytes.all.current`'s nearest analogue).
     pub cached_bytes: u64,
-    /// Allocations served from the cache.
+    /// Allocations served from memory the pools held.
     pub hits: u64,
-    /// Allocations that needed new memory from the driver.
+    /// Allocations that needed new blocks or segments.
     pub misses: u64,
+    /// Segments allocated from the driver (`num_device_alloc`).
+    pub driver_allocations: u64,
+    /// Segments released to the driver (`num_device_free`).
+    pub driver_frees: u64,
+    /// Driver allocations retried after the device ran out of memory (`num_alloc_retries`).
+    pub allocation_retries: u64,
+    /// Out-of-memory errors returned (`num_ooms`).
+    pub out_of_memory_errors: u64,
+    /// Live pool segments (`segment.all.current`).
+    pub segments: u64,
 }
 
 /// `device`'s figures (PyTorch's device index: its place in the queue's context).
@@ -733,6 +743,11 @@ pub unsafe extern "C" fn lazy_usm_xpu_stats(
             total.cached_bytes += stats.cached_bytes;
             total.hits += stats.hits;
             total.misses += stats.misses;
+            total.driver_allocations += stats.driver_allocations;
+            total.driver_frees += stats.driver_frees;
+            total.allocation_retries += stats.allocation_retries;
+            total.out_of_memory_errors += stats.out_of_memory_errors;
+            total.segments += stats.segments;
         }
         // SAFETY: checked non-null; the caller's promise of a writable struct.
         unsafe { out.write(total) };
