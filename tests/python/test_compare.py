@@ -218,3 +218,29 @@ def test_the_pytorch_allocator_is_installed_before_the_program_runs(runtime_avai
     for line in lines[:-1]:
         assert line == [None, [str(out)], True, folder], line
     assert lines[-1] == [[library, "lazy_usm_xpu_malloc", "lazy_usm_xpu_free"], [str(out)], True, folder]
+
+
+def test_a_two_rank_job_is_compared_machine_wide_with_the_host_limit_in_force(runtime_available, tmp_path):
+    # Two DDP ranks on seed 003's four B60s (60 GiB of host memory): eagerly, each rank's
+    # 11.4 GiB is mirrored on three peers, 34 GiB a rank, which one rank alone would survive and
+    # two together do not. Every row is the whole job's: both ranks' figures on one machine.
+    job = PROGRAMS / "ddp_job.py"
+    results = tmp_path / "results"
+    results.mkdir()
+    args = ("--ranks", "2", "--weights", "12", "--weight-mib", "972", "--bucket-mib", "16", "--steps", "1")
+    completed = subprocess.run(
+        [str(LAZY_USM), "compare", "--preset", "b60x4", "--json", "--", sys.executable, str(job),
+         "--results", str(results), *args],
+        capture_output=True, text=True, timeout=900,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    runs = {run["alternative"]: run for run in json.loads(completed.stdout)["runs"] if run["applies"]}
+    default = runs["runtime default, v2 adapter"]
+    assert default["exit_code"] != 0, default
+    assert default["processes"] >= 2, default
+    assert any("was refused" in line and "--rank" in line for line in default["failures"]), default
+    shim = runs["lazy-usm run --shim"]
+    assert (shim["exit_code"], shim["failures"]) == (0, []), shim
+    assert shim["processes"] >= 2, shim
+    # Both ranks' residency calls, not the last one's: at least one per rank's allocation.
+    assert shim["residency_calls"] >= 2 * 12, shim

@@ -77,3 +77,36 @@ def test_a_spirv_kernel_runs_on_both_gpus_with_and_without_the_shim(run_sycl, ke
     # slabs mirrored on the peer. Lazy: only device 0's, which device 1's kernel used.
     assert eager["pinned"] >= 4 * 4096 * 4, eager
     assert lazy["pinned"] > 0 and eager["pinned"] == 2 * lazy["pinned"], (eager, lazy)
+
+
+LAUNCH_ONCE = """
+import ctypes, sys
+import dpctl, dpctl.memory as dm, dpctl.program as dp
+import numpy as np
+spirv = open(sys.argv[1], "rb").read()
+queue = dpctl.SyclQueue(dpctl.get_devices(device_type="gpu")[0])
+add = dp.create_program_from_spirv(queue, spirv).get_sycl_kernel("add_u32")
+source = dm.MemoryUSMDevice(4096 * 4, queue=queue)
+result = dm.MemoryUSMDevice(4096 * 4, queue=queue)
+queue.submit(add, [result, source, ctypes.c_uint32(1)], [4096], [64]).wait()
+print("launched")
+"""
+
+
+def test_run_says_loudly_that_kernels_did_not_execute_without_the_opencl_runtime(runtime_available, tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import LAZY_USM
+
+    script = tmp_path / "launch_once.py"
+    script.write_text(LAUNCH_ONCE)
+    env = dict(os.environ, OPENCL_DYLIB_PATH=str(tmp_path / "no-such-libintelocl.so"))
+    completed = subprocess.run(
+        [str(LAZY_USM), "--preset", "b70x2", "run", "--", sys.executable, str(script), str(KERNELS)],
+        capture_output=True, text=True, timeout=600, env=env,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "launched" in completed.stdout
+    assert "WARNING: 1 of 1 kernel launches did not execute" in completed.stderr, completed.stderr[-3000:]
+    assert "opencl-requirements.txt" in completed.stderr and "OPENCL_DYLIB_PATH" in completed.stderr

@@ -12,9 +12,9 @@
 //! is probed, not processes it starts; residency calls and refused uses are not observable
 //! there.
 
-use crate::sim_env::{self, ReportFile, Target};
+use crate::sim_env::{self, Target};
 use crate::table::{Table, bytes_gib};
-use lazy_usm::ze_sim::{REPORT_ENV, Report};
+use lazy_usm::ze_sim::{MachineReport, ProcessReport, ProcessState};
 use lazy_usm::{MemoryPeaks, probe_process};
 use serde_json::{Value, json};
 use std::io::Read;
@@ -182,9 +182,11 @@ struct Outcome {
     figures: Figures,
 }
 
-/// A run's memory figures: the simulator's report, or what probing the program measured.
+/// A run's memory figures: the simulated machine's (every process of the job, machine-wide),
+/// or what probing the program measured.
 enum Figures {
-    Modelled(Option<Report>),
+    /// `None` when no process of the job used Level Zero (or the run did not apply).
+    Modelled(Option<MachineReport>),
     Measured {
         peaks: MemoryPeaks,
         /// `nr_gpu_active` before the program started, in bytes.
@@ -196,7 +198,7 @@ impl Figures {
     /// Peak host pinned bytes: the report's, or the rise of `nr_gpu_active`.
     fn peak_pinned(&self) -> Option<u64> {
         match self {
-            Figures::Modelled(report) => report.as_ref().map(|r| r.host_pinned_bytes.peak),
+            Figures::Modelled(machine) => machine.as_ref().map(|m| m.host_pinned_bytes.peak),
             Figures::Measured {
                 peaks,
                 gpu_active_before,
@@ -220,8 +222,8 @@ impl Figures {
     /// platform's order (modelled), by PCI address (measured: a run may open other devices).
     fn peak_gtt_by_device(&self) -> Option<Vec<(String, u64)>> {
         match self {
-            Figures::Modelled(report) => report.as_ref().map(|r| {
-                r.devices
+            Figures::Modelled(machine) => machine.as_ref().map(|m| {
+                m.devices
                     .iter()
                     .enumerate()
                     .map(|(index, d)| (format!("GTT{index}"), d.gtt_bytes.peak))
@@ -237,11 +239,37 @@ impl Figures {
         }
     }
 
-    /// A counter of the simulator's report; `None` when measured (not observable) or absent.
-    fn counter(&self, name: &str) -> Option<u64> {
+    /// A counter summed over the job's processes; `None` when measured (not observable),
+    /// absent, or when a process vanished before it published its counters (at exit).
+    fn counter(&self, figure: fn(&ProcessReport) -> u64) -> Option<u64> {
         match self {
-            Figures::Modelled(Some(report)) => Some(counter(report, name)),
+            Figures::Modelled(Some(machine)) => {
+                let vanished = machine
+                    .processes
+                    .iter()
+                    .any(|process| process.state == ProcessState::Vanished);
+                (!vanished).then(|| machine.processes.iter().map(figure).sum())
+            }
             _ => None,
+        }
+    }
+
+    /// The job's processes (modelled).
+    fn processes(&self) -> Option<usize> {
+        match self {
+            Figures::Modelled(Some(machine)) => Some(machine.processes.len()),
+            _ => None,
+        }
+    }
+
+    /// Lines naming each call a process was refused for lack of memory (modelled).
+    fn failures(&self) -> Vec<String> {
+        match self {
+            Figures::Modelled(Some(machine)) => sim_env::failures(machine)
+                .lines()
+                .map(|line| line.trim().to_string())
+                .collect(),
+            _ => Vec::new(),
         }
     }
 }
@@ -309,20 +337,19 @@ fn run_once(
     let mut command = command_for(&target, alternative, program)?;
     let name = &program[0];
     match platform {
-        Platform::Simulated(_) => {
-            let report_file = ReportFile::new("lazy-usm-compare-")?;
-            command.env(REPORT_ENV, report_file.path());
+        Platform::Simulated(preset) => {
+            // A machine of its own per alternative, shared by every process of the job, as
+            // `run` makes one: machine-wide figures and host limit, whoever exits last.
             let started = Instant::now();
-            let output = command
-                .output()
-                .map_err(|error| format!("cannot start {name}: {error}"))?;
+            let end = sim_env::run_job(command, Some(preset), true)?;
+            let machine = end.machine.filter(|machine| !machine.processes.is_empty());
             Ok(Outcome {
                 name: alternative.name,
                 unavailable: None,
-                code: sim_env::exit_code(&output.status),
-                stdout: output.stdout,
+                code: sim_env::exit_code(&end.status),
+                stdout: end.stdout,
                 seconds: started.elapsed().as_secs_f64(),
-                figures: Figures::Modelled(report_file.read().ok()),
+                figures: Figures::Modelled(machine),
             })
         }
         Platform::Measured => {
@@ -381,10 +408,6 @@ fn run_once(
     }
 }
 
-fn counter(report: &Report, name: &str) -> u64 {
-    report.counters.get(name).copied().unwrap_or(0)
-}
-
 /// Runs `program` under every alternative on `platform` and prints the table (or, with `json`,
 /// the figures as JSON).
 pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<(), String> {
@@ -415,9 +438,11 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
                         "same_output": same(outcome),
                         "peak_host_pinned_bytes": figures.peak_pinned(),
                         "peak_gtt_bytes": figures.peak_gtt(),
-                        "residency_calls": figures.counter("make_resident_calls"),
-                        "implicit_imports": figures.counter("implicit_imports"),
-                        "refused_uses": figures.counter("residency_violations"),
+                        "residency_calls": figures.counter(|p| p.make_resident_calls),
+                        "implicit_imports": figures.counter(|p| p.implicit_imports),
+                        "refused_uses": figures.counter(|p| p.residency_violations),
+                        "processes": figures.processes(),
+                        "failures": figures.failures(),
                     });
                     if let Figures::Measured { peaks, .. } = figures {
                         row["probes"] = json!(peaks.samples);
@@ -465,15 +490,15 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
         "peak pinned GiB".into(),
     ];
     header.extend(devices.iter().map(|device| format!("peak {device} GiB")));
-    header.extend([
-        "residency calls".into(),
-        "refused uses".into(),
-        "seconds".into(),
-        "same output".into(),
-    ]);
+    header.extend(["residency calls".into(), "refused uses".into()]);
+    if modelled {
+        header.push("processes".into());
+    }
+    header.extend(["seconds".into(), "same output".into()]);
     let mut table = Table::new(header);
     let or_na = |value: Option<u64>, text: fn(u64) -> String| value.map_or("n/a".into(), text);
     let mut unavailable = Vec::new();
+    let mut refused = Vec::new();
     for outcome in &outcomes {
         if let Some(why) = &outcome.unavailable {
             unavailable.push(format!("{}: does not apply: {why}", outcome.name));
@@ -490,18 +515,26 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
                 .map(|&(_, b)| b);
             or_na(bytes, bytes_gib)
         }));
-        row.push(or_na(figures.counter("make_resident_calls"), |n| {
+        row.push(or_na(figures.counter(|p| p.make_resident_calls), |n| {
             n.to_string()
         }));
-        row.push(or_na(figures.counter("residency_violations"), |n| {
+        row.push(or_na(figures.counter(|p| p.residency_violations), |n| {
             n.to_string()
         }));
+        if modelled {
+            row.push(or_na(figures.processes().map(|n| n as u64), |n| {
+                n.to_string()
+            }));
+        }
+        for failure in figures.failures() {
+            refused.push(format!("{}: {failure}", outcome.name));
+        }
         row.push(format!("{:.2}", outcome.seconds));
         row.push(if same(outcome) { "yes" } else { "no" }.into());
         table.row(row);
     }
     print!("{}", table.render());
-    for line in unavailable {
+    for line in refused.iter().chain(&unavailable) {
         println!("{line}");
     }
     Ok(())

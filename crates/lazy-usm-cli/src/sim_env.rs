@@ -5,8 +5,9 @@ use crate::table::{Table, bytes_gib};
 use lazy_usm::ze_sim::{
     MACHINE_ENV, Machine, MachineReport, ProcessState, REPORT_ENV, Report, SimConfig,
 };
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitStatus, Stdio};
 
 /// The stand-in's file name as cargo builds it.
 const STAND_IN_FILE: &str = "libze_sim_loader.so";
@@ -199,13 +200,13 @@ pub fn exit_code(status: &std::process::ExitStatus) -> i32 {
 
 /// A machine shared by every process of a run (`ZE_SIM_MACHINE`), in a private folder under
 /// `/dev/shm` (or the temporary folder), gone with this value.
-struct MachineFile {
+pub struct MachineFile {
     folder: tempfile::TempDir,
     machine: Machine,
 }
 
 impl MachineFile {
-    fn new(platform: &str) -> Result<Self, String> {
+    pub fn new(platform: &str) -> Result<Self, String> {
         let config = SimConfig::from_name_or_path(platform)
             .map_err(|error| error.to_string())?
             // The processes read the driver's debug keys from the environment they inherit.
@@ -227,8 +228,97 @@ impl MachineFile {
         Ok(Self { folder, machine })
     }
 
-    fn path(&self) -> PathBuf {
+    pub fn path(&self) -> PathBuf {
         self.folder.path().join("machine")
+    }
+}
+
+/// How a job ended: its first process's status and output (when captured), the report of its
+/// last process to exit, and, on a simulated platform, the whole machine's figures.
+pub struct JobEnd {
+    pub status: ExitStatus,
+    pub stdout: Vec<u8>,
+    pub report: Result<Report, String>,
+    pub machine: Option<MachineReport>,
+}
+
+/// Runs a job: `command`, with a report file and, on `platform`, a machine every process it
+/// starts shares (so limits and figures are machine-wide); waits for its process and then for
+/// every process it left running (this process adopts them, as their child subreaper), and
+/// only then reads the figures, so none is lost. `capture`: its standard output is kept
+/// (standard input is then none), else it is the terminal's.
+pub fn run_job(
+    mut command: Command,
+    platform: Option<&str>,
+    capture: bool,
+) -> Result<JobEnd, String> {
+    let name = command.get_program().to_string_lossy().into_owned();
+    let report_file = ReportFile::new("lazy-usm-job-")?;
+    let machine = platform.map(MachineFile::new).transpose()?;
+    command.env(REPORT_ENV, report_file.path());
+    if let Some(machine) = &machine {
+        command.env(MACHINE_ENV, machine.path());
+    }
+    // Orphans of the job become this process's children, so it can wait for them.
+    rustix::process::set_child_subreaper(Some(rustix::process::getpid())).map_err(|error| {
+        format!("cannot adopt the job's orphans (PR_SET_CHILD_SUBREAPER): {error}")
+    })?;
+    if capture {
+        command.stdin(Stdio::null()).stdout(Stdio::piped());
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|error| format!("cannot start {name}: {error}"))?;
+    // Read beside the wait, so a full pipe never stalls the job.
+    let reader = child.stdout.take().map(|mut stdout| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = stdout.read_to_end(&mut bytes);
+            bytes
+        })
+    });
+    let status = child
+        .wait()
+        .map_err(|error| format!("waiting for {name}: {error}"))?;
+    wait_for_orphans(&name);
+    let stdout = reader
+        .map(|reader| reader.join().unwrap_or_default())
+        .unwrap_or_default();
+    let machine = machine.as_ref().map(|file| {
+        file.machine.reap_vanished();
+        file.machine.report()
+    });
+    Ok(JobEnd {
+        status,
+        stdout,
+        report: report_file.read(),
+        machine,
+    })
+}
+
+/// Waits for every child left: the processes the job's first process left running, which this
+/// process adopted.
+fn wait_for_orphans(name: &str) {
+    use rustix::io::Errno;
+    use rustix::process::{WaitOptions, wait};
+    let mut told = false;
+    loop {
+        match wait(WaitOptions::NOHANG) {
+            Ok(Some(_)) => continue,
+            Ok(None) => {
+                if !told {
+                    eprintln!("lazy-usm: {name} exited; waiting for the processes it left running");
+                    told = true;
+                }
+                match wait(WaitOptions::empty()) {
+                    Ok(_) | Err(Errno::INTR) => continue,
+                    Err(_) => return,
+                }
+            }
+            Err(Errno::INTR) => continue,
+            // No child left (ECHILD).
+            Err(_) => return,
+        }
     }
 }
 
@@ -250,34 +340,20 @@ pub fn run(
         .split_first()
         .ok_or("no program given (lazy-usm run --preset NAME -- PROGRAM [ARGS])")?;
     let environment = environment(target)?;
-    let report_file = ReportFile::new("lazy-usm-run-")?;
-    let machine = target
-        .platform
-        .as_deref()
-        .map(MachineFile::new)
-        .transpose()?;
     let mut command = Command::new(name);
-    command
-        .args(args)
-        .envs(environment)
-        .env(REPORT_ENV, report_file.path());
-    if let Some(machine) = &machine {
-        command.env(MACHINE_ENV, machine.path());
-    }
-    let status = command
-        .status()
-        .map_err(|error| format!("cannot start {name}: {error}"))?;
+    command.args(args).envs(environment);
+    let JobEnd {
+        status,
+        report,
+        machine: machine_report,
+        ..
+    } = run_job(command, target.platform.as_deref(), false)?;
     let code = exit_code(&status);
-    let machine_report = machine.as_ref().map(|file| {
-        file.machine.reap_vanished();
-        file.machine.report()
-    });
     if let (Some(save), Some(report)) = (save_machine, &machine_report) {
         let text = serde_json::to_string_pretty(report).map_err(|error| error.to_string())?;
         std::fs::write(save, text)
             .map_err(|error| format!("cannot write {}: {error}", save.display()))?;
     }
-    let report = report_file.read();
     if let (Some(save), Ok(report)) = (save, &report) {
         std::fs::write(save, report.to_json())
             .map_err(|error| format!("cannot write {}: {error}", save.display()))?;
@@ -290,9 +366,11 @@ pub fn run(
         eprintln!("{value}");
         return Ok(code);
     }
-    let many = machine_report
-        .as_ref()
-        .is_some_and(|machine| machine.processes.len() > 1);
+    // The machine's figures when several processes used it, or when the one that did left no
+    // report (killed by a signal): the machine kept its figures.
+    let many = machine_report.as_ref().is_some_and(|machine| {
+        machine.processes.len() > 1 || (report.is_err() && !machine.processes.is_empty())
+    });
     if let Some(machine) = machine_report.as_ref().filter(|_| many) {
         eprint!("{}", machine_summary(machine, name, &status));
         return Ok(code);
@@ -330,7 +408,7 @@ fn short_command(command: &str, limit: usize) -> String {
 }
 
 /// A line per process that a call was refused for lack of memory.
-fn failures(machine: &MachineReport) -> String {
+pub fn failures(machine: &MachineReport) -> String {
     let mut text = String::new();
     for process in &machine.processes {
         if let Some(failure) = &process.failure {
@@ -362,16 +440,45 @@ fn process_end(state: &ProcessState) -> String {
     }
 }
 
-fn machine_summary(
-    machine: &MachineReport,
-    name: &str,
-    status: &std::process::ExitStatus,
-) -> String {
+/// How the job's first process ended, in words: "exited (exit status: 1)", "was killed
+/// (signal: 11 (SIGSEGV))".
+fn ended(status: &ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    if status.signal().is_some() {
+        format!("was killed ({status})")
+    } else {
+        format!("exited ({status})")
+    }
+}
+
+/// A loud line when launches did not execute: their results were never computed.
+fn unexecuted_kernels(launches: u64, not_executed: u64) -> String {
+    if not_executed == 0 {
+        return String::new();
+    }
+    let why = match lazy_usm::ze_sim::kernel_runtime() {
+        Err(why) => format!(
+            "no kernel ran, their results were not computed: {why}. Install Intel's OpenCL CPU \
+             runtime (python3 -m venv VENV && VENV/bin/pip install -r \
+             tests/opencl-requirements.txt) and set OPENCL_DYLIB_PATH=VENV/lib/libintelocl.so"
+        ),
+        Ok(runtime) => format!(
+            "their results were not computed (launch conditions not met, or kernels that failed \
+             on {runtime})"
+        ),
+    };
+    format!("  WARNING: {not_executed} of {launches} kernel launches did not execute: {why}\n")
+}
+
+fn machine_summary(machine: &MachineReport, name: &str, status: &ExitStatus) -> String {
+    let processes = match machine.processes.len() {
+        1 => "1 process".to_string(),
+        count => format!("{count} processes"),
+    };
     let mut text = format!(
-        "{name} exited ({status}) on the simulated machine `{}` (figures are modelled), \
-         {} processes used it:\n",
+        "{name} {} on the simulated machine `{}` (figures are modelled), {processes} used it:\n",
+        ended(status),
         machine.platform,
-        machine.processes.len()
     );
     text += &format!(
         "  machine host pinned: peak {} GiB of {} GiB, at the end {} GiB\n",
@@ -408,24 +515,37 @@ fn machine_summary(
             process.devices.iter().map(figure).sum::<u64>()
         };
         let command = short_command(&process.command, 48);
+        // Counters are published at exit: a process that vanished published none.
+        let calls = match process.state {
+            ProcessState::Vanished => "n/a".to_string(),
+            _ => process.make_resident_calls.to_string(),
+        };
         processes.row(vec![
             process.pid.to_string(),
             process_end(&process.state),
             bytes_gib(process.host_pinned_bytes.peak),
             bytes_gib(sum(|device| device.vram_bytes.peak)),
             bytes_gib(sum(|device| device.gtt_bytes.peak)),
-            process.make_resident_calls.to_string(),
+            calls,
             command,
         ]);
     }
     text += &processes.render();
     text += &failures(machine);
+    let launches = machine.processes.iter().map(|p| p.launches).sum();
+    let not_executed = machine
+        .processes
+        .iter()
+        .map(|p| p.kernels_not_executed)
+        .sum();
+    text += &unexecuted_kernels(launches, not_executed);
     text
 }
 
-fn summary(report: &Report, name: &str, status: &std::process::ExitStatus) -> String {
+fn summary(report: &Report, name: &str, status: &ExitStatus) -> String {
     let mut text = format!(
-        "{name} exited ({status}) on the simulated platform `{}` (figures are modelled):\n",
+        "{name} {} on the simulated platform `{}` (figures are modelled):\n",
+        ended(status),
         report.platform
     );
     text += &format!(
@@ -457,6 +577,7 @@ fn summary(report: &Report, name: &str, status: &std::process::ExitStatus) -> St
         counter("implicit_imports"),
         counter("residency_violations"),
     );
+    text += &unexecuted_kernels(counter("launches"), counter("kernels_not_executed"));
     if !report.unsupported_calls.is_empty() {
         let calls: Vec<String> = report
             .unsupported_calls

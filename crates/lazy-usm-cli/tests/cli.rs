@@ -707,3 +707,82 @@ fn doctor_reads_the_loaders_version_behind_a_loader() {
     assert!(verdict.starts_with("loader 1."), "{verdict}");
     assert_eq!(loader["figures"][0]["component"], "loader");
 }
+
+/// `sh -c SCRIPT` with lazy-usm itself as `$0`: a job whose processes are lazy-usm runs, each
+/// an unmodified Level Zero program through the stand-in.
+fn job(script: &str) -> Vec<String> {
+    ["sh", "-c", script, env!("CARGO_BIN_EXE_lazy-usm")]
+        .map(String::from)
+        .to_vec()
+}
+
+#[test]
+fn compare_reports_the_whole_jobs_figures_of_every_process() {
+    if !stand_in_built() {
+        return;
+    }
+    let two_ranks = job(
+        r#""$0" host-cost --workload seed000 --policies eager >/dev/null &
+           "$0" host-cost --workload seed000 --policies eager >/dev/null; wait"#,
+    );
+    let mut args = vec!["--preset", "b70x2", "--json", "compare", "--"];
+    args.extend(two_ranks.iter().map(String::as_str));
+    let value = json(&args);
+    let runs = value["runs"].as_array().unwrap();
+    let default = runs
+        .iter()
+        .find(|run| run["alternative"] == "runtime default, v2 adapter")
+        .unwrap();
+    assert_eq!(default["processes"], 2, "{default}");
+    // Each process makes four residency calls: the job's are both processes'.
+    assert_eq!(default["residency_calls"], 8, "{default}");
+    // Each pinned 8 GiB: the machine's peak is at least one's, whoever exited last.
+    assert!(default["peak_host_pinned_bytes"].as_u64().unwrap() >= 8 << 30);
+    assert_eq!(default["failures"], serde_json::json!([]));
+}
+
+#[test]
+fn run_waits_for_the_processes_its_program_left_running() {
+    if !stand_in_built() {
+        return;
+    }
+    // The program exits at once; the process it left makes its Level Zero calls later.
+    let orphan = job(
+        r#"(sleep 0.5; exec "$0" host-cost --workload seed000 --policies eager >/dev/null) & exit 0"#,
+    );
+    let mut args = vec!["--preset", "b70x2", "run", "--"];
+    args.extend(orphan.iter().map(String::as_str));
+    let output = lazy_usm(&args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("waiting for the processes it left running"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("host pinned: peak 8.00 GiB"), "{stderr}");
+    assert!(
+        !stderr.contains("no accounting") && !stderr.contains("still running"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn run_prints_the_figures_of_a_program_killed_by_a_signal() {
+    if !stand_in_built() {
+        return;
+    }
+    // peer-bench runs for seconds; its own shell's subshell kills it meanwhile.
+    let killed = job(r#"( sleep 1; kill -KILL $$ ) & exec "$0" peer-bench >/dev/null 2>&1"#);
+    let mut args = vec!["--preset", "b70x2", "run", "--"];
+    args.extend(killed.iter().map(String::as_str));
+    let output = lazy_usm(&args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(128 + 9), "{stderr}");
+    assert!(
+        stderr.contains("was killed (signal: 9 (SIGKILL))"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("vanished"), "{stderr}");
+    assert!(stderr.contains("peak VRAM GiB"), "{stderr}");
+    assert!(!stderr.contains("no accounting"), "{stderr}");
+}

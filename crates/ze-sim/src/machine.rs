@@ -34,7 +34,7 @@ const MAX_DEVICES: usize = 64;
 /// job's report names every process it had).
 pub const MAX_PROCESSES: usize = 512;
 const MAGIC: u64 = u64::from_le_bytes(*b"zesimmch");
-const VERSION: u64 = 1;
+const VERSION: u64 = 2;
 /// Bytes of a process's command line kept for the report.
 const COMMAND_WORDS: usize = 16;
 /// Bytes of a failed call's name kept for the report.
@@ -111,10 +111,13 @@ struct Slot {
     command: [AtomicU64; COMMAND_WORDS],
     now: Figures,
     peak: Figures,
-    /// Counters published at exit: residency calls, implicit imports, refused uses.
+    /// Counters published at exit: residency calls, implicit imports, refused uses, kernel
+    /// launches and those that did not execute.
     make_resident_calls: AtomicU64,
     implicit_imports: AtomicU64,
     residency_violations: AtomicU64,
+    launches: AtomicU64,
+    kernels_not_executed: AtomicU64,
     failure: FailureRecord,
 }
 
@@ -489,6 +492,8 @@ impl Machine {
                     make_resident_calls: slot.make_resident_calls.load(Ordering::Relaxed),
                     implicit_imports: slot.implicit_imports.load(Ordering::Relaxed),
                     residency_violations: slot.residency_violations.load(Ordering::Relaxed),
+                    launches: slot.launches.load(Ordering::Relaxed),
+                    kernels_not_executed: slot.kernels_not_executed.load(Ordering::Relaxed),
                     failure,
                 }
             })
@@ -568,6 +573,13 @@ pub struct ProcessReport {
     pub implicit_imports: u64,
     /// Refused uses (published at exit).
     pub residency_violations: u64,
+    /// Kernel launches (published at exit).
+    #[serde(default)]
+    pub launches: u64,
+    /// Launches whose kernel did not execute: no OpenCL runtime to run it, a launch condition
+    /// not met, or a failure (published at exit).
+    #[serde(default)]
+    pub kernels_not_executed: u64,
     /// The first call refused for lack of memory, if any.
     pub failure: Option<MachineFailure>,
 }
@@ -830,6 +842,9 @@ impl Membership {
             .store(counters.implicit_imports, Ordering::Relaxed);
         slot.residency_violations
             .store(counters.residency_violations, Ordering::Relaxed);
+        slot.launches.store(counters.launches, Ordering::Relaxed);
+        slot.kernels_not_executed
+            .store(counters.kernels_not_executed, Ordering::Relaxed);
     }
 
     /// This process ends: its share leaves the machine, with its exit status.
