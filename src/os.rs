@@ -8,45 +8,45 @@
 
 use rustix::thread::{MembarrierCommand, membarrier, membarrier_query};
 use std::sync::OnceLock;
-use std::sync::atomic::{Ordering, compiler_fence, fence};
+use std::sync::atomic::{Ordering, compiler_fence};
 
 /// Whether this process uses `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`: the kernel has it
 /// (Linux 4.14 or later), seccomp allows it, and the process registered for it.
 static EXPEDITED: OnceLock<bool> = OnceLock::new();
 
-/// Sets up the barrier for this process, once: registers for expedited membarrier where the
-/// kernel offers it. Until this has run, both sides use full fences.
-pub(crate) fn prepare_asymmetric_barrier() {
-    EXPEDITED.get_or_init(|| {
-        let offered = membarrier_query();
-        offered.contains_command(MembarrierCommand::PrivateExpedited)
-            && offered.contains_command(MembarrierCommand::RegisterPrivateExpedited)
-            && membarrier(MembarrierCommand::RegisterPrivateExpedited).is_ok()
-    });
+/// A pair of barriers, one cheap for a frequent side and one dear for a rare side, that order
+/// the two sides' accesses as full fences on both would. The frequent side's is a compiler
+/// fence; the rare side's makes every running thread of the process run a full barrier
+/// (`membarrier`), and where the kernel cannot (before Linux 4.14, or under a seccomp filter
+/// that refuses it) it reports that it cannot, and the rare side must not go on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AsymmetricBarrier {
+    expedited: bool,
 }
 
-/// The frequent side's barrier: with [`heavy_barrier`] on the other side, orders this
-/// thread's accesses before and after it as a full fence would. A compiler fence once the
-/// process is registered (the heavy side then makes every thread run a full barrier), else a
-/// full fence.
-#[inline(always)]
-pub(crate) fn light_barrier() {
-    if EXPEDITED.get() == Some(&true) {
-        compiler_fence(Ordering::SeqCst);
-    } else {
-        fence(Ordering::SeqCst);
+impl AsymmetricBarrier {
+    /// The process's pair: registers for expedited membarrier, once, where the kernel offers
+    /// it.
+    pub(crate) fn prepare() -> Self {
+        let expedited = *EXPEDITED.get_or_init(|| {
+            let offered = membarrier_query();
+            offered.contains_command(MembarrierCommand::PrivateExpedited)
+                && offered.contains_command(MembarrierCommand::RegisterPrivateExpedited)
+                && membarrier(MembarrierCommand::RegisterPrivateExpedited).is_ok()
+        });
+        Self { expedited }
     }
-}
 
-/// The rare side's barrier: a full barrier on every running thread of the process
-/// (`membarrier`), or a full fence where the frequent side uses one. `false` when the ordering
-/// could not be had (the registered call failed): the caller must then not rely on it.
-pub(crate) fn heavy_barrier() -> bool {
-    match EXPEDITED.get() {
-        Some(true) => membarrier(MembarrierCommand::PrivateExpedited).is_ok(),
-        _ => {
-            fence(Ordering::SeqCst);
-            true
-        }
+    /// The frequent side's barrier (no instruction: it only keeps the compiler from moving
+    /// memory accesses across it).
+    #[inline(always)]
+    pub(crate) fn light(self) {
+        compiler_fence(Ordering::SeqCst);
+    }
+
+    /// The rare side's barrier; `false` when it could not be had, and the caller must then not
+    /// rely on the frequent side's accesses being ordered.
+    pub(crate) fn heavy(self) -> bool {
+        self.expedited && membarrier(MembarrierCommand::PrivateExpedited).is_ok()
     }
 }

@@ -47,6 +47,7 @@ pub use fence::{FENCE_SETTLE_WAIT, WorkFence};
 pub use stats::{PeerResidency, PoolStats};
 
 use crate::error::{Error, Result};
+use crate::os::AsymmetricBarrier;
 use crate::residency::{DeviceSet, ResidencyManager};
 use crate::ze::device::Device;
 use crate::ze::memory::Memory;
@@ -82,7 +83,7 @@ struct Arena {
 }
 
 /// What a pool shares with the caches threads keep of it: the free lists their blocks go back
-/// to, their counters, and the epoch that asks them to flush. A cache holds it weakly, so a
+/// to, their counters, and the barrier that orders a cache with a thread taking it. A cache holds it weakly, so a
 /// cache that outlives its pool returns nothing (its blocks were only addresses).
 struct Shared {
     arenas: Box<[OnceLock<Arena>]>,
@@ -90,7 +91,8 @@ struct Shared {
     classes: usize,
     counters: Mutex<CounterTable>,
     uncached: UncachedCounters,
-    flush_epoch: AtomicU64,
+    /// What orders a cache's owner and a thread taking its blocks (see `thread_cache`).
+    barrier: AsymmetricBarrier,
 }
 
 impl Shared {
@@ -207,9 +209,6 @@ impl DevicePool {
     pub fn new(manager: &ResidencyManager, device: &Device, config: PoolConfig) -> Result<Self> {
         let owner = manager.index_of(device)?;
         config.validate()?;
-        // Before any thread's hit path runs: it orders itself with a compiler fence only once
-        // the process can make the others' barrier (see thread_cache).
-        crate::os::prepare_asymmetric_barrier();
         let devices = manager.context().devices().len();
         let pool = Self {
             id: NEXT_POOL_ID.fetch_add(1, Ordering::Relaxed),
@@ -221,7 +220,7 @@ impl DevicePool {
                 classes: class_count(config.small_max),
                 counters: Mutex::new(CounterTable::default()),
                 uncached: UncachedCounters::default(),
-                flush_epoch: AtomicU64::new(0),
+                barrier: AsymmetricBarrier::prepare(),
             }),
             classes: class_count(config.small_max),
             limits: Limits::new(config.thread_cache_bytes, class_count(config.small_max)),
@@ -401,7 +400,7 @@ impl DevicePool {
     /// every other thread's to (each does at its next call).
     fn flush_thread_caches(&self, ask_others: bool) {
         if ask_others {
-            self.shared.flush_epoch.fetch_add(1, Ordering::Relaxed);
+            thread_cache::ask_caches_back(&self.shared);
         }
         let _ = with_cache(self.id, &self.shared, |_| ());
     }

@@ -3,26 +3,35 @@
 //!
 //! A cache holds at most [`PoolConfig::thread_cache_bytes`](super::PoolConfig) and, per class, a
 //! bounded count; it refills from and spills to the class's shared free list in batches. It
-//! goes back to the shared lists when its thread exits, and when the pool asks (trim bumps the
-//! pool's flush epoch; each cache compares it at its next call). Blocks in another thread's
+//! goes back to the shared lists when its thread exits, and when the pool asks (trim raises a
+//! flag on each cache, which its owner reads at its next call). Blocks in another thread's
 //! cache count as cached, not allocated, in the statistics, and keep their segment from being
 //! released until they are back.
 //!
 //! A thread that finds the device out of memory does not wait for the others' next calls (an
 //! idle thread may never make one): it takes their caches itself ([`steal_idle_caches`]). The
 //! lists are atomics that the owner reads and writes with plain loads and stores; the owner
-//! marks each hit with an `active` flag and checks a `stealing` flag, ordered by a compiler
-//! fence; the thief raises `stealing`, runs a process-wide barrier (`membarrier`) and takes only
+//! marks each hit with an `active` flag and checks a word of signals, ordered by a compiler
+//! fence; the thief raises its signal there, runs a process-wide barrier (`membarrier`) and takes only
 //! the caches whose owner is not active. Either the owner's `active` is visible to the thief, or
-//! the thief's `stealing` is visible to the owner, which then goes to its slow path and waits
+//! the thief's signal is visible to the owner, which then goes to its slow path and waits
 //! for the thief at the cache's gate. The owner's slow path holds the gate throughout, and a
-//! thief only tries it, so a thief never waits for an owner.
+//! thief only tries it, so a thief never waits for an owner. Where the kernel has no
+//! `membarrier` (before Linux 4.14), nothing is taken: caches come back at their owners' next
+//! calls, as a trim asks.
 
 use super::classes::class_size;
 use super::{Shared, Slot, lock};
-use crate::os::{heavy_barrier, light_barrier};
+use crate::os::AsymmetricBarrier;
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{
+    AtomicBool, AtomicI64, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+};
+
+/// A thief is deciding whether to take the cache's lists.
+const STEALING: u8 = 1;
+/// The pool asked the cache back (trim): the owner gives it back at its next call.
+const FLUSH: u8 = 2;
 use std::sync::{Arc, Mutex, OnceLock, TryLockError, Weak};
 
 /// What of a thread's cache other threads reach: the counters one thread writes and any
@@ -49,8 +58,9 @@ pub(super) struct ThreadCounters {
     lists: Box<[OnceLock<CachedList>]>,
     /// Set by the owner around each hit (see the module's doc).
     active: AtomicBool,
-    /// Set by a thief while it decides whether to take the lists.
-    stealing: AtomicBool,
+    /// What other threads ask of the cache: [`STEALING`] (a thief at work) and [`FLUSH`] (give
+    /// everything back at the next call). The hit path reads this one word.
+    signals: AtomicU8,
     /// Held by the owner in its slow path, and by a thief while it steals.
     gate: Mutex<()>,
 }
@@ -59,16 +69,21 @@ pub(super) struct ThreadCounters {
 #[derive(Debug)]
 struct CachedList {
     len: AtomicUsize,
-    addresses: Box<[AtomicUsize]>,
-    segments: Box<[AtomicU32]>,
+    slots: Box<[CachedSlot]>,
+}
+
+/// A block's place, in atomics.
+#[derive(Debug, Default)]
+struct CachedSlot {
+    address: AtomicUsize,
+    segment: AtomicU32,
 }
 
 impl CachedList {
     fn new(capacity: usize) -> Self {
         CachedList {
             len: AtomicUsize::new(0),
-            addresses: (0..capacity).map(|_| AtomicUsize::new(0)).collect(),
-            segments: (0..capacity).map(|_| AtomicU32::new(0)).collect(),
+            slots: (0..capacity).map(|_| CachedSlot::default()).collect(),
         }
     }
 
@@ -79,22 +94,21 @@ impl CachedList {
 
     #[inline]
     fn get(&self, at: usize) -> Option<Slot> {
+        let slot = self.slots.get(at)?;
         Some(Slot {
-            address: self.addresses.get(at)?.load(Ordering::Relaxed),
-            segment: self.segments.get(at)?.load(Ordering::Relaxed),
+            address: slot.address.load(Ordering::Relaxed),
+            segment: slot.segment.load(Ordering::Relaxed),
         })
     }
 
     #[inline]
     fn set(&self, at: usize, slot: Slot) -> bool {
-        match (self.addresses.get(at), self.segments.get(at)) {
-            (Some(address), Some(segment)) => {
-                address.store(slot.address, Ordering::Relaxed);
-                segment.store(slot.segment, Ordering::Relaxed);
-                true
-            }
-            _ => false,
-        }
+        let Some(cached) = self.slots.get(at) else {
+            return false;
+        };
+        cached.address.store(slot.address, Ordering::Relaxed);
+        cached.segment.store(slot.segment, Ordering::Relaxed);
+        true
     }
 
     #[inline]
@@ -148,7 +162,7 @@ impl ThreadCounters {
             stolen: AtomicU64::new(0),
             lists: (0..lists).map(|_| OnceLock::new()).collect(),
             active: AtomicBool::new(false),
-            stealing: AtomicBool::new(false),
+            signals: AtomicU8::new(0),
             gate: Mutex::new(()),
         }
     }
@@ -186,7 +200,19 @@ impl ThreadCounters {
     /// Counts a hit in the thread's own cache: `bytes` leave the cache for a caller.
     #[inline]
     fn cache_hit(&self, bytes: usize) {
+        self.count_hit();
+        self.take_cached(bytes);
+    }
+
+    /// Counts a hit (no thief reads it: counted outside the marked hit).
+    #[inline]
+    fn count_hit(&self) {
         Self::add(&self.hits, 1);
+    }
+
+    /// `bytes` leave the cache (inside the marked hit: a thief reads and clears `cached`).
+    #[inline]
+    fn take_cached(&self, bytes: usize) {
         self.cached.store(
             self.cached
                 .load(Ordering::Relaxed)
@@ -226,10 +252,14 @@ impl ThreadCounters {
     /// Runs `hit` as the owner's hit path: marked active, unless a thief is at work, when it
     /// answers `None` (the caller takes the slow path, which waits at the gate).
     #[inline(always)]
-    fn as_owner<R>(&self, hit: impl FnOnce() -> Option<R>) -> Option<R> {
+    fn as_owner<R>(
+        &self,
+        barrier: AsymmetricBarrier,
+        hit: impl FnOnce() -> Option<R>,
+    ) -> Option<R> {
         self.active.store(true, Ordering::Relaxed);
-        light_barrier();
-        let result = if self.stealing.load(Ordering::Relaxed) {
+        barrier.light();
+        let result = if self.signals.load(Ordering::Relaxed) != 0 {
             None
         } else {
             hit()
@@ -348,7 +378,6 @@ pub(super) struct PoolCache {
     pool: u64,
     owner: Weak<Shared>,
     counters: Arc<ThreadCounters>,
-    epoch: u64,
 }
 
 impl PoolCache {
@@ -483,7 +512,7 @@ thread_local! {
 
 /// The hit path of an allocation: a cached block of list `index` (of `block_size`) from this
 /// thread's cache for pool `pool`, counted as a hit; `None` sends the caller to the slow path
-/// (no cache yet, a flush asked for, a thief at work, an empty list, or no cache to offer).
+/// (no cache yet, a signal from another thread, an empty list, or no cache to offer).
 #[inline]
 pub(super) fn try_pop(pool: u64, owner: &Shared, index: usize, block_size: usize) -> Option<Slot> {
     CACHES
@@ -491,14 +520,15 @@ pub(super) fn try_pop(pool: u64, owner: &Shared, index: usize, block_size: usize
             let caches = caches.try_borrow_mut().ok()?;
             let cache = caches.pools.iter().find(|cache| cache.pool == pool)?;
             let counters = &*cache.counters;
-            counters.as_owner(|| {
-                if cache.epoch != owner.flush_epoch.load(Ordering::Relaxed) {
-                    return None;
-                }
-                let slot = counters.list(index)?.pop()?;
-                counters.cache_hit(block_size);
+            // Made by this thread only: read before the hit is marked.
+            let list = counters.list(index)?;
+            let slot = counters.as_owner(owner.barrier, || {
+                let slot = list.pop()?;
+                counters.take_cached(block_size);
                 Some(slot)
-            })
+            })?;
+            counters.count_hit();
+            Some(slot)
         })
         .ok()
         .flatten()
@@ -520,15 +550,12 @@ pub(super) fn try_push(
             let caches = caches.try_borrow_mut().ok()?;
             let cache = caches.pools.iter().find(|cache| cache.pool == pool)?;
             let counters = &*cache.counters;
-            counters.as_owner(|| {
+            // Made by this thread only: read before the hit is marked.
+            let list = counters.list(index)?;
+            let most = limits.blocks(class);
+            counters.as_owner(owner.barrier, || {
                 let bytes = counters.cached_now();
-                if cache.epoch != owner.flush_epoch.load(Ordering::Relaxed)
-                    || bytes + block_size > limits.bytes
-                {
-                    return None;
-                }
-                let list = counters.list(index)?;
-                if list.len() >= limits.blocks(class) {
+                if bytes + block_size > limits.bytes || list.len() >= most {
                     return None;
                 }
                 list.push(slot).ok()?;
@@ -565,7 +592,6 @@ pub(super) fn with_cache<R>(
                         pool,
                         owner: Arc::downgrade(owner),
                         counters,
-                        epoch: owner.flush_epoch.load(Ordering::Relaxed),
                     });
                     caches.pools.len() - 1
                 }
@@ -573,9 +599,8 @@ pub(super) fn with_cache<R>(
             let cache = &mut caches.pools[position];
             let counters = Arc::clone(&cache.counters);
             let _gate = lock(&counters.gate);
-            let epoch = owner.flush_epoch.load(Ordering::Relaxed);
-            if cache.epoch != epoch {
-                cache.epoch = epoch;
+            if counters.signals.load(Ordering::Acquire) & FLUSH != 0 {
+                counters.signals.fetch_and(!FLUSH, Ordering::Relaxed);
                 cache.give_back(owner);
             }
             Some(work(cache))
@@ -599,8 +624,8 @@ pub(super) fn steal_idle_caches(owner: &Shared) -> u64 {
             // Its owner is in its slow path (or it is this thread's own, borrowed).
             Err(TryLockError::WouldBlock) => continue,
         };
-        counters.stealing.store(true, Ordering::Relaxed);
-        if heavy_barrier() && !counters.active.load(Ordering::Acquire) {
+        counters.signals.fetch_or(STEALING, Ordering::Relaxed);
+        if owner.barrier.heavy() && !counters.active.load(Ordering::Acquire) {
             let bytes = counters.cached.load(Ordering::Relaxed);
             counters.cached.store(0, Ordering::Relaxed);
             counters.stolen.fetch_add(bytes, Ordering::Relaxed);
@@ -609,9 +634,17 @@ pub(super) fn steal_idle_caches(owner: &Shared) -> u64 {
             }
             taken += bytes;
         }
-        counters.stealing.store(false, Ordering::Release);
+        counters.signals.fetch_and(!STEALING, Ordering::Release);
     }
     taken
+}
+
+/// Asks every thread's cache of this pool to come back to the shared lists at its owner's next
+/// call.
+pub(super) fn ask_caches_back(owner: &Shared) {
+    for counters in &lock(&owner.counters).live {
+        counters.signals.fetch_or(FLUSH, Ordering::Release);
+    }
 }
 
 /// Counters of calls that found no thread cache (a thread exiting, or one re-entering the pool
