@@ -37,6 +37,8 @@ pub struct PoolConfig {
     /// pool (0: none, every block goes back to the shared free lists). A thread's cache is
     /// what makes a hit free of locks and shared writes; it returns to the shared lists in
     /// batches, when the thread exits, and when the pool is trimmed (at the thread's next call).
+    /// When the device runs out of memory, another thread takes what an idle thread's cache
+    /// holds at once (where the kernel has `membarrier`, Linux 4.14 and later).
     pub thread_cache_bytes: usize,
 }
 
