@@ -5,7 +5,10 @@
 //! whether the driver imports a peer's memory used without a residency call and what that
 //! costs, and what the live probe reads of this process.
 
-use lazy_usm::{Context, Device, Policy, ResidencyConfig, ResidencyManager, Runtime, workload};
+use lazy_usm::{
+    Arg, Context, Device, Dims, Module, Policy, ResidencyConfig, ResidencyManager, Runtime,
+    workload,
+};
 use serde_json::{Value, json};
 
 /// What one check found: its name, the verdict, and the figures behind it.
@@ -17,24 +20,70 @@ struct Check {
 
 const SIZE: usize = 64 << 20;
 
-/// Host pinned bytes (0 where the kernel does not say) and device 1's GTT now.
-fn observe(runtime: &Runtime, devices: &[Device]) -> Result<(u64, u64), String> {
+/// Host pinned bytes (`None` where the kernel does not say) and device 1's GTT now.
+fn observe(runtime: &Runtime, devices: &[Device]) -> Result<(Option<u64>, u64), String> {
     let (pinned, gtt) = workload::observe(runtime, devices).map_err(|error| error.to_string())?;
-    Ok((pinned.unwrap_or(0), gtt.get(1).copied().unwrap_or(0)))
+    Ok((pinned, gtt.get(1).copied().unwrap_or(0)))
 }
 
-/// The verdict for a host cost of `pinned` bytes and a GTT growth of `gtt` bytes for `size`.
-fn cost(pinned: u64, gtt: u64, size: u64) -> &'static str {
-    if pinned >= size {
-        "pinned host memory of the allocation's size"
-    } else if gtt >= size {
-        "registered only (GTT, no pinned host memory)"
-    } else {
-        "none"
+/// What happened between two observations: pinned bytes (`None`: not measured) and GTT bytes.
+fn grew(before: (Option<u64>, u64), after: (Option<u64>, u64)) -> (Option<u64>, u64) {
+    let pinned = before
+        .0
+        .zip(after.0)
+        .map(|(before, after)| after.saturating_sub(before));
+    (pinned, after.1.saturating_sub(before.1))
+}
+
+/// A kernel on `device`: what makes a driver that defers the pinned backing of peer residency
+/// pay it (compute-runtime backs deferred residency at the next submission that needs it). The
+/// simulator's built-in fill over a scratch buffer; `Err` says why none could run (on real
+/// hardware the declaration-only module does not build).
+fn kernel_on(context: &Context, device: &Device) -> Result<(), String> {
+    let error = |error: lazy_usm::Error| error.to_string();
+    let spirv = lazy_usm::ze_sim::spirv::module_with_kernels(&[("lazy_usm_sim_fill_u32", 2)]);
+    let fill = Module::from_spirv(context, device, &spirv, "")
+        .and_then(|module| module.kernel("lazy_usm_sim_fill_u32"))
+        .map_err(error)?;
+    let list = context
+        .immediate_list(&device.compute_engine().map_err(error)?)
+        .map_err(error)?;
+    let mut scratch = context.alloc_device(device, 64 * 4, 0).map_err(error)?;
+    // SAFETY: the built-in fill writes 64 u32s (one per work item) through its first argument,
+    // a buffer of 64 u32s; the immediate list has finished when launch returns.
+    unsafe {
+        list.launch(
+            &fill,
+            Dims::linear(64, 64).map_err(error)?,
+            &mut [Arg::Write(&mut scratch), Arg::scalar(0u32)],
+        )
+    }
+    .map_err(error)
+}
+
+/// The verdict for a cost of `pinned` bytes (`None`: not measured) and a GTT growth of `gtt`
+/// bytes for `size`, measured after a kernel on the peer (`kernel`: why none ran, if none did).
+fn cost(pinned: Option<u64>, gtt: u64, size: u64, kernel: &Result<(), String>) -> String {
+    match (pinned, kernel) {
+        (Some(pinned), _) if pinned >= size => "pinned host memory of the allocation's size".into(),
+        (Some(_), Err(why)) => format!(
+            "not measured: pinned backing may wait for a kernel on the peer, and none ran ({why})"
+        ),
+        (None, _) if gtt >= size => {
+            "GTT of the allocation's size; pinned host memory not measured (no nr_gpu_active)"
+                .into()
+        }
+        (None, _) => "not measured (no nr_gpu_active)".into(),
+        (Some(_), Ok(())) if gtt >= size => {
+            "registered only (GTT, no pinned host memory, after a kernel on the peer)".into()
+        }
+        (Some(_), Ok(())) => "none".into(),
     }
 }
 
-/// Peer residency measured: its cost, per allocation, and whether eviction releases it.
+/// Peer residency measured: its cost, per allocation, and whether eviction releases it. Each
+/// cost is read after a kernel on the peer, which is when a driver that defers the pinned
+/// backing pays it.
 fn residency_checks(runtime: &Runtime, devices: &[Device]) -> Result<Vec<Check>, String> {
     let error = |error: lazy_usm::Error| error.to_string();
     let context = Context::new(devices).map_err(error)?;
@@ -42,46 +91,64 @@ fn residency_checks(runtime: &Runtime, devices: &[Device]) -> Result<Vec<Check>,
         .map_err(error)?;
     let first = manager.allocate(&devices[0], SIZE).map_err(error)?;
     let second = manager.allocate(&devices[0], SIZE).map_err(error)?;
-    let (pinned0, gtt0) = observe(runtime, devices)?;
+    // Whatever was waiting is paid before the baseline.
+    let kernel = kernel_on(&context, &devices[1]);
+    let before = observe(runtime, devices)?;
     manager
         .ensure_resident_on(&first, &devices[1])
         .map_err(error)?;
-    let (pinned1, gtt1) = observe(runtime, devices)?;
+    let at_call = observe(runtime, devices)?;
+    let kernel = kernel.and(kernel_on(&context, &devices[1]));
+    let one = observe(runtime, devices)?;
     manager
         .ensure_resident_on(&second, &devices[1])
         .map_err(error)?;
-    let (pinned2, gtt2) = observe(runtime, devices)?;
+    let kernel = kernel.and(kernel_on(&context, &devices[1]));
+    let two = observe(runtime, devices)?;
     manager.evict_from(&first, &devices[1]).map_err(error)?;
-    let (pinned3, gtt3) = observe(runtime, devices)?;
+    let evicted = observe(runtime, devices)?;
     let size = SIZE as u64;
-    let first_cost = (pinned1.saturating_sub(pinned0), gtt1.saturating_sub(gtt0));
-    let second_cost = (pinned2.saturating_sub(pinned1), gtt2.saturating_sub(gtt1));
-    let released = (pinned2.saturating_sub(pinned3), gtt2.saturating_sub(gtt3));
+    let first_cost = grew(before, one);
+    let second_cost = grew(one, two);
+    let released = grew(evicted, two);
+    let paid_at_call = grew(before, at_call).0;
+    let measured = kernel.is_ok() && first_cost.0.is_some();
+    let nothing = first_cost == (Some(0), 0);
     Ok(vec![
         Check {
             name: "peer residency costs",
-            verdict: cost(first_cost.0, first_cost.1, size).into(),
-            figures: json!({"bytes": size, "pinned": first_cost.0, "gtt": first_cost.1}),
+            verdict: cost(first_cost.0, first_cost.1, size, &kernel),
+            figures: json!({"bytes": size, "pinned": first_cost.0, "gtt": first_cost.1,
+                            "pinned_at_the_call": paid_at_call, "kernel_on_peer": kernel.is_ok()}),
         },
         Check {
             name: "peer residency is per allocation",
-            verdict: if second_cost == first_cost && first_cost != (0, 0) {
-                "yes: a second allocation costs the same again".into()
-            } else if first_cost == (0, 0) {
+            verdict: if !measured {
+                "not measured".into()
+            } else if nothing {
                 "nothing to tell (no cost)".into()
+            } else if second_cost == first_cost {
+                "yes: a second allocation costs the same again".into()
             } else {
-                format!("no: a second allocation cost {:?}", second_cost)
+                format!("no: a second allocation cost {second_cost:?}")
             },
             figures: json!({"pinned": second_cost.0, "gtt": second_cost.1}),
         },
         Check {
             name: "eviction releases it at once",
-            verdict: if released == first_cost {
+            verdict: if !measured {
+                "not measured".into()
+            } else if nothing {
+                "nothing to release".into()
+            } else if released == first_cost {
                 "yes".into()
             } else {
                 format!(
-                    "no: {} pinned and {} GTT bytes came back",
-                    released.0, released.1
+                    "no: {} pinned and {} GTT bytes of {} and {} came back",
+                    released.0.unwrap_or(0),
+                    released.1,
+                    first_cost.0.unwrap_or(0),
+                    first_cost.1
                 )
             },
             figures: json!({"pinned": released.0, "gtt": released.1}),
@@ -90,7 +157,7 @@ fn residency_checks(runtime: &Runtime, devices: &[Device]) -> Result<Vec<Check>,
 }
 
 /// A copy on device 1 of device 0's memory with no residency call: refused, or imported by the
-/// driver, and what the import costs.
+/// driver, and what the import costs (after a kernel on device 1, as residency's cost).
 fn import_check(runtime: &Runtime, devices: &[Device]) -> Result<Check, String> {
     let error = |error: lazy_usm::Error| error.to_string();
     let context = Context::new(devices).map_err(error)?;
@@ -99,15 +166,16 @@ fn import_check(runtime: &Runtime, devices: &[Device]) -> Result<Check, String> 
     let list = context
         .immediate_list(&devices[1].preferred_copy_engine().map_err(error)?)
         .map_err(error)?;
-    let (pinned0, gtt0) = observe(runtime, devices)?;
+    let kernel = kernel_on(&context, &devices[1]);
+    let before = observe(runtime, devices)?;
     let copied = list.copy(&mut target, 0, &source, 0, SIZE);
-    let (pinned1, gtt1) = observe(runtime, devices)?;
-    let (pinned, gtt) = (pinned1.saturating_sub(pinned0), gtt1.saturating_sub(gtt0));
+    let kernel = kernel.and(kernel_on(&context, &devices[1]));
+    let (pinned, gtt) = grew(before, observe(runtime, devices)?);
     let verdict = match &copied {
         Err(why) => format!("refused ({why}): hardware without the import would fault"),
         Ok(()) => format!(
             "imported by the driver; the import costs {}",
-            cost(pinned, gtt, SIZE as u64)
+            cost(pinned, gtt, SIZE as u64, &kernel)
         ),
     };
     Ok(Check {
