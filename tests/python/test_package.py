@@ -203,3 +203,31 @@ def test_the_library_loads_by_itself_and_registration_says_why_it_cannot(runtime
     result = json.loads(completed.stdout)
     assert result["results"] == [False, False]
     assert len(result["warnings"]) == 1 and "register_host_memory" in result["warnings"][0], result
+
+
+def test_registration_and_probe_in_a_process_set_up_by_sim_env(runtime_available):
+    # `eval "$(lazy-usm sim-env --preset b70x2)"`, then a Python that has imported neither dpctl
+    # nor torch: registration loads the loader the process would load (the simulator's
+    # stand-in), and probe says in words why it shows no GPU.
+    exports = subprocess.run([str(LAZY_USM), "--preset", "b70x2", "sim-env"], capture_output=True,
+                             text=True, check=True).stdout
+    environment = dict(os.environ)
+    for line in exports.splitlines():
+        name, value = line[len("export "):].split("=", 1)
+        environment[name] = value.strip("'")
+    code = textwrap.dedent("""
+        import ctypes, json, mmap, warnings, lazy_usm
+        buffer = mmap.mmap(-1, 1 << 16)
+        address = ctypes.addressof(ctypes.c_char.from_buffer(buffer))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            registered = lazy_usm.register_host_memory(address, 1 << 16)
+            unregistered = lazy_usm.unregister_host_memory(address)
+        print(json.dumps({"registered": registered, "unregistered": unregistered,
+                          "warnings": [str(w.message) for w in caught], "probe": lazy_usm.probe()}))
+    """)
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment)
+    assert completed.returncode == 0, completed.stderr
+    result = json.loads(completed.stdout)
+    assert (result["registered"], result["unregistered"], result["warnings"]) == (True, True, []), result
+    assert "lazy-usm run" in result["probe"]["note"], result["probe"]

@@ -482,14 +482,30 @@ fn registered_host_memory()
     REGISTERED.get_or_init(Default::default)
 }
 
-/// The driver registrations go to: the first of the loader already in the process, found once
-/// (one runtime, so overlapping ranges are seen as such across calls).
+/// The driver registrations go to: the first of the loader already in the process, or, in a
+/// process that has loaded none yet (a Python program before dpctl or torch), the one it would
+/// load (`libze_loader.so.1` by the dynamic linker's search, which `lazy-usm sim-env` points
+/// at the simulator; loaded by that name, it is the copy a SYCL runtime loaded later shares);
+/// found once (one runtime, so overlapping ranges are seen as such across calls).
 fn registration_driver() -> Result<lazy_usm_core::Driver, Failure> {
     static DRIVER: std::sync::OnceLock<lazy_usm_core::Driver> = std::sync::OnceLock::new();
     if let Some(driver) = DRIVER.get() {
         return Ok(driver.clone());
     }
-    let runtime = Runtime::loaded()?;
+    let runtime = match Runtime::loaded() {
+        Err(lazy_usm_core::Error::Loader(not_loaded)) => {
+            Runtime::system().map_err(|error| match error {
+                lazy_usm_core::Error::Loader(cannot_load) => Failure::invalid(format!(
+                    "no Level Zero loader: {not_loaded}, and loading one failed: {cannot_load}. \
+                     Install one (Debian: apt-get install libze1), set LAZY_USM_ZE_LOADER to its \
+                     path, or start the program under `lazy-usm run` or after \
+                     `eval \"$(lazy-usm sim-env --preset b70x2)\"` for the simulated platform"
+                )),
+                other => other.into(),
+            })
+        }
+        other => other.map_err(Failure::from),
+    }?;
     let driver = runtime
         .drivers()?
         .into_iter()

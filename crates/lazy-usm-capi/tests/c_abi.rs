@@ -30,9 +30,9 @@ fn the_committed_header_is_what_cbindgen_generates() {
     );
 }
 
-/// Builds the C test with `link` arguments and runs it with the loader stand-in findable as
-/// `libze_loader.so.1`.
-fn build_and_run(name: &str, link: &[&str]) {
+/// Builds the C test `source` (of `tests/c`) with `link` arguments and runs it with the loader
+/// stand-in findable as `libze_loader.so.1`.
+fn build_and_run(name: &str, source: &str, link: &[&str]) {
     let target = target_dir();
     let stand_in = target.join("libze_sim_loader.so");
     if !stand_in.is_file() {
@@ -56,7 +56,7 @@ fn build_and_run(name: &str, link: &[&str]) {
         .arg(format!("-DLAZY_USM_TEST_CONTEXT_DESC_STYPE={stype}"))
         .arg("-I")
         .arg(crate_dir().join("include"))
-        .arg(crate_dir().join("tests/c/abi_test.c"))
+        .arg(crate_dir().join("tests/c").join(source))
         .arg("-o")
         .arg(&binary)
         .args(link)
@@ -93,6 +93,7 @@ fn every_function_works_from_c_with_the_shared_library() {
     );
     build_and_run(
         "abi_test_shared",
+        "abi_test.c",
         &["-L", target.to_str().unwrap(), "-llazy_usm"],
     );
 }
@@ -105,5 +106,21 @@ fn every_function_works_from_c_with_the_static_library() {
         archive.is_file(),
         "cargo builds liblazy_usm.a for this test"
     );
-    build_and_run("abi_test_static", &[archive.to_str().unwrap(), "-lgcc_s"]);
+    build_and_run(
+        "abi_test_static",
+        "abi_test.c",
+        &[archive.to_str().unwrap(), "-lgcc_s"],
+    );
+}
+
+/// A process that has loaded no Level Zero loader registers host memory: the library loads the
+/// loader the process would load (the stand-in here) instead of refusing with "dlopen failed".
+#[test]
+fn registration_in_a_process_with_no_loader_loads_the_one_it_would_load() {
+    let target = target_dir();
+    build_and_run(
+        "registration_test",
+        "registration_test.c",
+        &["-L", target.to_str().unwrap(), "-llazy_usm"],
+    );
 }

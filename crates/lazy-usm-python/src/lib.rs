@@ -67,6 +67,15 @@ fn probe(py: Python<'_>, pid: Option<u32>) -> PyResult<Py<PyDict>> {
         devices.append(entry)?;
     }
     result.set_item("devices", devices)?;
+    if memory.devices.is_empty() && std::env::var_os(ze_sim::CONFIG_ENV).is_some() {
+        // Set up by `lazy-usm sim-env`: the simulated GPUs are in-process, no DRM file shows them.
+        result.set_item(
+            "note",
+            "this process runs on the simulated platform (lazy-usm sim-env) but in no simulated \
+             machine, and no DRM file shows simulated GPUs: run it under `lazy-usm run` for \
+             modelled figures",
+        )?;
+    }
     Ok(result.unbind())
 }
 

@@ -286,7 +286,14 @@ impl ZeApi {
             )
         }
         .map_err(|error| LoadError::LibraryNotFound {
-            tried: vec![format!("{name} (already loaded): {error}")],
+            tried: vec![match error {
+                // glibc sets no dlerror() for a library RTLD_NOLOAD does not find.
+                libloading::Error::DlOpenUnknown => format!(
+                    "{name} is not loaded in this process yet (nothing such as a SYCL runtime, \
+                     dpctl or torch has loaded it)"
+                ),
+                other => format!("{name} (already loaded): {other}"),
+            }],
         })?;
         let library = Arc::new(libloading::Library::from(library));
         let resolver = Arc::clone(&library);
