@@ -37,6 +37,8 @@ INTERCEPTED = {
     "zeCommandListCreate",
     "zeCommandListCreateImmediate",
     "zeCommandListDestroy",
+    # A clone runs where its source runs: it is recorded as its source.
+    "zeCommandListCreateCloneExp",
     "zeKernelSetArgumentValue",
     "zeKernelDestroy",
     "zeModuleCreate",
@@ -57,6 +59,14 @@ INTERCEPTED = {
     "zeCommandListAppendLaunchKernelWithArguments",
     "zeCommandListAppendLaunchKernelWithParameters",
     "zeCommandListAppendLaunchMultipleKernelsIndirect",
+}
+
+# Tables whose layout some loader release changed, and the versions at which the headers'
+# layout holds; outside them the getter patches nothing. Loader v1.18.0's 1.11 command-list exp
+# table began with other functions than every release's from 1.9 on (read in each release
+# tag's ze_ddi.h; the simulator's getter writes it under the same condition).
+LAYOUT_HOLDS = {
+    "ze_command_list_exp_dditable_t": "minor >= 9 && minor != 11",
 }
 
 # Written by hand in src/tables.rs: the getters of tables holding intercepted functions (the
@@ -230,7 +240,8 @@ def main():
     ]
     by_name = []
     for table, fields in patched.items():
-        table_lines.append(f"wrapped_getter!({getters[table]}, {table}, [")
+        holds = LAYOUT_HOLDS.get(table, "true")
+        table_lines.append(f"wrapped_getter!({getters[table]}, {table}, |minor| {holds}, [")
         for field, name in fields:
             table_lines.append(f"    {field} => {name},")
             by_name.append(name)

@@ -694,21 +694,6 @@ pub unsafe extern "C" fn zeCommandListAppendHostFunction(arg1: ze_command_list_h
     }
 }
 
-/// `zeCommandListCreateCloneExp`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListCreateCloneExp(arg1: ze_command_list_handle_t, arg2: *mut ze_command_list_handle_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeCommandListCreateCloneExp");
-    // SAFETY: the real loader's `zeCommandListCreateCloneExp` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_command_list_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
-}
-
 /// `zeCommandListImmediateAppendCommandListsExp`: forwarded to the real loader.
 ///
 /// # Safety
@@ -6875,21 +6860,6 @@ pub unsafe extern "C" fn zetTracerExpSetEnabled(arg1: zet_tracer_exp_handle_t, a
     match unsafe { REAL.get::<unsafe extern "C" fn(zet_tracer_exp_handle_t, ze_bool_t) -> ze_result_t>() } {
         // SAFETY: the caller's arguments, passed on unchanged.
         Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
-}
-
-/// `zeGetCommandListExpProcAddrTable`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeGetCommandListExpProcAddrTable(version: ze_api_version_t, table: *mut ze_command_list_exp_dditable_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeGetCommandListExpProcAddrTable");
-    // SAFETY: the real loader's `zeGetCommandListExpProcAddrTable` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut ze_command_list_exp_dditable_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(version, table) },
         None => Unsupported::unsupported(),
     }
 }

@@ -576,6 +576,38 @@ pub unsafe extern "C" fn zeCommandListCreateImmediate(
     record_list(result, context, device, list)
 }
 
+/// Intercepted: a clone runs where its source runs, so it is recorded with the source's context
+/// and device (what it records is copied, so its appends were checked when the source's were).
+///
+/// # Safety
+/// As the specification requires of `zeCommandListCreateCloneExp`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListCreateCloneExp(
+    list: ze_command_list_handle_t,
+    clone: *mut ze_command_list_handle_t,
+) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListCreateCloneExp",
+        unsafe extern "C" fn(
+            ze_command_list_handle_t,
+            *mut ze_command_list_handle_t,
+        ) -> ze_result_t
+    );
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(list, clone) };
+    if let (SUCCESS, Some((context, device))) = (result, shim().list(list as usize))
+        && !clone.is_null()
+    {
+        record_list(
+            result,
+            context as ze_context_handle_t,
+            device as ze_device_handle_t,
+            clone,
+        );
+    }
+    result
+}
+
 /// Intercepted: the list is forgotten once the driver destroyed it.
 ///
 /// # Safety

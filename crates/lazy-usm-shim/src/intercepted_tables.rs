@@ -6,7 +6,7 @@ use crate::intercept::*;
 use level_zero_sys::*;
 use std::ffi::c_void;
 
-wrapped_getter!(zeGetCommandListProcAddrTable, ze_command_list_dditable_t, [
+wrapped_getter!(zeGetCommandListProcAddrTable, ze_command_list_dditable_t, |minor| true, [
     pfnCreate => zeCommandListCreate,
     pfnCreateImmediate => zeCommandListCreateImmediate,
     pfnDestroy => zeCommandListDestroy,
@@ -31,19 +31,23 @@ wrapped_getter!(zeGetCommandListProcAddrTable, ze_command_list_dditable_t, [
     pfnAppendMemoryFillWithParameters => zeCommandListAppendMemoryFillWithParameters,
 ]);
 
-wrapped_getter!(zeGetContextProcAddrTable, ze_context_dditable_t, [
+wrapped_getter!(zeGetCommandListExpProcAddrTable, ze_command_list_exp_dditable_t, |minor| minor >= 9 && minor != 11, [
+    pfnCreateCloneExp => zeCommandListCreateCloneExp,
+]);
+
+wrapped_getter!(zeGetContextProcAddrTable, ze_context_dditable_t, |minor| true, [
     pfnDestroy => zeContextDestroy,
     pfnMakeMemoryResident => zeContextMakeMemoryResident,
     pfnEvictMemory => zeContextEvictMemory,
 ]);
 
-wrapped_getter!(zeGetKernelProcAddrTable, ze_kernel_dditable_t, [
+wrapped_getter!(zeGetKernelProcAddrTable, ze_kernel_dditable_t, |minor| true, [
     pfnCreate => zeKernelCreate,
     pfnDestroy => zeKernelDestroy,
     pfnSetArgumentValue => zeKernelSetArgumentValue,
 ]);
 
-wrapped_getter!(zeGetMemProcAddrTable, ze_mem_dditable_t, [
+wrapped_getter!(zeGetMemProcAddrTable, ze_mem_dditable_t, |minor| true, [
     pfnAllocDevice => zeMemAllocDevice,
     pfnFree => zeMemFree,
     pfnOpenIpcHandle => zeMemOpenIpcHandle,
@@ -51,21 +55,21 @@ wrapped_getter!(zeGetMemProcAddrTable, ze_mem_dditable_t, [
     pfnFreeExt => zeMemFreeExt,
 ]);
 
-wrapped_getter!(zeGetModuleProcAddrTable, ze_module_dditable_t, [
+wrapped_getter!(zeGetModuleProcAddrTable, ze_module_dditable_t, |minor| true, [
     pfnCreate => zeModuleCreate,
     pfnDestroy => zeModuleDestroy,
 ]);
 
-wrapped_getter!(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t, [
+wrapped_getter!(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t, |minor| true, [
     pfnCreate => zePhysicalMemCreate,
     pfnDestroy => zePhysicalMemDestroy,
 ]);
 
-wrapped_getter!(zeGetRTASBuilderProcAddrTable, ze_rtas_builder_dditable_t, [
+wrapped_getter!(zeGetRTASBuilderProcAddrTable, ze_rtas_builder_dditable_t, |minor| true, [
     pfnCommandListAppendCopyExt => zeRTASBuilderCommandListAppendCopyExt,
 ]);
 
-wrapped_getter!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, [
+wrapped_getter!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, |minor| true, [
     pfnFree => zeVirtualMemFree,
     pfnMap => zeVirtualMemMap,
     pfnUnmap => zeVirtualMemUnmap,
@@ -94,6 +98,7 @@ pub(crate) fn intercepted(name: &[u8]) -> Option<*mut c_void> {
         b"zeCommandListAppendQueryKernelTimestamps" => zeCommandListAppendQueryKernelTimestamps as *mut c_void,
         b"zeCommandListAppendWriteGlobalTimestamp" => zeCommandListAppendWriteGlobalTimestamp as *mut c_void,
         b"zeCommandListCreate" => zeCommandListCreate as *mut c_void,
+        b"zeCommandListCreateCloneExp" => zeCommandListCreateCloneExp as *mut c_void,
         b"zeCommandListCreateImmediate" => zeCommandListCreateImmediate as *mut c_void,
         b"zeCommandListDestroy" => zeCommandListDestroy as *mut c_void,
         b"zeContextDestroy" => zeContextDestroy as *mut c_void,

@@ -9,9 +9,10 @@ use std::ffi::{CStr, c_char, c_void};
 const SUCCESS: ze_result_t = ze_result_t::ZE_RESULT_SUCCESS;
 
 /// Exports getter `$name` of `$table`: the real loader's table, with the shim's functions over
-/// the intercepted entries that exist at the caller's version (those the real getter fills).
+/// the intercepted entries that exist at the caller's version (those the real getter fills),
+/// where the headers' layout holds at that version (`$holds`, of its minor version).
 macro_rules! wrapped_getter {
-    ($name:ident, $table:ty, [$($field:ident => $function:ident),* $(,)?]) => {
+    ($name:ident, $table:ty, |$minor:ident| $holds:expr, [$($field:ident => $function:ident),* $(,)?]) => {
         /// The real loader's table, with the shim's intercepted functions in it.
         ///
         /// # Safety
@@ -32,6 +33,12 @@ macro_rules! wrapped_getter {
             // SAFETY: the caller's arguments, passed on.
             let result = unsafe { getter(version, table) };
             if result != ::level_zero_sys::ze_result_t::ZE_RESULT_SUCCESS || table.is_null() {
+                return result;
+            }
+            // Where the headers' layout does not hold at `version`, nothing is patched.
+            #[allow(unused_variables)]
+            let $minor = ::level_zero_sys::ze_minor_version(version.0);
+            if !($holds) {
                 return result;
             }
             // Which entries exist at `version`: those the real getter fills in a whole table.

@@ -261,3 +261,26 @@ fn a_mapping_made_after_a_devices_first_launch_under_indirect_all_is_resident_th
     assert_eq!(figures["end.pinned"], 0);
     assert_eq!(figures["end.violations"], 0);
 }
+
+#[test]
+fn a_cloned_list_runs_on_its_sources_device_and_its_appends_make_peers_resident() {
+    // A driver that implements the clone extension (compute-runtime answers it unsupported).
+    let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+    config.command_list_clone = true;
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("clone.toml");
+    std::fs::write(&path, config.to_toml()).unwrap();
+    let Some((figures, stderr)) =
+        scenario("cloned-list", &[("ZE_SIM_CONFIG", path.to_str().unwrap())])
+    else {
+        return;
+    };
+    let (calls, pinned, violations) = step(&figures, "start");
+    assert_eq!((pinned, violations), (0, 0), "{stderr}");
+    assert_eq!(
+        step(&figures, "copied"),
+        (calls + 1, 4096, 0),
+        "device 1's memory made resident on the clone's device before the copy: {stderr}"
+    );
+    assert_eq!(figures["hazards"], 0);
+}

@@ -202,6 +202,13 @@ pub struct SimConfig {
     pub async_execution: bool,
     /// Whether `zeDriverGetExtensionFunctionAddress` offers Intel's `zex` host-pointer import.
     pub zex_extension: bool,
+    /// Whether `zeCommandListCreateCloneExp` clones a closed list made with
+    /// `ZE_COMMAND_LIST_FLAG_EXP_CLONEABLE` (the experimental extension, advertised then).
+    /// compute-runtime answers `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`
+    /// (`level_zero/api/core/ze_cmdlist_api_entrypoints.h`), and so does every preset; on, it
+    /// models a driver that implements the specification.
+    #[serde(default)]
+    pub command_list_clone: bool,
     /// Whether `zeDeviceCanAccessPeer` and the P2P properties report peer access where the link
     /// has it. Off models compute-runtime's debug key `ForceZeDeviceCanAccessPerReturnValue=0`
     /// (see [`SimConfig::with_driver_debug_keys`]): a copy that reads or writes a peer's memory
@@ -349,6 +356,7 @@ impl SimConfig {
             defer_peer_backing: false,
             async_execution: true,
             zex_extension: true,
+            command_list_clone: false,
             peer_access_reported: true,
             execute_kernels: true,
             devices: vec![b70("0000:0e:00.0"), b70("0000:12:00.0")],

@@ -405,7 +405,8 @@ pub unsafe extern "C" fn zeGetCommandListExpProcAddrTable(
         // SAFETY: a 1.9+ table (not 1.11's) holds these two fields first; nothing else is
         // written.
         unsafe {
-            std::ptr::addr_of_mut!((*table).pfnCreateCloneExp).write(None);
+            std::ptr::addr_of_mut!((*table).pfnCreateCloneExp)
+                .write(Some(command::list_create_clone));
             std::ptr::addr_of_mut!((*table).pfnImmediateAppendCommandListsExp)
                 .write(Some(command::immediate_append_command_lists));
         }

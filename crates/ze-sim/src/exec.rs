@@ -404,6 +404,8 @@ pub(crate) struct Recording {
 pub(crate) struct CommandList {
     pub context: usize,
     pub engine: Engine,
+    /// Made with `ZE_COMMAND_LIST_FLAG_EXP_CLONEABLE`.
+    pub cloneable: bool,
     pub recording: Mutex<Recording>,
     /// Present for immediate lists.
     pub immediate: Option<CommandQueue>,

@@ -1590,3 +1590,107 @@ fn multiple_indirect_launches_refuse_what_the_device_cannot_read() {
     sim.destroy_context(context);
     sim.assert_clean();
 }
+
+/// `zeCommandListCreateCloneExp`: compute-runtime answers it as unsupported, as every preset
+/// does; a configuration that implements the extension clones a closed, cloneable list into one
+/// that runs the same commands, and refuses an open or uncloneable one.
+#[test]
+fn a_cloned_list_runs_its_sources_commands_where_the_driver_implements_cloning() {
+    let unsupported = Sim::preset("b70x2");
+    let context = unsupported.context(&[0]);
+    let list = regular_list(&unsupported, context, 0, 0);
+    // SAFETY: the simulator's zeCommandListCreateCloneExp has the headers' type.
+    let clone: ze_pfnCommandListCreateCloneExp_t =
+        unsafe { unsupported.function("zeCommandListCreateCloneExp") };
+    let clone = clone.expect("an entry point");
+    let mut cloned = null_mut();
+    // SAFETY: a live list and an output pointer.
+    let result = unsafe { clone(list, &mut cloned) };
+    assert_eq!(result, ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    // SAFETY: the list this test made.
+    ok(unsafe { (unsupported.api.command_list_destroy)(list) });
+
+    let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+    config.command_list_clone = true;
+    let sim = Sim::in_process(config);
+    let context = sim.context(&[0, 1]);
+    let size = 4096;
+    let device = sim.alloc_device(context, 0, size);
+    let host = sim.alloc_host(context, size);
+    let desc = ze_command_list_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
+        flags: ze_command_list_flag_t::ZE_COMMAND_LIST_FLAG_EXP_CLONEABLE.0,
+        ..Default::default()
+    };
+    let (mut source, mut plain, mut cloned) = (null_mut(), null_mut(), null_mut());
+    let pattern = [0x5au8];
+    // SAFETY: handles this test made, pointers into its allocations.
+    unsafe {
+        ok((sim.api.command_list_create)(
+            context,
+            sim.devices[0],
+            &desc,
+            &mut source,
+        ));
+        ok((sim.api.command_list_append_memory_fill)(
+            source,
+            device,
+            pattern.as_ptr() as *const c_void,
+            1,
+            size,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        ok((sim.api.command_list_append_barrier)(
+            source,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        ok((sim.api.command_list_append_memory_copy)(
+            source,
+            host,
+            device,
+            size,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        let clone: ze_pfnCommandListCreateCloneExp_t = sim.function("zeCommandListCreateCloneExp");
+        let clone = clone.unwrap();
+        // Open: refused.
+        assert_eq!(
+            clone(source, &mut cloned),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        ok((sim.api.command_list_close)(source));
+        ok(clone(source, &mut cloned));
+        // Not made cloneable: refused.
+        plain = regular_list(&sim, context, 0, 0);
+        ok((sim.api.command_list_close)(plain));
+        let mut refused = null_mut();
+        assert_eq!(
+            clone(plain, &mut refused),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(sim.counter("live_command_lists"), 3);
+        // The clone runs the source's commands.
+        let queue = queue(&sim, context, 0, 0);
+        let mut lists = [cloned];
+        ok((sim.api.command_queue_execute_command_lists)(
+            queue,
+            1,
+            lists.as_mut_ptr(),
+            null_mut(),
+        ));
+        ok((sim.api.command_queue_synchronize)(queue, u64::MAX));
+        let bytes = std::slice::from_raw_parts(host as *const u8, size);
+        assert!(bytes.iter().all(|&byte| byte == 0x5a));
+        ok((sim.api.command_list_destroy)(cloned));
+        ok((sim.api.command_list_destroy)(source));
+        ok((sim.api.command_list_destroy)(plain));
+        ok((sim.api.command_queue_destroy)(queue));
+    }
+    assert_eq!(sim.counter("live_command_lists"), 0);
+}

@@ -556,6 +556,36 @@ static int fork_child(void) {
     return 0;
 }
 
+/* 10. A cloned command list (zeCommandListCreateCloneExp, where the driver implements it): reset
+ * and given new appends, it runs on its source's device, so a peer's memory among those
+ * operands must be made resident there as for any list. */
+static int cloned_list(void) {
+    void *peer = device_memory(context, device[1], 4096);
+    void *local = device_memory(context, device[0], 4096);
+    ze_command_list_desc_t desc = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, ZE_COMMAND_LIST_FLAG_EXP_CLONEABLE};
+    ze_command_list_handle_t source, clone;
+    CALL(zeCommandListCreate, context, device[0], &desc, &source);
+    CALL(zeCommandListClose, source);
+    CALL(zeCommandListCreateCloneExp, source, &clone);
+    CALL(zeCommandListReset, clone);
+    figures("start");
+    CALL(zeCommandListAppendMemoryCopy, clone, local, peer, 4096, NULL, 0, NULL);
+    CALL(zeCommandListClose, clone);
+    ze_command_queue_desc_t queue_desc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0,
+                                          ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_handle_t queue;
+    CALL(zeCommandQueueCreate, context, device[0], &queue_desc, &queue);
+    CALL(zeCommandQueueExecuteCommandLists, queue, 1, &clone, NULL);
+    CALL(zeCommandQueueSynchronize, queue, UINT64_MAX);
+    figures("copied");
+    CALL(zeCommandQueueDestroy, queue);
+    CALL(zeCommandListDestroy, clone);
+    CALL(zeCommandListDestroy, source);
+    CALL(zeMemFree, context, peer);
+    CALL(zeMemFree, context, local);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         printf("error usage: holes SCENARIO MODULE.spv\n");
@@ -600,6 +630,8 @@ int main(int argc, char **argv) {
         failed = ipc();
     else if (!strcmp(scenario, "fork-child"))
         failed = fork_child();
+    else if (!strcmp(scenario, "cloned-list"))
+        failed = cloned_list();
     else {
         printf("error unknown scenario %s\n", scenario);
         return 1;

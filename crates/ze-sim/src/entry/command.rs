@@ -290,9 +290,12 @@ pub(crate) unsafe extern "C" fn list_create(
         // SAFETY: the caller's output pointer.
         let list = unsafe { out(list) }?;
         let engine = engine(&platform, index, desc.commandQueueGroupOrdinal, 0)?;
+        let cloneable =
+            desc.flags & ze_command_list_flag_t::ZE_COMMAND_LIST_FLAG_EXP_CLONEABLE.0 != 0;
         let object = CommandList {
             context: context as usize,
             engine,
+            cloneable,
             recording: Mutex::new(Recording::default()),
             immediate: None,
         };
@@ -316,10 +319,55 @@ pub(crate) unsafe extern "C" fn list_create_immediate(
         let object = CommandList {
             context: context as usize,
             engine: queue.engine,
+            cloneable: false,
             recording: Mutex::new(Recording::default()),
             immediate: Some(queue),
         };
         *list = adopt(&platform, context as usize, Object::List(Arc::new(object)))
+            as ze_command_list_handle_t;
+        Ok(())
+    })
+}
+
+/// `zeCommandListCreateCloneExp`: `ZE_RESULT_ERROR_UNSUPPORTED_FEATURE`, as compute-runtime
+/// answers, unless the configuration models a driver that implements it
+/// (`SimConfig::command_list_clone`); then a copy of a closed, cloneable list's commands (the
+/// events and kernels they name are shared, as on a device), on the same context and engine.
+pub(crate) unsafe extern "C" fn list_create_clone(
+    list: ze_command_list_handle_t,
+    clone: *mut ze_command_list_handle_t,
+) -> ze_result_t {
+    guard(|| {
+        let (platform, source) = registry::list(list as usize)?;
+        if !platform.config.command_list_clone {
+            return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+        }
+        // SAFETY: the caller's output pointer.
+        let clone = unsafe { out(clone) }?;
+        if source.immediate.is_some() || !source.cloneable {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        let commands = {
+            let recording = source
+                .recording
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if !recording.closed {
+                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            recording.commands.clone()
+        };
+        let object = CommandList {
+            context: source.context,
+            engine: source.engine,
+            cloneable: true,
+            recording: Mutex::new(Recording {
+                commands,
+                closed: true,
+            }),
+            immediate: None,
+        };
+        *clone = adopt(&platform, source.context, Object::List(Arc::new(object)))
             as ze_command_list_handle_t;
         Ok(())
     })

@@ -153,8 +153,15 @@ pub(crate) unsafe extern "C" fn get_extension_properties(
     properties: *mut ze_driver_extension_properties_t,
 ) -> ze_result_t {
     guard(|| {
-        registry::driver(driver as usize)?;
-        let items = extensions().into_iter().map(|(name, version)| {
+        let platform = registry::driver(driver as usize)?;
+        // The clone extension only where the configuration implements it (compute-runtime
+        // does not).
+        let clone = platform.config.command_list_clone.then_some((
+            ZE_COMMAND_LIST_CLONE_EXP_NAME as &[u8],
+            ze_command_list_clone_exp_version_t::ZE_COMMAND_LIST_CLONE_EXP_VERSION_CURRENT.0,
+        ));
+        let all: Vec<(&[u8], u32)> = extensions().into_iter().chain(clone).collect();
+        let items = all.into_iter().map(|(name, version)| {
             let mut property = ze_driver_extension_properties_t::default();
             let name = CStr::from_bytes_with_nul(name)
                 .map(|name| name.to_string_lossy())
