@@ -37,6 +37,12 @@ impl AsymmetricBarrier {
         Self { expedited }
     }
 
+    /// Whether the rare side's barrier can be had here (Linux's expedited membarrier).
+    #[cfg(test)]
+    pub(crate) fn available(self) -> bool {
+        self.expedited
+    }
+
     /// The frequent side's barrier (no instruction: it only keeps the compiler from moving
     /// memory accesses across it).
     #[inline(always)]

@@ -390,6 +390,15 @@ fn small_device_pool_config(out_of_memory_wait: Duration) -> (Harness, PoolConfi
 #[test]
 fn out_of_memory_takes_an_idle_threads_cache_at_once() {
     run_with_timeout(Duration::from_secs(60), || {
+        let offered = rustix::thread::membarrier_query();
+        if !offered.contains_command(rustix::thread::MembarrierCommand::PrivateExpedited) {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI's kernel has membarrier"
+            );
+            eprintln!("SKIPPED: no expedited membarrier here: caches come back at their next call");
+            return;
+        }
         let wait = Duration::from_secs(20);
         let (harness, config) = small_device_pool_config(wait);
         let (manager, devices) = setup(&harness);

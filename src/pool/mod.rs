@@ -590,15 +590,15 @@ impl Drop for DevicePool {
         // segment whose work cannot be waited for is leaked, never freed under the device.
         // Each fence is asked once (many blocks may share one); once one has failed, or
         // `FENCE_SETTLE_WAIT` has passed, the rest are only asked whether they are complete, so a
-        // drop ends (a fence whose own `settle` never returns aside).
+        // drop ends within about twice that (a fence whose own `settle` never returns aside).
         let deadline = std::time::Instant::now() + fence::FENCE_SETTLE_WAIT;
-        let mut answers: Vec<(*const (), bool)> = Vec::new();
+        let mut answers: HashMap<*const (), bool> = HashMap::new();
         let mut failure = None;
         let mut unsettled = Vec::new();
         for entry in lock(&self.deferred).drain(..) {
             let fence = Arc::as_ptr(&entry.work).cast::<()>();
-            let complete = match answers.iter().find(|(known, _)| *known == fence) {
-                Some(&(_, complete)) => complete,
+            let complete = match answers.get(&fence) {
+                Some(&complete) => complete,
                 None => {
                     let complete = if failure.is_none() && std::time::Instant::now() < deadline {
                         entry
@@ -609,7 +609,7 @@ impl Drop for DevicePool {
                     } else {
                         entry.work.is_complete()
                     };
-                    answers.push((fence, complete));
+                    answers.insert(fence, complete);
                     complete
                 }
             };

@@ -1,5 +1,6 @@
 //! Each thread's cache of free small blocks, one per pool it uses: the hit path pops and pushes
-//! here, with no lock, no read-modify-write and no write to memory another thread writes.
+//! here, with no lock and no read-modify-write, on memory only a thief out of device memory
+//! (below) writes besides its owner.
 //!
 //! A cache holds at most [`PoolConfig::thread_cache_bytes`](super::PoolConfig) and, per class, a
 //! bounded count; it refills from and spills to the class's shared free list in batches. It
@@ -36,8 +37,9 @@ use std::sync::{Arc, Mutex, OnceLock, TryLockError, Weak};
 
 /// What of a thread's cache other threads reach: the counters one thread writes and any
 /// thread reads (`stats` sums them), and the free lists, which a thread out of device memory
-/// may take. Only the owning thread writes the counters (but `stolen`), so a plain load and
-/// store is an exact increment, and no thread takes the cache line from another.
+/// may take. Only the owning thread writes the counters, but for a thief's `stolen` and
+/// `cached` (written only while the owner is neither in a hit nor in its slow path), so a plain
+/// load and store is an exact increment, and no thread takes the cache line from another.
 ///
 /// The thread's allocated bytes are `held - stolen - cached`: a hit or a free into the cache
 /// moves a block between the two, so it changes `cached` only. A block freed on another thread
@@ -259,7 +261,10 @@ impl ThreadCounters {
     ) -> Option<R> {
         self.active.store(true, Ordering::Relaxed);
         barrier.light();
-        let result = if self.signals.load(Ordering::Relaxed) != 0 {
+        // Acquire: pairs with a thief's clearing of STEALING, so a hit after a steal sees the
+        // lists the thief emptied (on weakly ordered processors a later load could otherwise
+        // read the list from before).
+        let result = if self.signals.load(Ordering::Acquire) != 0 {
             None
         } else {
             hit()
@@ -616,16 +621,24 @@ pub(super) fn with_cache<R>(
 pub(super) fn steal_idle_caches(owner: &Shared) -> u64 {
     // Copied out, so the table's lock is not held while the free lists are taken.
     let caches: Vec<Arc<ThreadCounters>> = lock(&owner.counters).live.clone();
+    // Every gate that can be had, each cache signalled, then one barrier for all of them.
+    let held: Vec<_> = caches
+        .iter()
+        .filter_map(|counters| {
+            let gate = match counters.gate.try_lock() {
+                Ok(gate) => gate,
+                Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+                // Its owner is in its slow path: busy, not idle.
+                Err(TryLockError::WouldBlock) => return None,
+            };
+            counters.signals.fetch_or(STEALING, Ordering::Relaxed);
+            Some((counters, gate))
+        })
+        .collect();
+    let ordered = !held.is_empty() && owner.barrier.heavy();
     let mut taken = 0;
-    for counters in caches {
-        let _gate = match counters.gate.try_lock() {
-            Ok(gate) => gate,
-            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            // Its owner is in its slow path (or it is this thread's own, borrowed).
-            Err(TryLockError::WouldBlock) => continue,
-        };
-        counters.signals.fetch_or(STEALING, Ordering::Relaxed);
-        if owner.barrier.heavy() && !counters.active.load(Ordering::Acquire) {
+    for (counters, gate) in held {
+        if ordered && !counters.active.load(Ordering::Acquire) {
             let bytes = counters.cached.load(Ordering::Relaxed);
             counters.cached.store(0, Ordering::Relaxed);
             counters.stolen.fetch_add(bytes, Ordering::Relaxed);
@@ -633,8 +646,14 @@ pub(super) fn steal_idle_caches(owner: &Shared) -> u64 {
                 owner.take_back(index, slots);
             }
             taken += bytes;
+            #[cfg(test)]
+            tests::STOLEN.fetch_add(1, Ordering::Relaxed);
+        } else {
+            #[cfg(test)]
+            tests::SKIPPED_ACTIVE.fetch_add(usize::from(ordered) as u64, Ordering::Relaxed);
         }
         counters.signals.fetch_and(!STEALING, Ordering::Release);
+        drop(gate);
     }
     taken
 }
@@ -675,5 +694,77 @@ impl UncachedCounters {
             misses: self.misses.load(Ordering::Relaxed),
             allocated: self.allocated.load(Ordering::Relaxed),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{
+        Context, DevicePool, Memory, PoolConfig, ResidencyConfig, ResidencyManager, Runtime,
+    };
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::time::{Duration, Instant};
+
+    /// Caches taken, and caches skipped because their owner was in a hit, by every thief.
+    pub(super) static STOLEN: AtomicU64 = AtomicU64::new(0);
+    pub(super) static SKIPPED_ACTIVE: AtomicU64 = AtomicU64::new(0);
+
+    /// Two threads allocate and free through their caches while a third takes idle caches in a
+    /// loop (no out of memory, no flush asked): no block is ever held twice, caches are taken
+    /// while their owners run, and every block comes back.
+    #[test]
+    fn caches_taken_while_their_owners_run_never_hand_a_block_out_twice() {
+        let devices = Runtime::simulated("b70x2").unwrap().devices().unwrap();
+        let manager =
+            ResidencyManager::new(Context::new(&devices).unwrap(), ResidencyConfig::default())
+                .unwrap();
+        let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+        if !pool.shared.barrier.available() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI's kernel has membarrier"
+            );
+            eprintln!("SKIPPED: no expedited membarrier here, so no cache is ever taken");
+            return;
+        }
+        let held = Mutex::new(HashSet::new());
+        let stop = AtomicBool::new(false);
+        let stolen_before = STOLEN.load(Ordering::Relaxed);
+        std::thread::scope(|scope| {
+            for _ in 0..2 {
+                let (pool, held, stop) = (&pool, &held, &stop);
+                scope.spawn(move || {
+                    let mut mine = Vec::new();
+                    while !stop.load(Ordering::Relaxed) {
+                        for _ in 0..8 {
+                            let block = pool.allocate(256).unwrap();
+                            assert!(held.lock().unwrap().insert(block.address()), "held twice");
+                            mine.push(block);
+                        }
+                        for block in mine.drain(..) {
+                            assert!(held.lock().unwrap().remove(&block.address()));
+                            drop(block);
+                        }
+                    }
+                });
+            }
+            let deadline = Instant::now() + Duration::from_millis(300);
+            while Instant::now() < deadline {
+                super::steal_idle_caches(&pool.shared);
+                std::thread::yield_now();
+            }
+            stop.store(true, Ordering::Relaxed);
+        });
+        let stolen = STOLEN.load(Ordering::Relaxed) - stolen_before;
+        eprintln!(
+            "caches taken: {stolen}; skipped as active, over all tests: {}",
+            SKIPPED_ACTIVE.load(Ordering::Relaxed)
+        );
+        assert!(stolen > 0, "no cache was taken");
+        assert_eq!(pool.stats().allocated_bytes, 0);
+        pool.trim().unwrap();
+        assert_eq!(pool.stats().reserved_bytes, 0, "every block came back");
     }
 }
