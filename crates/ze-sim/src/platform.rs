@@ -177,6 +177,10 @@ pub(crate) struct Allocation {
     /// An opened IPC handle of a device this process cannot see: its import on the opening
     /// device (GTT, and pinned host memory if `true`), released when it is closed.
     pub foreign_import: Option<bool>,
+    /// An opened IPC handle: how many opens of its buffer in its context it stands for, and
+    /// the buffer (its memory file's device and inode); closed with the last.
+    pub opens: u32,
+    pub buffer: Option<(u64, u64)>,
     /// Submitted commands that use it and have not completed.
     pub pending: u32,
     pub id: u64,
@@ -199,6 +203,8 @@ impl Allocation {
             unpinned: 0,
             unbacked: 0,
             foreign_import: None,
+            opens: 0,
+            buffer: None,
             pending: 0,
             id: state.next_allocation_id,
             atomic_attributes: Vec::new(),
@@ -327,6 +333,9 @@ pub(crate) struct State {
     pub fence_end: FxHashMap<usize, u64>,
     /// Objects created in each context that must go before it.
     pub context_children: FxHashMap<usize, u64>,
+    /// (memory file's device and inode, context) -> the address of its live opened mapping: a
+    /// buffer opened again in one context is that mapping (one DRM buffer object, charged once).
+    pub opened_buffers: FxHashMap<(u64, u64, usize), usize>,
     pub next_allocation_id: u64,
     /// (allocation base, executing device) -> submitted commands using it there, not yet done.
     pub device_uses: FxHashMap<(usize, u32), u32>,
@@ -642,6 +651,8 @@ impl Inner {
                 unpinned: 0,
                 unbacked: 0,
                 foreign_import: None,
+                opens: 0,
+                buffer: None,
                 pending: 0,
                 id,
                 atomic_attributes: Vec::new(),
@@ -1087,6 +1098,7 @@ impl Platform {
             worker_end: FxHashMap::default(),
             fence_end: FxHashMap::default(),
             context_children: FxHashMap::default(),
+            opened_buffers: FxHashMap::default(),
             next_allocation_id: 0,
             device_uses: FxHashMap::default(),
             list_uses: FxHashMap::default(),

@@ -230,3 +230,61 @@ fn a_handle_from_another_process_maps_the_bytes_and_a_forged_one_is_refused() {
     }
     sim.assert_clean();
 }
+
+/// One handle opened twice in one context is one buffer object, as the kernel makes a dma-buf
+/// imported twice into one DRM file: both opens are one mapping, charged once on the importing
+/// peer, and released when the last open is closed.
+#[test]
+fn a_handle_opened_twice_in_one_context_is_charged_once_and_released_at_the_last_close() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the names with their headers' types; valid handles and outputs.
+    unsafe {
+        let Functions {
+            get, open, close, ..
+        } = functions(&sim);
+        let (exporter, importer) = (sim.context(&[0, 1]), sim.context(&[0, 1]));
+        let size = 1 << 20;
+        let exported = sim.alloc_device(exporter, 0, size);
+        let mut handle = ze_ipc_mem_handle_t::default();
+        ok(get(exporter, exported, &mut handle));
+        let (mut first, mut second) = (null_mut(), null_mut());
+        // Opened on device 1, a peer of the owner: an import there.
+        ok(open(importer, sim.devices[1], handle, 0, &mut first));
+        let once = (sim.host_pinned(), sim.vram_gtt(1).1);
+        assert_eq!(
+            once,
+            (size as u64, size as u64),
+            "pinned and GTT of one import"
+        );
+        ok(open(importer, sim.devices[1], handle, 0, &mut second));
+        assert_eq!(first, second, "one buffer, one mapping");
+        assert_eq!((sim.host_pinned(), sim.vram_gtt(1).1), once, "charged once");
+        assert_eq!(sim.counter("live_opened_ipc_handles"), 2);
+        ok(close(importer, first));
+        assert_eq!(
+            (sim.host_pinned(), sim.vram_gtt(1).1),
+            once,
+            "the other open holds it"
+        );
+        ok(close(importer, second));
+        assert_eq!((sim.host_pinned(), sim.vram_gtt(1).1), (0, 0));
+        assert_eq!(
+            close(importer, second),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            "closed as often as opened"
+        );
+        // Another context maps it apart, as before.
+        let other = sim.context(&[0, 1]);
+        let (mut mine, mut theirs) = (null_mut(), null_mut());
+        ok(open(importer, sim.devices[0], handle, 0, &mut mine));
+        ok(open(other, sim.devices[0], handle, 0, &mut theirs));
+        assert_ne!(mine, theirs);
+        ok(close(importer, mine));
+        ok(close(other, theirs));
+        sim.free(exporter, exported);
+        sim.destroy_context(other);
+        sim.destroy_context(exporter);
+        sim.destroy_context(importer);
+    }
+    sim.assert_clean();
+}

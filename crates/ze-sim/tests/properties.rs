@@ -34,6 +34,7 @@ fn custom() -> SimConfig {
         defer_peer_backing: false,
         async_execution: false,
         zex_extension: true,
+        command_list_clone: false,
         peer_access_reported: true,
         execute_kernels: true,
         devices: vec![

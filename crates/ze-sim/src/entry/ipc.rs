@@ -154,7 +154,45 @@ pub(crate) unsafe extern "C" fn open_handle(
             .iter()
             .position(|&index| index == machine_owner)
             .map(|index| index as u32);
+        // The buffer the handle names: its memory file, whoever exported it (the kernel gives a
+        // dma-buf imported twice into one DRM file one buffer object; so does this driver).
+        let buffer = {
+            use std::os::unix::fs::MetadataExt;
+            std::fs::metadata(format!("/proc/self/fd/{fd}"))
+                .map(|file| (file.dev(), file.ino()))
+                .map_err(|_| ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?
+        };
         let mut state = platform.lock();
+        let key = (buffer.0, buffer.1, context as usize);
+        if let Some(&address) = state.opened_buffers.get(&key) {
+            let known = state
+                .allocations
+                .get(&address)
+                .map(|opened| (opened.kind, opened.foreign_import));
+            // Opened again on the device it was, or on another that sees its owner (an import
+            // there, if it is none yet, as a use would make).
+            let again = match known {
+                Some((MemKind::Device { .. }, None)) => visible_owner.is_some(),
+                Some((_, Some(_))) => state.allocations[&address].resident == 1 << opening_device,
+                _ => false,
+            };
+            if again {
+                if let Some(MemKind::Device { owner }) = known.map(|(kind, _)| kind)
+                    && opening_device != owner
+                    && let Err(error) = platform.import_opened(&mut state, address, opening_device)
+                {
+                    platform.note_refusal("zeMemOpenIpcHandle", error, 0);
+                    return Err(error);
+                }
+                if let Some(opened) = state.allocations.get_mut(&address) {
+                    opened.opens += 1;
+                }
+                state.counters.live_opened_ipc_handles += 1;
+                *state.context_children.entry(context as usize).or_default() += 1;
+                *pointer = address as *mut c_void;
+                return Ok(());
+            }
+        }
         let (size, backing, owner) = if exporter == std::process::id() {
             let owner = visible_owner.ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
             // The exporter, live in this platform, exported already (its pages are a memory
@@ -199,7 +237,10 @@ pub(crate) unsafe extern "C" fn open_handle(
                 Allocation::opened(&mut state, size, opening_device, context as usize, backing);
             opened.resident = 1 << opening_device;
             opened.foreign_import = Some(pins);
+            opened.opens = 1;
+            opened.buffer = Some(buffer);
             state.allocations.insert(address, opened);
+            state.opened_buffers.entry(key).or_insert(address);
             state.counters.live_opened_ipc_handles += 1;
             *state.context_children.entry(context as usize).or_default() += 1;
             *pointer = address as *mut c_void;
@@ -208,6 +249,8 @@ pub(crate) unsafe extern "C" fn open_handle(
         let mut opened = Allocation::opened(&mut state, size, owner, context as usize, backing);
         // Resident on its owner already: the exporter committed it there.
         opened.resident = 1 << owner;
+        opened.opens = 1;
+        opened.buffer = Some(buffer);
         state.allocations.insert(address, opened);
         if opening_device != owner
             && let Err(error) = platform.import_opened(&mut state, address, opening_device)
@@ -216,6 +259,7 @@ pub(crate) unsafe extern "C" fn open_handle(
             platform.note_refusal("zeMemOpenIpcHandle", error, size as u64);
             return Err(error);
         }
+        state.opened_buffers.entry(key).or_insert(address);
         state.counters.live_opened_ipc_handles += 1;
         *state.context_children.entry(context as usize).or_default() += 1;
         *pointer = address as *mut c_void;
@@ -240,6 +284,20 @@ pub(crate) unsafe extern "C" fn close_handle(
             }
             _ => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT),
         }
+        let release_children = |state: &mut crate::platform::State| {
+            state.counters.live_opened_ipc_handles -= 1;
+            if let Some(children) = state.context_children.get_mut(&(context as usize)) {
+                *children = children.saturating_sub(1);
+            }
+        };
+        // One open of several of its buffer: the mapping stays for the others.
+        if let Some(opened) = state.allocations.get_mut(&address)
+            && opened.opens > 1
+        {
+            opened.opens -= 1;
+            release_children(&mut state);
+            return Ok(());
+        }
         let Some(mut opened) = state.allocations.remove(&address) else {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         };
@@ -252,10 +310,13 @@ pub(crate) unsafe extern "C" fn close_handle(
             opened.resident &= !(1 << owner);
         }
         Inner::release_all_residency(&platform, &mut state, &opened);
-        state.counters.live_opened_ipc_handles -= 1;
-        if let Some(children) = state.context_children.get_mut(&(context as usize)) {
-            *children = children.saturating_sub(1);
+        if let Some((dev, ino)) = opened.buffer {
+            let key = (dev, ino, context as usize);
+            if state.opened_buffers.get(&key) == Some(&address) {
+                state.opened_buffers.remove(&key);
+            }
         }
+        release_children(&mut state);
         Ok(())
     })
 }
