@@ -11,12 +11,18 @@
 //! A process's share goes when it ends, as the kernel releases a dead process's memory: at
 //! `exit` (through the C library's `on_exit`, which also gives the exit status), or, for a
 //! process that never ran its exit handlers (killed, crashed, `_exit`), when another process
-//! of the machine finds it gone (its pid no longer running with the start time it attached
-//! with). A process killed inside the few instructions between charging the machine and its own
-//! slot leaves those bytes behind: the one window this design does not close.
+//! of the machine finds it gone. A process is alive while it holds its slot's lock: an
+//! open-file-description lock on one byte of the machine file past the region, taken as it
+//! joins, which the kernel drops when the process dies or replaces itself (`exec`: the file is
+//! close-on-exec). Unlike a process id, no PID namespace changes it: ranks in containers that
+//! share `/dev/shm`, each with its own namespace, tell each other apart. A process killed
+//! inside the few instructions between charging the machine and its own slot leaves those bytes
+//! behind: the one window this design does not close.
 //!
 //! A child made by `fork` without `exec` inherits its parent's mapping and a copy of its
-//! platform, but is no GPU client of its own: its simulator stops touching the machine.
+//! platform, but is no GPU client of its own: its simulator stops touching the machine. It
+//! shares its parent's open file description, so it also holds the parent's lock: a parent
+//! killed before such a child exits is reaped once the child is gone.
 
 use crate::config::SimConfig;
 use serde::{Deserialize, Serialize};
@@ -103,8 +109,8 @@ struct FailureRecord {
 struct Slot {
     state: AtomicU32,
     pid: AtomicU32,
-    /// Start time of the process (`/proc/PID/stat` field 22), so a reused pid is not taken
-    /// for the process that attached.
+    /// Start time of the process (`/proc/PID/stat` field 22), for the report: in its own PID
+    /// namespace, as its pid is (the slot's lock says whether it is alive).
     start_time: AtomicU64,
     /// Exit status plus one; 0 while unknown.
     exit_status: AtomicU64,
@@ -196,6 +202,22 @@ fn start_time(pid: u32) -> Option<u64> {
 /// A mapping of a machine file.
 pub struct Machine {
     region: std::ptr::NonNull<Region>,
+    /// The open file, whose description holds this process's slot lock (if it joined).
+    file: std::fs::File,
+    /// The slot whose lock this description holds (`usize::MAX`: none).
+    held: std::sync::atomic::AtomicUsize,
+}
+
+/// A lock request on slot `slot`'s byte of the machine file, of `kind` (`F_WRLCK`, ...).
+fn slot_lock(slot: usize, kind: libc::c_int) -> libc::flock {
+    // SAFETY: `flock` is plain data, for which all zeros is a valid value (and `l_pid` must be
+    // 0 for the open-file-description commands).
+    let mut lock: libc::flock = unsafe { std::mem::zeroed() };
+    lock.l_type = kind as libc::c_short;
+    lock.l_whence = libc::SEEK_SET as libc::c_short;
+    lock.l_start = (std::mem::size_of::<Region>() + slot) as libc::off_t;
+    lock.l_len = 1;
+    lock
 }
 
 // SAFETY: the region is a shared mapping of atomics only, valid while the value lives.
@@ -269,7 +291,35 @@ fn device_limit(config: &SimConfig, device: usize) -> u64 {
 }
 
 impl Machine {
-    fn map(file: &std::fs::File, path: &Path) -> Result<Self, MachineError> {
+    /// Takes slot `slot`'s lock for this open file description: held until the description is
+    /// closed (this value dropped, the process's `exec` or its end).
+    fn hold(&self, slot: usize) -> std::io::Result<()> {
+        let lock = slot_lock(slot, libc::F_WRLCK);
+        // SAFETY: fcntl on the descriptor this value owns, with a lock request it owns.
+        if unsafe { libc::fcntl(self.file.as_raw_fd(), libc::F_OFD_SETLK, &lock) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        self.held.store(slot, Ordering::Release);
+        Ok(())
+    }
+
+    /// Whether slot `slot`'s process is alive: its lock is held by this value or by another
+    /// open file description (an answer the kernel cannot give counts as alive: never reap a
+    /// live process).
+    fn alive(&self, slot: usize) -> bool {
+        if self.held.load(Ordering::Acquire) == slot {
+            return true;
+        }
+        let mut lock = slot_lock(slot, libc::F_WRLCK);
+        // SAFETY: fcntl on the descriptor this value owns; it writes into `lock`, which it
+        // owns.
+        if unsafe { libc::fcntl(self.file.as_raw_fd(), libc::F_OFD_GETLK, &mut lock) } != 0 {
+            return true;
+        }
+        lock.l_type != libc::F_UNLCK as libc::c_short
+    }
+
+    fn map(file: std::fs::File, path: &Path) -> Result<Self, MachineError> {
         let len = std::mem::size_of::<Region>();
         // SAFETY: a shared mapping of a file this function holds open, of the region's size
         // (the file has been sized to it); the kernel picks the address.
@@ -291,7 +341,11 @@ impl Machine {
         }
         let region = std::ptr::NonNull::new(address as *mut Region)
             .ok_or_else(|| MachineError::NotAMachine(path.to_path_buf()))?;
-        Ok(Self { region })
+        Ok(Self {
+            region,
+            file,
+            held: std::sync::atomic::AtomicUsize::new(usize::MAX),
+        })
     }
 
     fn region(&self) -> &Region {
@@ -345,7 +399,7 @@ impl Machine {
             let _ = std::fs::remove_file(path);
             return Err(io(std::io::Error::from_raw_os_error(allocated)));
         }
-        let machine = Self::map(&file, path)?;
+        let machine = Self::map(file, path)?;
         let region = machine.region();
         region
             .device_count
@@ -377,7 +431,7 @@ impl Machine {
         if file.metadata().map_err(io)?.len() != std::mem::size_of::<Region>() as u64 {
             return Err(MachineError::NotAMachine(path.to_path_buf()));
         }
-        let machine = Self::map(&file, path)?;
+        let machine = Self::map(file, path)?;
         let region = machine.region();
         if region.magic.load(Ordering::Acquire) != MAGIC
             || region.version.load(Ordering::Relaxed) != VERSION
@@ -405,14 +459,8 @@ impl Machine {
         let region = self.region();
         let used = (region.next_slot.load(Ordering::Acquire) as usize).min(MAX_PROCESSES);
         let mut reaped = 0;
-        for slot in &region.slots[..used] {
-            if slot.state.load(Ordering::Acquire) != LIVE {
-                continue;
-            }
-            let pid = slot.pid.load(Ordering::Relaxed);
-            if pid == std::process::id()
-                || start_time(pid) == Some(slot.start_time.load(Ordering::Relaxed))
-            {
+        for (index, slot) in region.slots[..used].iter().enumerate() {
+            if slot.state.load(Ordering::Acquire) != LIVE || self.alive(index) {
                 continue;
             }
             if slot
@@ -651,29 +699,17 @@ impl Membership {
             });
         }
         let pid = std::process::id();
-        // Without its start time the process could not be told from a later one of its pid.
-        let started = start_time(pid).ok_or_else(|| MachineError::Io {
-            path: PathBuf::from("/proc/self/stat"),
-            source: std::io::Error::other("no start time for this process"),
-        })?;
-        // A program that joined and then replaced itself (`exec`) never ran its exit handlers:
-        // the old image's share goes now.
-        let used = (region.next_slot.load(Ordering::Acquire) as usize).min(MAX_PROCESSES);
-        for earlier in &region.slots[..used] {
-            if earlier.pid.load(Ordering::Relaxed) == pid
-                && earlier.start_time.load(Ordering::Relaxed) == started
-                && earlier
-                    .state
-                    .compare_exchange(LIVE, VANISHED, Ordering::AcqRel, Ordering::Acquire)
-                    .is_ok()
-            {
-                machine.release_share(earlier);
-            }
-        }
+        // For the report only: liveness is the slot's lock.
+        let started = start_time(pid).unwrap_or(0);
         let slot = region.next_slot.fetch_add(1, Ordering::AcqRel) as usize;
         if slot >= MAX_PROCESSES {
             return Err(MachineError::Full(path.to_path_buf()));
         }
+        // Held before the slot is live, so whoever sees it live finds it held.
+        machine.hold(slot).map_err(|source| MachineError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let entry = &region.slots[slot];
         entry.pid.store(pid, Ordering::Relaxed);
         entry.start_time.store(started, Ordering::Relaxed);
@@ -686,7 +722,8 @@ impl Membership {
             .unwrap_or_default();
         store_text(&entry.command, &command);
         entry.state.store(LIVE, Ordering::Release);
-        // Whoever went before without exiting leaves no figure behind.
+        // Whoever went before without exiting leaves no figure behind (a program that joined
+        // and then replaced itself, `exec`, among them: its old image's lock went at the exec).
         machine.reap_vanished();
         Ok(Self {
             machine,
@@ -1059,14 +1096,57 @@ mod tests {
         before
             .charge(Figure::Allocated(0), 3 * GIB, Some(24 * GIB))
             .unwrap();
-        // The same pid and start time joining again is the process's new image.
+        // An exec closes the machine file (close-on-exec), and with it the old image's lock;
+        // the new image joins again.
+        drop(before);
         let after = Membership::join(&path, &config, vec![0, 1, 2, 3]).unwrap();
         let reader = Machine::open(&path).unwrap();
         let report = reader.report();
         assert_eq!(report.devices[0].allocated_bytes.current, 0);
         assert_eq!(report.processes[0].state, ProcessState::Vanished);
         assert_eq!(report.processes[1].state, ProcessState::Running);
-        drop((before, after));
+        drop(after);
+    }
+
+    /// A rank in another PID namespace (a container sharing `/dev/shm`): the pid its slot
+    /// records names, here, another live process with another start time, or none. While the
+    /// rank lives it holds its slot's lock, and nobody reaps it; once it is gone, its share goes.
+    #[test]
+    fn a_live_rank_whose_pid_means_another_process_here_is_not_reaped() {
+        let (_folder, path, config) = machine("m");
+        let member = Membership::join(&path, &config, vec![0, 1, 2, 3]).unwrap();
+        let mut stranger = std::process::Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .unwrap();
+        for recorded_pid in [stranger.id(), dead_pid()] {
+            // The rank: its own open of the machine file, holding its slot's lock.
+            let rank = Machine::open(&path).unwrap();
+            let region = rank.region();
+            let slot = region.next_slot.fetch_add(1, Ordering::AcqRel) as usize;
+            rank.hold(slot).unwrap();
+            let entry = &region.slots[slot];
+            entry.pid.store(recorded_pid, Ordering::Relaxed);
+            entry.start_time.store(1, Ordering::Relaxed);
+            entry.now.host_pinned.store(7 * GIB, Ordering::Relaxed);
+            entry.state.store(LIVE, Ordering::Release);
+            region.now.host_pinned.fetch_add(7 * GIB, Ordering::AcqRel);
+            let reader = Machine::open(&path).unwrap();
+            assert_eq!(reader.reap_vanished(), 0, "its lock is held");
+            assert_eq!(member.machine.reap_vanished(), 0, "from a member too");
+            assert_eq!(reader.host_pinned_bytes(), 7 * GIB);
+            // The rank dies: the kernel drops its lock with its open file description.
+            drop(rank);
+            assert_eq!(reader.reap_vanished(), 1);
+            assert_eq!(reader.host_pinned_bytes(), 0);
+        }
+        stranger.kill().unwrap();
+        stranger.wait().unwrap();
+        assert_eq!(
+            Machine::open(&path).unwrap().reap_vanished(),
+            0,
+            "the member lives"
+        );
     }
 
     #[test]

@@ -1622,7 +1622,7 @@ fn a_cloned_list_runs_its_sources_commands_where_the_driver_implements_cloning()
         flags: ze_command_list_flag_t::ZE_COMMAND_LIST_FLAG_EXP_CLONEABLE.0,
         ..Default::default()
     };
-    let (mut source, mut plain, mut cloned) = (null_mut(), null_mut(), null_mut());
+    let (mut source, mut cloned) = (null_mut(), null_mut());
     let pattern = [0x5au8];
     // SAFETY: handles this test made, pointers into its allocations.
     unsafe {
@@ -1667,7 +1667,7 @@ fn a_cloned_list_runs_its_sources_commands_where_the_driver_implements_cloning()
         ok((sim.api.command_list_close)(source));
         ok(clone(source, &mut cloned));
         // Not made cloneable: refused.
-        plain = regular_list(&sim, context, 0, 0);
+        let plain = regular_list(&sim, context, 0, 0);
         ok((sim.api.command_list_close)(plain));
         let mut refused = null_mut();
         assert_eq!(

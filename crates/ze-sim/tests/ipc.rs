@@ -288,3 +288,63 @@ fn a_handle_opened_twice_in_one_context_is_charged_once_and_released_at_the_last
     }
     sim.assert_clean();
 }
+
+/// A rank in another PID namespace may have this process's pid: its handle carries this
+/// process's id but names a memory file this process never exported. It is another process's
+/// handle (mapped), not a forged one of this process's own (refused).
+#[test]
+fn a_handle_from_a_process_with_this_processs_pid_in_another_namespace_maps_its_bytes() {
+    let (exporting, importing) = (Sim::preset("b70x2"), Sim::preset("b70x2"));
+    // SAFETY (whole test): the names with their headers' types; valid handles and outputs.
+    unsafe {
+        let exported_by = functions(&exporting);
+        let imported_by = functions(&importing);
+        let exporter = exporting.context(&[0, 1]);
+        let importer = importing.context(&[0, 1]);
+        let size = 8192;
+        let exported = exporting.alloc_device(exporter, 0, size);
+        let list = exporting.immediate_list(exporter, 0, 1);
+        let data: Vec<u8> = (0..size as u32).map(|i| (i * 3) as u8).collect();
+        ok(exporting.copy(
+            list,
+            exported,
+            data.as_ptr() as _,
+            size,
+            null_mut(),
+            &mut [],
+        ));
+        ok((exported_by.synchronize)(list, u64::MAX));
+        let mut handle = ze_ipc_mem_handle_t::default();
+        ok((exported_by.get)(exporter, exported, &mut handle));
+        // The handle as written, this process's id in it: the importing platform owns no such
+        // memory file.
+        let mut opened = null_mut();
+        ok((imported_by.open)(
+            importer,
+            importing.devices[0],
+            handle,
+            0,
+            &mut opened,
+        ));
+        let importer_list = importing.immediate_list(importer, 0, 1);
+        let mut back = vec![0u8; size];
+        ok(importing.copy(
+            importer_list,
+            back.as_mut_ptr() as _,
+            opened,
+            size,
+            null_mut(),
+            &mut [],
+        ));
+        ok((imported_by.synchronize)(importer_list, u64::MAX));
+        assert_eq!(back, data);
+        ok((imported_by.close)(importer, opened));
+        importing.destroy_list(importer_list);
+        importing.destroy_context(importer);
+        exporting.destroy_list(list);
+        exporting.free(exporter, exported);
+        exporting.destroy_context(exporter);
+    }
+    exporting.assert_clean();
+    importing.assert_clean();
+}

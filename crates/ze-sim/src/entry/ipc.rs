@@ -131,6 +131,15 @@ pub(crate) unsafe extern "C" fn put_handle(
     guard(|| registry::context(context as usize).map(|_| ()))
 }
 
+/// The device and inode of the file descriptor `fd` of this process names: the same for every
+/// descriptor of one memory file, in any process.
+fn file_identity(fd: i32) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(format!("/proc/self/fd/{fd}"))
+        .ok()
+        .map(|file| (file.dev(), file.ino()))
+}
+
 pub(crate) unsafe extern "C" fn open_handle(
     context: ze_context_handle_t,
     device: ze_device_handle_t,
@@ -156,12 +165,7 @@ pub(crate) unsafe extern "C" fn open_handle(
             .map(|index| index as u32);
         // The buffer the handle names: its memory file, whoever exported it (the kernel gives a
         // dma-buf imported twice into one DRM file one buffer object; so does this driver).
-        let buffer = {
-            use std::os::unix::fs::MetadataExt;
-            std::fs::metadata(format!("/proc/self/fd/{fd}"))
-                .map(|file| (file.dev(), file.ino()))
-                .map_err(|_| ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?
-        };
+        let buffer = file_identity(fd).ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
         let mut state = platform.lock();
         let key = (buffer.0, buffer.1, context as usize);
         if let Some(&address) = state.opened_buffers.get(&key) {
@@ -193,10 +197,18 @@ pub(crate) unsafe extern "C" fn open_handle(
                 return Ok(());
             }
         }
-        let (size, backing, owner) = if exporter == std::process::id() {
+        // A handle of this process's own names one of its memory files (another process's may
+        // carry this process's id: ranks in other PID namespaces); it must then name the
+        // exporter, live in this platform, with the descriptor, length and owner it has.
+        let own = exporter == std::process::id()
+            && state.allocations.values().any(|allocation| {
+                allocation
+                    .backing()
+                    .and_then(Backing::shared_file)
+                    .is_some_and(|file| file_identity(file) == Some(buffer))
+            });
+        let (size, backing, owner) = if own {
             let owner = visible_owner.ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-            // The exporter, live in this platform, exported already (its pages are a memory
-            // file), with the descriptor, length and owner the handle names.
             let size = state
                 .allocations
                 .values()
