@@ -80,6 +80,8 @@ def _allocator() -> ctypes.CDLL:
         library.lazy_usm_unregister_host_memory.restype = ctypes.c_int
         library.lazy_usm_xpu_stats.argtypes = [ctypes.c_int, ctypes.c_void_p]
         library.lazy_usm_xpu_stats.restype = ctypes.c_int
+        library.lazy_usm_xpu_driver_counters.argtypes = [ctypes.c_int, ctypes.c_void_p]
+        library.lazy_usm_xpu_driver_counters.restype = ctypes.c_int
         library.lazy_usm_xpu_empty_cache.argtypes = [ctypes.c_void_p]
         library.lazy_usm_xpu_empty_cache.restype = ctypes.c_int
         library.lazy_usm_xpu_host_cost.argtypes = [ctypes.c_void_p]

@@ -40,6 +40,11 @@ class _Stats(ctypes.Structure):
         ("cached_bytes", ctypes.c_uint64),
         ("hits", ctypes.c_uint64),
         ("misses", ctypes.c_uint64),
+    ]
+
+
+class _DriverCounters(ctypes.Structure):
+    _fields_ = [
         ("driver_allocations", ctypes.c_uint64),
         ("driver_frees", ctypes.c_uint64),
         ("allocation_retries", ctypes.c_uint64),
@@ -134,16 +139,21 @@ def memory_stats(device: Any = None) -> Dict[str, int]:
     out rather than approximated; `lazy_usm.cached_bytes` is what the pools hold and no tensor
     uses."""
     stats = _stats(device)
+    driver = _DriverCounters()
+    _check(
+        _allocator().lazy_usm_xpu_driver_counters(_device_index(device), ctypes.byref(driver)),
+        "memory_stats",
+    )
     return {
         "requested_bytes.all.current": stats.allocated_bytes,
         "requested_bytes.all.peak": stats.peak_allocated_bytes,
         "reserved_bytes.all.current": stats.reserved_bytes,
         "reserved_bytes.all.peak": stats.peak_reserved_bytes,
-        "segment.all.current": stats.segments,
-        "num_device_alloc": stats.driver_allocations,
-        "num_device_free": stats.driver_frees,
-        "num_alloc_retries": stats.allocation_retries,
-        "num_ooms": stats.out_of_memory_errors,
+        "segment.all.current": driver.segments,
+        "num_device_alloc": driver.driver_allocations,
+        "num_device_free": driver.driver_frees,
+        "num_alloc_retries": driver.allocation_retries,
+        "num_ooms": driver.out_of_memory_errors,
         "lazy_usm.cached_bytes": stats.cached_bytes,
         "lazy_usm.pool_hits": stats.hits,
         "lazy_usm.pool_misses": stats.misses,

@@ -96,15 +96,23 @@ typedef struct {
   uint64_t hits;
   // Allocations that needed new memory.
   uint64_t misses;
-  // Segments allocated from the driver.
-  uint64_t driver_allocations;
-  // Segments released to the driver.
-  uint64_t driver_frees;
-  // Driver allocations retried after the device ran out of memory.
-  uint64_t allocation_retries;
-  // Out-of-memory errors returned.
-  uint64_t out_of_memory_errors;
 } LazyUsmPoolStats;
+
+// A pool's dealings with the driver (`lazy_usm_pool_driver_counters`,
+// `lazy_usm_xpu_driver_counters`): a struct of its own, so that `LazyUsmPoolStats` keeps the
+// size callers built against.
+typedef struct {
+  // Segments allocated from the driver (PyTorch's `num_device_alloc`).
+  uint64_t driver_allocations;
+  // Segments released to the driver (`num_device_free`).
+  uint64_t driver_frees;
+  // Driver allocations retried after the device ran out of memory (`num_alloc_retries`).
+  uint64_t allocation_retries;
+  // Out-of-memory errors returned (`num_ooms`).
+  uint64_t out_of_memory_errors;
+  // Live segments (`segment.all.current`).
+  uint64_t segments;
+} LazyUsmDriverCounters;
 
 #if defined(LAZY_USM_XPU)
 // PyTorch's device statistics for the allocator (`lazy_usm_xpu_stats`): the pool figures of
@@ -125,16 +133,6 @@ typedef struct {
   uint64_t hits;
   // Allocations that needed new blocks or segments.
   uint64_t misses;
-  // Segments allocated from the driver (`num_device_alloc`).
-  uint64_t driver_allocations;
-  // Segments released to the driver (`num_device_free`).
-  uint64_t driver_frees;
-  // Driver allocations retried after the device ran out of memory (`num_alloc_retries`).
-  uint64_t allocation_retries;
-  // Out-of-memory errors returned (`num_ooms`).
-  uint64_t out_of_memory_errors;
-  // Live pool segments (`segment.all.current`).
-  uint64_t segments;
 } LazyUsmXpuStats;
 #endif
 
@@ -288,6 +286,15 @@ LazyUsmStatus lazy_usm_pool_stats(const LazyUsmManager *manager,
                                   uint32_t device,
                                   LazyUsmPoolStats *out);
 
+// The pool of `device`'s dealings with the driver: segments allocated and released,
+// allocations retried and out-of-memory errors.
+//
+// # Safety
+// `manager` must be null or a live handle; `out` null or valid for a write.
+LazyUsmStatus lazy_usm_pool_driver_counters(const LazyUsmManager *manager,
+                                            uint32_t device,
+                                            LazyUsmDriverCounters *out);
+
 // Returns the pools' idle memory to the driver; `released` (may be null) gets the bytes.
 //
 // # Safety
@@ -348,6 +355,16 @@ void lazy_usm_xpu_free(void *pointer, size_t size, int device, void *queue);
 // # Safety
 // `out` must be null or valid for a write.
 LazyUsmStatus lazy_usm_xpu_stats(int device, LazyUsmXpuStats *out);
+#endif
+
+#if defined(LAZY_USM_XPU)
+// `device`'s pools' dealings with the driver, summed over every SYCL context: PyTorch's
+// `num_device_alloc`, `num_device_free`, `num_alloc_retries`, `num_ooms` and
+// `segment.all.current`.
+//
+// # Safety
+// `out` must be null or valid for a write.
+LazyUsmStatus lazy_usm_xpu_driver_counters(int device, LazyUsmDriverCounters *out);
 #endif
 
 #if defined(LAZY_USM_XPU)

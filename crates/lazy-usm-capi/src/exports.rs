@@ -97,14 +97,34 @@ pub struct LazyUsmPoolStats {
     pub hits: u64,
     /// Allocations that needed new memory.
     pub misses: u64,
-    /// Segments allocated from the driver.
+}
+
+/// A pool's dealings with the driver (`lazy_usm_pool_driver_counters`,
+/// `lazy_usm_xpu_driver_counters`): a struct of its own, so that `LazyUsmPoolStats` keeps the
+/// size callers built against.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LazyUsmDriverCounters {
+    /// Segments allocated from the driver (PyTorch's `num_device_alloc`).
     pub driver_allocations: u64,
-    /// Segments released to the driver.
+    /// Segments released to the driver (`num_device_free`).
     pub driver_frees: u64,
-    /// Driver allocations retried after the device ran out of memory.
+    /// Driver allocations retried after the device ran out of memory (`num_alloc_retries`).
     pub allocation_retries: u64,
-    /// Out-of-memory errors returned.
+    /// Out-of-memory errors returned (`num_ooms`).
     pub out_of_memory_errors: u64,
+    /// Live segments (`segment.all.current`).
+    pub segments: u64,
+}
+
+impl LazyUsmDriverCounters {
+    pub(crate) fn add(&mut self, stats: &lazy_usm_core::PoolStats) {
+        self.driver_allocations += stats.driver_allocations;
+        self.driver_frees += stats.driver_frees;
+        self.allocation_retries += stats.allocation_retries;
+        self.out_of_memory_errors += stats.out_of_memory_errors;
+        self.segments += stats.segments;
+    }
 }
 
 /// The message of this thread's last failed call ("" if none failed yet). The text stays valid
@@ -446,12 +466,27 @@ pub unsafe extern "C" fn lazy_usm_pool_stats(
             peak_reserved_bytes: stats.peak_reserved_bytes,
             hits: stats.hits,
             misses: stats.misses,
-            driver_allocations: stats.driver_allocations,
-            driver_frees: stats.driver_frees,
-            allocation_retries: stats.allocation_retries,
-            out_of_memory_errors: stats.out_of_memory_errors,
         };
         write(out, stats, "the output pointer")
+    })
+}
+
+/// The pool of `device`'s dealings with the driver: segments allocated and released,
+/// allocations retried and out-of-memory errors.
+///
+/// # Safety
+/// `manager` must be null or a live handle; `out` null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_pool_driver_counters(
+    manager: *const LazyUsmManager,
+    device: u32,
+    out: *mut LazyUsmDriverCounters,
+) -> LazyUsmStatus {
+    guard(|| {
+        let stats = self::manager(manager)?.pool_stats(device)?;
+        let mut counters = LazyUsmDriverCounters::default();
+        counters.add(&stats);
+        write(out, counters, "the output pointer")
     })
 }
 

@@ -49,6 +49,8 @@ INTERCEPTED = {
     "zeVirtualMemMap",
     "zeVirtualMemUnmap",
     "zeVirtualMemFree",
+    # A kernel's pointer into a mapping may reach any mapping of its reservation.
+    "zeVirtualMemReserve",
     "zeMemOpenIpcHandle",
     "zeMemCloseIpcHandle",
     # Its results land at dstptr plus each offset: every one is an operand.
@@ -88,6 +90,26 @@ POINTEE_NOT_USM = {
 
 # Pointees that may be USM: looked up in the shim's registry (a host pointer finds nothing).
 POINTEE_USM = {"::std::os::raw::c_void", "u64"}
+
+# How many bytes each operand of an append reaches from its pointer, by the append's other
+# parameters (the headers' order): every allocation and mapping the range touches is made
+# resident, not only the one it starts in. An operand not listed is checked where it starts:
+# an image's bytes depend on its format, which the shim does not record, and an extension
+# chain (pNext) is host memory.
+OPERAND_LENGTHS = {
+    "zeCommandListAppendWriteGlobalTimestamp": {"arg2": "8"},
+    "zeCommandListAppendMemoryCopy": {"arg2": "arg4", "arg3": "arg4"},
+    "zeCommandListAppendMemoryFill": {"arg2": "arg5", "arg3": "arg4"},
+    "zeCommandListAppendMemoryCopyRegion": {
+        "arg2": "unsafe { crate::intercept::region_extent(arg3, arg4, arg5) }",
+        "arg6": "unsafe { crate::intercept::region_extent(arg7, arg8, arg9) }",
+    },
+    "zeCommandListAppendMemoryCopyFromContext": {"arg2": "arg5", "arg4": "arg5"},
+    "zeCommandListAppendMemoryPrefetch": {"arg2": "arg3"},
+    "zeCommandListAppendMemoryCopyWithParameters": {"arg2": "arg4", "arg3": "arg4"},
+    "zeCommandListAppendMemoryFillWithParameters": {"arg2": "arg5", "arg3": "arg4"},
+    "zeRTASBuilderCommandListAppendCopyExt": {"arg2": "arg4", "arg3": "arg4"},
+}
 
 # Appends with pointer parameters that reach no device memory, and why.
 NO_DEVICE_MEMORY = {
@@ -203,10 +225,22 @@ def main():
             ]
             continue
         list_param = params[0][0].strip()
-        used = ", ".join(f"{operand} as *const ::std::ffi::c_void" for operand in operands)
+        lengths = OPERAND_LENGTHS.get(name, {})
+        used = ", ".join(
+            f"({operand} as *const ::std::ffi::c_void, {lengths.get(operand, '1')})"
+            for operand in operands
+        )
+        unknown = set(lengths) - set(operands)
+        if unknown:
+            sys.exit(f"{name}: OPERAND_LENGTHS names {sorted(unknown)}, which are not its operands")
+        safety = (
+            ["    // SAFETY: the caller's regions, each null or a ze_copy_region_t as the specification requires."]
+            if any("unsafe" in length for length in lengths.values())
+            else []
+        )
         lines += [
-            f"/// `{name}`, intercepted: a peer's allocation among its pointer operands",
-            "/// becomes resident on the list's device first.",
+            f"/// `{name}`, intercepted: a peer's allocation or mapping its pointer operands'",
+            "/// ranges touch becomes resident on the list's device first.",
             "///",
             "/// # Safety",
             "/// The caller passes what the Level Zero specification requires of this function.",
@@ -217,6 +251,7 @@ def main():
             f"    let Some(function) = (unsafe {{ REAL.get::<{pointer}>() }}) else {{",
             "        return Unsupported::unsupported();",
             "    };",
+            *safety,
             f"    let result = crate::intercept::use_all_on_list({list_param}, &[{used}]);",
             "    if result != ze_result_t::ZE_RESULT_SUCCESS {",
             "        return result;",

@@ -34,8 +34,8 @@ pub unsafe extern "C" fn zeCommandListReset(arg1: ze_command_list_handle_t) -> z
     }
 }
 
-/// `zeCommandListAppendWriteGlobalTimestamp`, intercepted: a peer's allocation among its pointer operands
-/// becomes resident on the list's device first.
+/// `zeCommandListAppendWriteGlobalTimestamp`, intercepted: a peer's allocation or mapping its pointer operands'
+/// ranges touch becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -46,7 +46,7 @@ pub unsafe extern "C" fn zeCommandListAppendWriteGlobalTimestamp(arg1: ze_comman
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut u64, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void]);
+    let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, 8)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
@@ -84,8 +84,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(arg1: ze_command
     }
 }
 
-/// `zeCommandListAppendMemoryCopy`, intercepted: a peer's allocation among its pointer operands
-/// becomes resident on the list's device first.
+/// `zeCommandListAppendMemoryCopy`, intercepted: a peer's allocation or mapping its pointer operands'
+/// ranges touch becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -96,7 +96,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopy(arg1: ze_command_list_han
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void, arg3 as *const ::std::ffi::c_void]);
+    let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg4), (arg3 as *const ::std::ffi::c_void, arg4)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
@@ -104,8 +104,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopy(arg1: ze_command_list_han
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }
 
-/// `zeCommandListAppendMemoryFill`, intercepted: a peer's allocation among its pointer operands
-/// becomes resident on the list's device first.
+/// `zeCommandListAppendMemoryFill`, intercepted: a peer's allocation or mapping its pointer operands'
+/// ranges touch becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -116,7 +116,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFill(arg1: ze_command_list_han
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void, arg3 as *const ::std::ffi::c_void]);
+    let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg5), (arg3 as *const ::std::ffi::c_void, arg4)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
@@ -124,8 +124,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFill(arg1: ze_command_list_han
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) }
 }
 
-/// `zeCommandListAppendMemoryCopyRegion`, intercepted: a peer's allocation among its pointer operands
-/// becomes resident on the list's device first.
+/// `zeCommandListAppendMemoryCopyRegion`, intercepted: a peer's allocation or mapping its pointer operands'
+/// ranges touch becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -136,7 +136,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(arg1: ze_command_li
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ze_copy_region_t, u32, u32, *const ::std::os::raw::c_void, *const ze_copy_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void, arg6 as *const ::std::ffi::c_void]);
+    // SAFETY: the caller's regions, each null or a ze_copy_region_t as the specification requires.
+    let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, unsafe { crate::intercept::region_extent(arg3, arg4, arg5) }), (arg6 as *const ::std::ffi::c_void, unsafe { crate::intercept::region_extent(arg7, arg8, arg9) })]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
@@ -144,8 +145,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(arg1: ze_command_li
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10, arg11, arg12) }
 }
 
-/// `zeCommandListAppendMemoryCopyFromContext`, intercepted: a peer's allocation among its pointer operands
-/// becomes resident on the list's device first.
+/// `zeCommandListAppendMemoryCopyFromContext`, intercepted: a peer's allocation or mapping its pointer operands'
+/// ranges touch becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -156,7 +157,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyFromContext(arg1: ze_comma
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_context_handle_t, *const ::std::os::raw::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void, arg4 as *const ::std::ffi::c_void]);
+    let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg5), (arg4 as *const ::std::ffi::c_void, arg5)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
@@ -194,8 +195,8 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyRegion(arg1: ze_command_lis
     }
 }
 
-/// `zeCommandListAppendImageCopyToMemory`, intercepted: a peer's allocation among its pointer operands
-/// becomes resident on the list's device first.
+/// `zeCommandListAppendImageCopyToMemory`, intercepted: a peer's allocation or mapping its pointer operands'
+/// ranges touch becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -206,7 +207,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemory(arg1: ze_command_l
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_image_handle_t, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void]);
+    let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
@@ -214,8 +215,8 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemory(arg1: ze_command_l
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }
 
-/// `zeCommandListAppendImageCopyFromMemory`, intercepted: a peer's allocation among its pointer operands
-/// becomes resident on the list's device first.
+/// `zeCommandListAppendImageCopyFromMemory`, intercepted: a peer's allocation or mapping its pointer operands'
+/// ranges touch becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -226,7 +227,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemory(arg1: ze_command
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_image_handle_t, *const ::std::os::raw::c_void, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    let result = crate::intercept::use_all_on_list(arg1, &[arg3 as *const ::std::ffi::c_void]);
+    let result = crate::intercept::use_all_on_list(arg1, &[(arg3 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
@@ -234,8 +235,8 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemory(arg1: ze_command
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }
 
-/// `zeCommandListAppendMemoryPrefetch`, intercepted: a peer's allocation among its pointer operands
-/// becomes resident on the list's device first.
+/// `zeCommandListAppendMemoryPrefetch`, intercepted: a peer's allocation or mapping its pointer operands'
+/// ranges touch becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -246,7 +247,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryPrefetch(arg1: ze_command_list
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ::std::os::raw::c_void, usize) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void]);
+    let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg3)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
@@ -314,8 +315,8 @@ pub unsafe extern "C" fn zeCommandListAppendEventReset(arg1: ze_command_list_han
     }
 }
 
-/// `zeCommandListAppendImageCopyToMemoryExt`, intercepted: a peer's allocation among its pointer operands
-/// becomes resident on the list's device first.
+/// `zeCommandListAppendImageCopyToMemoryExt`, intercepted: a peer's allocation or mapping its pointer operands'
+/// ranges touch becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -326,7 +327,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemoryExt(arg1: ze_comman
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_image_handle_t, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void]);
+    let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
@@ -334,8 +335,8 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemoryExt(arg1: ze_comman
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) }
 }
 
-/// `zeCommandListAppendImageCopyFromMemoryExt`, intercepted: a peer's allocation among its pointer operands
-/// becomes resident on the list's device first.
+/// `zeCommandListAppendImageCopyFromMemoryExt`, intercepted: a peer's allocation or mapping its pointer operands'
+/// ranges touch becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -346,7 +347,7 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(arg1: ze_comm
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_image_handle_t, *const ::std::os::raw::c_void, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    let result = crate::intercept::use_all_on_list(arg1, &[arg3 as *const ::std::ffi::c_void]);
+    let result = crate::intercept::use_all_on_list(arg1, &[(arg3 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
@@ -474,8 +475,8 @@ pub unsafe extern "C" fn zeCommandListAppendWaitExternalSemaphoreExt(arg1: ze_co
     }
 }
 
-/// `zeCommandListAppendMemoryCopyWithParameters`, intercepted: a peer's allocation among its pointer operands
-/// becomes resident on the list's device first.
+/// `zeCommandListAppendMemoryCopyWithParameters`, intercepted: a peer's allocation or mapping its pointer operands'
+/// ranges touch becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -486,7 +487,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(arg1: ze_co
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void, arg3 as *const ::std::ffi::c_void, arg5 as *const ::std::ffi::c_void]);
+    let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg4), (arg3 as *const ::std::ffi::c_void, arg4), (arg5 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
@@ -494,8 +495,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(arg1: ze_co
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) }
 }
 
-/// `zeCommandListAppendMemoryFillWithParameters`, intercepted: a peer's allocation among its pointer operands
-/// becomes resident on the list's device first.
+/// `zeCommandListAppendMemoryFillWithParameters`, intercepted: a peer's allocation or mapping its pointer operands'
+/// ranges touch becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -506,7 +507,7 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(arg1: ze_co
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, usize, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void, arg3 as *const ::std::ffi::c_void, arg6 as *const ::std::ffi::c_void]);
+    let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg5), (arg3 as *const ::std::ffi::c_void, arg4), (arg6 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
@@ -3034,8 +3035,8 @@ pub unsafe extern "C" fn zeRTASBuilderBuildExt(arg1: ze_rtas_builder_ext_handle_
     }
 }
 
-/// `zeRTASBuilderCommandListAppendCopyExt`, intercepted: a peer's allocation among its pointer operands
-/// becomes resident on the list's device first.
+/// `zeRTASBuilderCommandListAppendCopyExt`, intercepted: a peer's allocation or mapping its pointer operands'
+/// ranges touch becomes resident on the list's device first.
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -3046,7 +3047,7 @@ pub unsafe extern "C" fn zeRTASBuilderCommandListAppendCopyExt(arg1: ze_command_
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    let result = crate::intercept::use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void, arg3 as *const ::std::ffi::c_void]);
+    let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg4), (arg3 as *const ::std::ffi::c_void, arg4)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
@@ -3275,21 +3276,6 @@ pub unsafe extern "C" fn zeSamplerDestroy(arg1: ze_sampler_handle_t) -> ze_resul
     match unsafe { REAL.get::<unsafe extern "C" fn(ze_sampler_handle_t) -> ze_result_t>() } {
         // SAFETY: the caller's arguments, passed on unchanged.
         Some(function) => unsafe { function(arg1) },
-        None => Unsupported::unsupported(),
-    }
-}
-
-/// `zeVirtualMemReserve`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeVirtualMemReserve(arg1: ze_context_handle_t, arg2: *const ::std::os::raw::c_void, arg3: usize, arg4: *mut *mut ::std::os::raw::c_void) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeVirtualMemReserve");
-    // SAFETY: the real loader's `zeVirtualMemReserve` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_context_handle_t, *const ::std::os::raw::c_void, usize, *mut *mut ::std::os::raw::c_void) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4) },
         None => Unsupported::unsupported(),
     }
 }

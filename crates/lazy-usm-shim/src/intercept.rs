@@ -70,9 +70,21 @@ fn make_resident(allocation: &Allocation, device: usize) -> ze_result_t {
     result
 }
 
-/// A use of `address` by work on `list`: a peer's allocation becomes resident on the list's
-/// device first.
-fn use_on_list(list: ze_command_list_handle_t, address: *const c_void) -> ze_result_t {
+/// Makes `allocation` resident on `device` if it is a use the shim answers for: of `context`,
+/// not an opened IPC handle (the driver's to make resident; memory of another context, a copy's
+/// source from there, is the driver's too).
+fn use_allocation(allocation: &Allocation, context: usize, device: usize) -> ze_result_t {
+    if allocation.context == context && !allocation.imported {
+        make_resident(allocation, device)
+    } else {
+        SUCCESS
+    }
+}
+
+/// A use of the `len` bytes at `address` by work on `list`: every peer allocation or mapping
+/// the range touches becomes resident on the list's device first (a range over a reservation
+/// may run from one device's memory into another's).
+fn use_on_list(list: ze_command_list_handle_t, address: *const c_void, len: usize) -> ze_result_t {
     let shim = shim();
     if !shim.config.lazy || address.is_null() {
         return SUCCESS;
@@ -80,28 +92,61 @@ fn use_on_list(list: ze_command_list_handle_t, address: *const c_void) -> ze_res
     let Some((context, device)) = shim.list(list as usize) else {
         return SUCCESS;
     };
-    match shim.registry.find_map(address as usize, |entry| {
-        std::sync::Arc::clone(&entry.value)
-    }) {
-        // Memory of another context (a copy from another context's source) is the driver's.
-        // An opened IPC handle is the driver's to make resident.
-        Some(allocation) if allocation.context == context && !allocation.imported => {
-            make_resident(&allocation, device)
-        }
-        _ => SUCCESS,
+    let address = address as usize;
+    // Where the range starts; a start in no allocation is host memory.
+    let Some(first) = shim
+        .registry
+        .find_map(address, |entry| std::sync::Arc::clone(&entry.value))
+    else {
+        return SUCCESS;
+    };
+    let result = use_allocation(&first, context, device);
+    // Most ranges end in the allocation they start in: no search beyond it.
+    let end = address.saturating_add(len.max(1));
+    if result != SUCCESS || end <= first.base.saturating_add(first.size) {
+        return result;
     }
+    shim.starting_within(context, address, len)
+        .iter()
+        .map(|allocation| use_allocation(allocation, context, device))
+        .find(|&result| result != SUCCESS)
+        .unwrap_or(SUCCESS)
 }
 
-/// [`use_on_list`] for each operand, stopping at the first failure.
+/// [`use_on_list`] for each operand (its address and length), stopping at the first failure.
 pub(crate) fn use_all_on_list(
     list: ze_command_list_handle_t,
-    operands: &[*const c_void],
+    operands: &[(*const c_void, usize)],
 ) -> ze_result_t {
     operands
         .iter()
-        .map(|&operand| use_on_list(list, operand))
+        .map(|&(operand, len)| use_on_list(list, operand, len))
         .find(|&result| result != SUCCESS)
         .unwrap_or(SUCCESS)
+}
+
+/// The bytes from `start` that a region copy's side reaches: up to the end of its region's
+/// last row (`region` null: nothing is known, the start only).
+///
+/// # Safety
+/// `region` must be null or point to a `ze_copy_region_t`.
+pub(crate) unsafe fn region_extent(
+    region: *const ze_copy_region_t,
+    pitch: u32,
+    slice_pitch: u32,
+) -> usize {
+    if region.is_null() {
+        return 1;
+    }
+    // SAFETY: the caller's promise.
+    let region = unsafe { region.read_unaligned() };
+    let last_row = |origin: u32, extent: u32| u64::from(origin) + u64::from(extent.max(1)) - 1;
+    let end = last_row(region.originZ, region.depth)
+        .saturating_mul(u64::from(slice_pitch))
+        .saturating_add(last_row(region.originY, region.height).saturating_mul(u64::from(pitch)))
+        .saturating_add(u64::from(region.originX))
+        .saturating_add(u64::from(region.width));
+    usize::try_from(end).unwrap_or(usize::MAX)
 }
 
 /// A launch on `list`: the kernel's pointer arguments (and, with `LAZY_USM_INDIRECT=all`,
@@ -136,7 +181,17 @@ fn launch_with_pointers(list: ze_command_list_handle_t, pointers: &[usize]) -> z
         }
     }
     for &address in pointers {
-        let result = use_on_list(list, address as *const c_void);
+        // A pointer into a reservation may reach any mapping of it: the kernel's object is
+        // the reservation, not the mapping it points into.
+        let result = match shim.reservation_of(context, address) {
+            Some((base, size)) => shim
+                .starting_within(context, base.saturating_sub(1), size.saturating_add(1))
+                .iter()
+                .map(|allocation| use_allocation(allocation, context, device))
+                .find(|&result| result != SUCCESS)
+                .unwrap_or(SUCCESS),
+            None => use_on_list(list, address as *const c_void, 1),
+        };
         if result != SUCCESS {
             return result;
         }
@@ -1151,7 +1206,48 @@ pub unsafe extern "C" fn zeVirtualMemUnmap(
     );
     let records = shim().inside(context as usize, pointer as usize, size);
     // SAFETY: the caller's arguments, passed on.
-    while_freeing(&records, || unsafe { function(context, pointer, size) })
+    let result = while_freeing(&records, || unsafe { function(context, pointer, size) });
+    if result == SUCCESS {
+        let mut reservations = lock(&shim().reservations);
+        if reservations
+            .get(&(pointer as usize))
+            .is_some_and(|&(_, owner)| owner == context as usize)
+        {
+            reservations.remove(&(pointer as usize));
+        }
+    }
+    result
+}
+
+/// Intercepted: the reservation is recorded, so that a kernel's pointer into one of its
+/// mappings makes every mapping of it resident (the kernel may reach any of them).
+///
+/// # Safety
+/// As the specification requires of `zeVirtualMemReserve`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeVirtualMemReserve(
+    context: ze_context_handle_t,
+    start: *const c_void,
+    size: usize,
+    pointer: *mut *mut c_void,
+) -> ze_result_t {
+    let function = real!(
+        c"zeVirtualMemReserve",
+        unsafe extern "C" fn(
+            ze_context_handle_t,
+            *const c_void,
+            usize,
+            *mut *mut c_void,
+        ) -> ze_result_t
+    );
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(context, start, size, pointer) };
+    if result == SUCCESS && !pointer.is_null() {
+        // SAFETY: the driver wrote the reservation's start there.
+        let base = unsafe { *pointer } as usize;
+        lock(&shim().reservations).insert(base, (size, context as usize));
+    }
+    result
 }
 
 /// Intercepted: the reservation's mappings are forgotten once the driver freed it.
@@ -1282,14 +1378,23 @@ pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(
             *mut ze_event_handle_t,
         ) -> ze_result_t
     );
-    let mut operands = vec![dst as *const c_void];
+    // Each result is a timestamp record; without offsets they lie one after another.
+    let record = size_of::<ze_kernel_timestamp_result_t>();
+    let mut operands = vec![(
+        dst as *const c_void,
+        if offsets.is_null() {
+            record.saturating_mul(count as usize)
+        } else {
+            record
+        },
+    )];
     if !dst.is_null() && !offsets.is_null() {
         for index in 0..count as usize {
             // SAFETY: the caller's array of `count` offsets (the spec's range).
             let offset = unsafe { *offsets.add(index) };
             // An offset that overflows lands nowhere the shim knows; the driver answers it.
             if let Some(address) = (dst as usize).checked_add(offset) {
-                operands.push(address as *const c_void);
+                operands.push((address as *const c_void, record));
             }
         }
     }

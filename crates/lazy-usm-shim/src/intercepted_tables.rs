@@ -70,6 +70,7 @@ wrapped_getter!(zeGetRTASBuilderProcAddrTable, ze_rtas_builder_dditable_t, |mino
 ]);
 
 wrapped_getter!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, |minor| true, [
+    pfnReserve => zeVirtualMemReserve,
     pfnFree => zeVirtualMemFree,
     pfnMap => zeVirtualMemMap,
     pfnUnmap => zeVirtualMemUnmap,
@@ -119,6 +120,7 @@ pub(crate) fn intercepted(name: &[u8]) -> Option<*mut c_void> {
         b"zeRTASBuilderCommandListAppendCopyExt" => zeRTASBuilderCommandListAppendCopyExt as *mut c_void,
         b"zeVirtualMemFree" => zeVirtualMemFree as *mut c_void,
         b"zeVirtualMemMap" => zeVirtualMemMap as *mut c_void,
+        b"zeVirtualMemReserve" => zeVirtualMemReserve as *mut c_void,
         b"zeVirtualMemUnmap" => zeVirtualMemUnmap as *mut c_void,
         _ => return None,
     };

@@ -157,6 +157,9 @@ pub struct Shim {
     pub config: Config,
     pub registry: PointerRegistry<Arc<Allocation>>,
     pub allocations: Mutex<BTreeMap<usize, Arc<Allocation>>>,
+    /// Reservations of virtual addresses by start: (size, context). A kernel's pointer into a
+    /// mapping may reach any mapping of its reservation.
+    pub reservations: Mutex<BTreeMap<usize, (usize, usize)>>,
     /// Each command list's (context, device), looked up on every append from every thread.
     pub lists: dashmap::DashMap<usize, (usize, usize), rustc_hash::FxBuildHasher>,
     /// Each kernel's arguments that hold pointers into device allocations.
@@ -196,6 +199,7 @@ impl Shim {
             config,
             registry: PointerRegistry::new(),
             allocations: Mutex::new(BTreeMap::new()),
+            reservations: Mutex::new(BTreeMap::new()),
             lists: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
             kernels: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
             modules: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
@@ -280,6 +284,33 @@ impl Shim {
         (allocation.context == context && end <= allocation.size).then_some(allocation)
     }
 
+    /// The allocations of `context` that start in `(address, address + size)`: with the one
+    /// holding `address`, every one a range from `address` touches.
+    pub fn starting_within(
+        &self,
+        context: usize,
+        address: usize,
+        size: usize,
+    ) -> Vec<Arc<Allocation>> {
+        let end = address.saturating_add(size);
+        let Some(after) = address.checked_add(1).filter(|&after| after < end) else {
+            return Vec::new();
+        };
+        lock(&self.allocations)
+            .range(after..end)
+            .filter(|(_, allocation)| allocation.context == context)
+            .map(|(_, allocation)| Arc::clone(allocation))
+            .collect()
+    }
+
+    /// The reservation of virtual addresses (`zeVirtualMemReserve`) of `context` holding
+    /// `address`: its start and size.
+    pub fn reservation_of(&self, context: usize, address: usize) -> Option<(usize, usize)> {
+        let reservations = lock(&self.reservations);
+        let (&base, &(size, owner)) = reservations.range(..=address).next_back()?;
+        (owner == context && address - base < size).then_some((base, size))
+    }
+
     /// The allocations of `context` that lie wholly in `[address, address + size)`.
     pub fn inside(&self, context: usize, address: usize, size: usize) -> Vec<Arc<Allocation>> {
         let Some(end) = address.checked_add(size) else {
@@ -321,6 +352,7 @@ impl Shim {
                 .remove_if(&list, |_, (list_context, _)| *list_context == context);
         }
         lock(&self.everything_resident).retain(|(list_context, _), _| *list_context != context);
+        lock(&self.reservations).retain(|_, (_, owner)| *owner != context);
     }
 
     /// The (context, device) of a list the shim saw created.

@@ -62,7 +62,7 @@ fn an_append_with_an_unclassified_pointer_stops_the_generator_and_a_usm_one_is_i
         .expect("exported");
     let body = &forwarders[start..start + 800];
     assert!(
-        body.contains("use_all_on_list(arg1, &[arg2 as *const ::std::ffi::c_void])"),
+        body.contains("use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, 1)])"),
         "its pointer operand is made resident first:\n{body}"
     );
     let tables = std::fs::read_to_string(folder.path().join("intercepted_tables.rs")).unwrap();

@@ -284,3 +284,27 @@ fn a_cloned_list_runs_on_its_sources_device_and_its_appends_make_peers_resident(
     );
     assert_eq!(figures["hazards"], 0);
 }
+
+#[test]
+fn every_mapping_a_copys_range_or_a_kernels_reservation_touches_is_made_resident() {
+    let Some((figures, stderr)) = scenario("split-reservation", &[]) else {
+        return;
+    };
+    let size = figures["size"];
+    let (calls, pinned, violations) = step(&figures, "start");
+    assert_eq!((pinned, violations), (0, 0), "{stderr}");
+    // The copy's source starts in device 1's own memory and runs into device 0's.
+    assert_eq!(
+        step(&figures, "copied"),
+        (calls + 1, size, 0),
+        "the second half, made resident on device 1: {stderr}"
+    );
+    // The kernel's pointer is the start of a reservation whose second half is device 0's.
+    assert_eq!(
+        step(&figures, "launched"),
+        (calls + 2, 2 * size, 0),
+        "the reservation's other mapping, made resident on device 1: {stderr}"
+    );
+    assert_eq!(step(&figures, "end").1, 0, "all unmapped");
+    assert_eq!(figures["hazards"], 0);
+}

@@ -9,7 +9,7 @@
 //! queue's next allocation of the same size takes it at once (stream order), as PyTorch's own
 //! caching allocator reuses a block on its stream.
 
-use crate::exports::LazyUsmPolicy;
+use crate::exports::{LazyUsmDriverCounters, LazyUsmPolicy};
 use crate::manager::{Kept, LazyUsmManager};
 use crate::status::{Failure, LazyUsmStatus, guard};
 use lazy_usm_core::{Context, ContextHandle, DeviceHandle, ResidencyConfig, Runtime, WorkFence};
@@ -695,16 +695,6 @@ pub struct LazyUsmXpuStats {
     pub hits: u64,
     /// Allocations that needed new blocks or segments.
     pub misses: u64,
-    /// Segments allocated from the driver (`num_device_alloc`).
-    pub driver_allocations: u64,
-    /// Segments released to the driver (`num_device_free`).
-    pub driver_frees: u64,
-    /// Driver allocations retried after the device ran out of memory (`num_alloc_retries`).
-    pub allocation_retries: u64,
-    /// Out-of-memory errors returned (`num_ooms`).
-    pub out_of_memory_errors: u64,
-    /// Live pool segments (`segment.all.current`).
-    pub segments: u64,
 }
 
 /// `device`'s figures (PyTorch's device index: its place in the queue's context).
@@ -743,11 +733,42 @@ pub unsafe extern "C" fn lazy_usm_xpu_stats(
             total.cached_bytes += stats.cached_bytes;
             total.hits += stats.hits;
             total.misses += stats.misses;
-            total.driver_allocations += stats.driver_allocations;
-            total.driver_frees += stats.driver_frees;
-            total.allocation_retries += stats.allocation_retries;
-            total.out_of_memory_errors += stats.out_of_memory_errors;
-            total.segments += stats.segments;
+        }
+        // SAFETY: checked non-null; the caller's promise of a writable struct.
+        unsafe { out.write(total) };
+        Ok(())
+    })
+}
+
+/// `device`'s pools' dealings with the driver, summed over every SYCL context: PyTorch's
+/// `num_device_alloc`, `num_device_free`, `num_alloc_retries`, `num_ooms` and
+/// `segment.all.current`.
+///
+/// # Safety
+/// `out` must be null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazy_usm_xpu_driver_counters(
+    device: c_int,
+    out: *mut LazyUsmDriverCounters,
+) -> LazyUsmStatus {
+    guard(|| {
+        let device = u32::try_from(device)
+            .ok()
+            .filter(|&device| device < lazy_usm_core::MAX_DEVICES)
+            .ok_or_else(|| {
+                Failure::invalid(format!(
+                    "device {device}: lazy-usm handles devices 0 to {}",
+                    lazy_usm_core::MAX_DEVICES - 1
+                ))
+            })?;
+        if out.is_null() {
+            return Err(Failure::null("the output pointer"));
+        }
+        let mut total = LazyUsmDriverCounters::default();
+        for manager in &every_manager() {
+            if let Some(stats) = manager.existing_pool_stats(device) {
+                total.add(&stats);
+            }
         }
         // SAFETY: checked non-null; the caller's promise of a writable struct.
         unsafe { out.write(total) };

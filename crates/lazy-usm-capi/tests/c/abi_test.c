@@ -69,7 +69,11 @@ static void single_thread(void) {
     LazyUsmPoolStats stats;
     EXPECT(lazy_usm_pool_stats(manager, 1, &stats), LAZY_USM_STATUS_OK);
     CHECK(stats.allocated_bytes == 1024 && stats.misses == 1);
-    CHECK(stats.driver_allocations == 1 && stats.driver_frees == 0 && stats.out_of_memory_errors == 0);
+    LazyUsmDriverCounters driver;
+    EXPECT(lazy_usm_pool_driver_counters(manager, 1, &driver), LAZY_USM_STATUS_OK);
+    CHECK(driver.driver_allocations == 1 && driver.segments == 1 && driver.driver_frees == 0 &&
+          driver.out_of_memory_errors == 0);
+    EXPECT(lazy_usm_pool_driver_counters(manager, 1, NULL), LAZY_USM_STATUS_NULL_POINTER);
 
     /* Bad input: typed, with a message, and nothing changes. */
     void *none = NULL;

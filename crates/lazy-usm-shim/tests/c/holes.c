@@ -586,6 +586,52 @@ static int cloned_list(void) {
     return 0;
 }
 
+/* 11. A reservation whose halves map two devices' memory: a copy over the whole of it, on
+ * device 1, reads device 0's half too, which must be made resident there first; and a kernel
+ * on device 1 given a pointer to the start of another such reservation may reach all of it. */
+static int split_reservation(void) {
+    size_t size = 0;
+    CALL(zeVirtualMemQueryPageSize, context, device[1], N * 4, &size);
+    if (size < N * 4)
+        size = N * 4;
+    ze_physical_mem_desc_t desc = {ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC, NULL, ZE_PHYSICAL_MEM_FLAG_ALLOCATE_ON_DEVICE, size};
+    /* Device physical memory is mapped once at a time (compute-runtime): one pair a range. */
+    ze_physical_mem_handle_t local[2], peer[2];
+    void *range[2];
+    for (int i = 0; i < 2; i++) {
+        CALL(zePhysicalMemCreate, context, device[1], &desc, &local[i]);
+        CALL(zePhysicalMemCreate, context, device[0], &desc, &peer[i]);
+        CALL(zeVirtualMemReserve, context, NULL, 2 * size, &range[i]);
+        CALL(zeVirtualMemMap, context, range[i], size, local[i], 0, ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE);
+        CALL(zeVirtualMemMap, context, (char *)range[i] + size, size, peer[i], 0, ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE);
+    }
+    void *target = device_memory(context, device[1], 2 * size);
+    value("size", size);
+    figures("start");
+    CALL(zeCommandListAppendMemoryCopy, list[1], target, range[0], 2 * size, NULL, 0, NULL);
+    wait_idle(list[1]);
+    figures("copied");
+    ze_kernel_handle_t fill = kernel("lazy_usm_sim_fill_u32");
+    uint32_t seven = 7;
+    CALL(zeKernelSetArgumentValue, fill, 0, sizeof range[1], &range[1]);
+    CALL(zeKernelSetArgumentValue, fill, 1, sizeof seven, &seven);
+    ze_group_count_t groups = {N, 1, 1};
+    CALL(zeCommandListAppendLaunchKernel, list[1], fill, &groups, NULL, 0, NULL);
+    wait_idle(list[1]);
+    figures("launched");
+    CALL(zeKernelDestroy, fill);
+    for (int i = 0; i < 2; i++) {
+        CALL(zeVirtualMemUnmap, context, range[i], size);
+        CALL(zeVirtualMemUnmap, context, (char *)range[i] + size, size);
+        CALL(zeVirtualMemFree, context, range[i], 2 * size);
+        CALL(zePhysicalMemDestroy, context, local[i]);
+        CALL(zePhysicalMemDestroy, context, peer[i]);
+    }
+    CALL(zeMemFree, context, target);
+    figures("end");
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         printf("error usage: holes SCENARIO MODULE.spv\n");
@@ -632,6 +678,8 @@ int main(int argc, char **argv) {
         failed = fork_child();
     else if (!strcmp(scenario, "cloned-list"))
         failed = cloned_list();
+    else if (!strcmp(scenario, "split-reservation"))
+        failed = split_reservation();
     else {
         printf("error unknown scenario %s\n", scenario);
         return 1;
