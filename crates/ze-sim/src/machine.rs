@@ -40,7 +40,16 @@ const MAX_DEVICES: usize = 64;
 /// job's report names every process it had).
 pub const MAX_PROCESSES: usize = 512;
 const MAGIC: u64 = u64::from_le_bytes(*b"zesimmch");
-const VERSION: u64 = 2;
+const VERSION: u64 = 3;
+/// Exported allocations the machine can follow over its life (records are not reused).
+const MAX_EXPORTS: usize = 1024;
+/// Words of a record's bitmap of processes (one bit per slot).
+const USER_WORDS: usize = MAX_PROCESSES / 64;
+const EXPORT_LIVE: u32 = 1;
+/// Its exporter let go (freed it, or ended) while other processes had it open: the record
+/// holds the bytes for the machine until the last of them closes it.
+const EXPORT_ORPHANED: u32 = 2;
+const EXPORT_DONE: u32 = 3;
 /// Bytes of a process's command line kept for the report.
 const COMMAND_WORDS: usize = 16;
 /// Bytes of a failed call's name kept for the report.
@@ -140,6 +149,30 @@ struct Region {
     now: Figures,
     peak: Figures,
     slots: [Slot; MAX_PROCESSES],
+    /// Records handed out so far.
+    next_export: AtomicU64,
+    exports: [ExportRecord; MAX_EXPORTS],
+}
+
+/// An allocation a process exported through an IPC handle, named by its memory file: who has it
+/// open, so that memory its exporter frees (or leaves behind, ending) while another process
+/// still has it open stays allocated on the machine until its last user lets go, as a dma-buf
+/// keeps its buffer object.
+#[repr(C)]
+struct ExportRecord {
+    state: AtomicU32,
+    /// The owning device, as the machine numbers it.
+    owner: AtomicU32,
+    /// The exporter's slot.
+    exporter: AtomicU64,
+    /// The memory file's device and inode.
+    file: [AtomicU64; 2],
+    /// Bytes allocated and committed (VRAM) on the owner: the exporter's while it holds them,
+    /// the record's once orphaned.
+    allocated: AtomicU64,
+    vram: AtomicU64,
+    /// The processes (by slot) other than the exporter that have it open.
+    users: [AtomicU64; USER_WORDS],
 }
 
 fn store_text(words: &[AtomicU64], text: &str) {
@@ -475,9 +508,78 @@ impl Machine {
         reaped
     }
 
+    /// An orphaned export nobody has open any more: its bytes leave the machine, once.
+    fn settle_export(&self, record: &ExportRecord) {
+        // SeqCst, against a user clearing its bit while the exporter orphans the record: one
+        // of the two sees the other's write.
+        let open = record
+            .users
+            .iter()
+            .any(|word| word.load(Ordering::SeqCst) != 0);
+        if !open
+            && record
+                .state
+                .compare_exchange(
+                    EXPORT_ORPHANED,
+                    EXPORT_DONE,
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                )
+                .is_ok()
+        {
+            let owner = record.owner.load(Ordering::Acquire);
+            let region = self.region();
+            discharge(
+                region.now.get(Figure::Allocated(owner)),
+                record.allocated.load(Ordering::Acquire),
+            );
+            discharge(
+                region.now.get(Figure::Vram(owner)),
+                record.vram.load(Ordering::Acquire),
+            );
+        }
+    }
+
+    /// A process ends: its opens of other processes' exports end with it, and its own exports
+    /// that others still have open are handed to their records (taken out of its slot, so its
+    /// share's release leaves them on the machine).
+    fn end_exports(&self, index: usize, slot: &Slot) {
+        let region = self.region();
+        let used = (region.next_export.load(Ordering::Acquire) as usize).min(MAX_EXPORTS);
+        let (word, bit) = (index / 64, 1u64 << (index % 64));
+        for record in &region.exports[..used] {
+            if record.users[word].fetch_and(!bit, Ordering::SeqCst) & bit != 0 {
+                self.settle_export(record);
+            }
+            if record.exporter.load(Ordering::Acquire) == index as u64
+                && record.state.load(Ordering::Acquire) == EXPORT_LIVE
+            {
+                let owner = record.owner.load(Ordering::Acquire);
+                discharge(
+                    slot.now.get(Figure::Allocated(owner)),
+                    record.allocated.load(Ordering::Acquire),
+                );
+                discharge(
+                    slot.now.get(Figure::Vram(owner)),
+                    record.vram.load(Ordering::Acquire),
+                );
+                record.state.store(EXPORT_ORPHANED, Ordering::SeqCst);
+                self.settle_export(record);
+            }
+        }
+    }
+
     /// Takes a process's figures out of the machine's (it has ended).
     fn release_share(&self, slot: &Slot) {
         let region = self.region();
+        let index = region
+            .slots
+            .iter()
+            .position(|candidate| std::ptr::eq(candidate, slot))
+            .unwrap_or(MAX_PROCESSES);
+        if index < MAX_PROCESSES {
+            self.end_exports(index, slot);
+        }
         for figure in Figures::all(self.device_count()) {
             discharge(
                 region.now.get(figure),
@@ -767,6 +869,108 @@ impl Membership {
     /// The machine, for readers of its figures.
     pub(crate) fn machine(&self) -> &Machine {
         &self.machine
+    }
+
+    /// Registers (or finds) this process's export of the allocation of `size` bytes, `vram` of
+    /// them committed, on its device `owner`, whose memory file is `file`: the record's index,
+    /// for the handle; `None` when the machine's table is full or this process takes no part.
+    pub(crate) fn export(&self, file: (u64, u64), owner: u32, size: u64, vram: u64) -> Option<u32> {
+        if !self.active() {
+            return None;
+        }
+        let region = self.machine.region();
+        let used = (region.next_export.load(Ordering::Acquire) as usize).min(MAX_EXPORTS);
+        let mine = |record: &ExportRecord| {
+            record.state.load(Ordering::Acquire) == EXPORT_LIVE
+                && record.exporter.load(Ordering::Relaxed) == self.slot as u64
+                && record.file[0].load(Ordering::Relaxed) == file.0
+                && record.file[1].load(Ordering::Relaxed) == file.1
+        };
+        if let Some(index) = region.exports[..used].iter().position(mine) {
+            region.exports[index].vram.store(vram, Ordering::Release);
+            return u32::try_from(index).ok();
+        }
+        let index = region.next_export.fetch_add(1, Ordering::AcqRel) as usize;
+        let record = region.exports.get(index)?;
+        let Figure::Vram(owner) = self.on_machine(Figure::Vram(owner)) else {
+            return None;
+        };
+        record.owner.store(owner, Ordering::Relaxed);
+        record.exporter.store(self.slot as u64, Ordering::Relaxed);
+        record.file[0].store(file.0, Ordering::Relaxed);
+        record.file[1].store(file.1, Ordering::Relaxed);
+        record.allocated.store(size, Ordering::Relaxed);
+        record.vram.store(vram, Ordering::Relaxed);
+        record.state.store(EXPORT_LIVE, Ordering::Release);
+        u32::try_from(index).ok()
+    }
+
+    /// This process opened export `index`, of memory file `file`: `false` when the machine has
+    /// no such export still held.
+    pub(crate) fn open_export(&self, index: u32, file: (u64, u64)) -> bool {
+        if !self.active() {
+            return false;
+        }
+        let Some(record) = self.machine.region().exports.get(index as usize) else {
+            return false;
+        };
+        let state = record.state.load(Ordering::Acquire);
+        if !matches!(state, EXPORT_LIVE | EXPORT_ORPHANED)
+            || record.file[0].load(Ordering::Relaxed) != file.0
+            || record.file[1].load(Ordering::Relaxed) != file.1
+        {
+            return false;
+        }
+        record.users[self.slot / 64].fetch_or(1 << (self.slot % 64), Ordering::SeqCst);
+        true
+    }
+
+    /// This process closed its last mapping of export `index`.
+    pub(crate) fn close_export(&self, index: u32) {
+        if !self.active() {
+            return;
+        }
+        if let Some(record) = self.machine.region().exports.get(index as usize) {
+            record.users[self.slot / 64].fetch_and(!(1 << (self.slot % 64)), Ordering::SeqCst);
+            self.machine.settle_export(record);
+        }
+    }
+
+    /// This process, the exporter, frees export `index`'s allocation, `vram` bytes of it
+    /// committed. `true` when other processes still have it open: its bytes then leave this
+    /// process's slot but stay on the machine, held by the record until the last of them
+    /// closes it, and the caller takes them off its own figures only.
+    pub(crate) fn free_export(&self, index: u32, vram: u64) -> bool {
+        if !self.active() {
+            return false;
+        }
+        let Some(record) = self.machine.region().exports.get(index as usize) else {
+            return false;
+        };
+        if record.exporter.load(Ordering::Relaxed) != self.slot as u64
+            || record.state.load(Ordering::Acquire) != EXPORT_LIVE
+        {
+            return false;
+        }
+        record.vram.store(vram, Ordering::Release);
+        if record
+            .users
+            .iter()
+            .all(|word| word.load(Ordering::SeqCst) == 0)
+        {
+            record.state.store(EXPORT_DONE, Ordering::SeqCst);
+            return false;
+        }
+        let owner = record.owner.load(Ordering::Acquire);
+        let slot = self.slot();
+        discharge(
+            slot.now.get(Figure::Allocated(owner)),
+            record.allocated.load(Ordering::Acquire),
+        );
+        discharge(slot.now.get(Figure::Vram(owner)), vram);
+        record.state.store(EXPORT_ORPHANED, Ordering::SeqCst);
+        self.machine.settle_export(record);
+        true
     }
 
     /// Adds `bytes` to `figure`, machine-wide and in this process's slot; with a `limit`,
@@ -1207,5 +1411,51 @@ mod tests {
             Machine::create(&folder.path().join("new"), &invalid),
             Err(MachineError::Config(_))
         ));
+    }
+
+    /// Memory one process exported and another opened: freed by its exporter, or left when
+    /// the exporter ends, it stays allocated and committed on the machine until its last user
+    /// closes it or ends; the exporter's own figures drop at once.
+    #[test]
+    fn exported_memory_stays_on_the_machine_until_its_last_user_lets_go() {
+        let (_folder, path, config) = machine("m");
+        let report = || Machine::open(&path).unwrap().report();
+        for ending in ["close", "importer ends", "exporter ends"] {
+            let exporter = Membership::join(&path, &config, vec![0, 1, 2, 3]).unwrap();
+            let importer = Membership::join(&path, &config, vec![0, 1, 2, 3]).unwrap();
+            exporter.charge(Figure::Allocated(1), GIB, None).unwrap();
+            exporter.charge(Figure::Vram(1), GIB, None).unwrap();
+            let file = (7, 42);
+            let index = exporter.export(file, 1, GIB, GIB).unwrap();
+            assert!(
+                !importer.open_export(index, (7, 43)),
+                "another file's handle"
+            );
+            assert!(importer.open_export(index, file));
+            let machine_vram = || report().devices[1].vram_bytes.current;
+            if ending == "exporter ends" {
+                exporter.leave(0);
+            } else {
+                assert!(
+                    exporter.free_export(index, GIB),
+                    "open elsewhere: handed over"
+                );
+            }
+            assert_eq!(machine_vram(), GIB, "{ending}: the importer still uses it");
+            assert_eq!(report().devices[1].allocated_bytes.current, GIB);
+            match ending {
+                "importer ends" => drop(importer),
+                _ => importer.close_export(index),
+            }
+            Machine::open(&path).unwrap().reap_vanished();
+            assert_eq!(machine_vram(), 0, "{ending}: gone with its last user");
+            assert_eq!(report().devices[1].allocated_bytes.current, 0);
+            drop(exporter);
+            Machine::open(&path).unwrap().reap_vanished();
+        }
+        // Freed with nobody else holding it: the exporter's normal release.
+        let exporter = Membership::join(&path, &config, vec![0, 1, 2, 3]).unwrap();
+        let index = exporter.export((7, 44), 1, GIB, 0).unwrap();
+        assert!(!exporter.free_export(index, 0));
     }
 }

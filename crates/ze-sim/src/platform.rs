@@ -178,9 +178,13 @@ pub(crate) struct Allocation {
     /// device (GTT, and pinned host memory if `true`), released when it is closed.
     pub foreign_import: Option<bool>,
     /// An opened IPC handle: how many opens of its buffer in its context it stands for, and
-    /// the buffer (its memory file's device and inode); closed with the last.
+    /// the buffer (its memory file's device and inode); closed with the last. An exported
+    /// allocation: its own memory file.
     pub opens: u32,
     pub buffer: Option<(u64, u64)>,
+    /// The machine's record of the export (an exported allocation's, or the one an opened
+    /// mapping of another process's export holds open).
+    pub export: Option<u32>,
     /// Submitted commands that use it and have not completed.
     pub pending: u32,
     pub id: u64,
@@ -205,6 +209,7 @@ impl Allocation {
             foreign_import: None,
             opens: 0,
             buffer: None,
+            export: None,
             pending: 0,
             id: state.next_allocation_id,
             atomic_attributes: Vec::new(),
@@ -277,6 +282,16 @@ pub(crate) struct WorkerJobs {
     pub completed: u64,
 }
 
+/// An exported allocation freed while still open here: its owner, size, committed bytes and
+/// the machine's record of the export.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OrphanedExport {
+    pub owner: u32,
+    pub size: u64,
+    pub vram: u64,
+    pub export: Option<u32>,
+}
+
 pub(crate) struct State {
     pub initialized: bool,
     pub lost: bool,
@@ -336,6 +351,9 @@ pub(crate) struct State {
     /// (memory file's device and inode, context) -> the address of its live opened mapping: a
     /// buffer opened again in one context is that mapping (one DRM buffer object, charged once).
     pub opened_buffers: FxHashMap<(u64, u64, usize), usize>,
+    /// Exported allocations freed while this process still had them open (another context's
+    /// mapping), by memory file, released at its last close.
+    pub orphaned_exports: FxHashMap<(u64, u64), OrphanedExport>,
     pub next_allocation_id: u64,
     /// (allocation base, executing device) -> submitted commands using it there, not yet done.
     pub device_uses: FxHashMap<(usize, u32), u32>,
@@ -535,6 +553,39 @@ impl Inner {
         }
     }
 
+    /// Takes `bytes` off this process's own figure only (the machine keeps them: memory
+    /// another process still has open).
+    pub(crate) fn discharge_local(state: &mut State, figure: Figure, bytes: u64) {
+        let local = Self::figure(state, figure);
+        debug_assert!(*local >= bytes, "{figure:?}: {} less {bytes}", *local);
+        *local = local.saturating_sub(bytes);
+    }
+
+    /// An exported allocation's memory leaves this process: `size` bytes allocated on `owner`,
+    /// `vram` of them committed. Where other processes still have it open (the machine's
+    /// `export` record says), it leaves this process's figures only and stays on the machine
+    /// until the last of them closes it.
+    pub(crate) fn release_exported(
+        &self,
+        state: &mut State,
+        owner: u32,
+        size: u64,
+        vram: u64,
+        export: Option<u32>,
+    ) {
+        let handed = match (self.machine, export) {
+            (Some(machine), Some(index)) => machine.free_export(index, vram),
+            _ => false,
+        };
+        if handed {
+            Self::discharge_local(state, Figure::Vram(owner), vram);
+            Self::discharge_local(state, Figure::Allocated(owner), size);
+        } else {
+            self.discharge(state, Figure::Vram(owner), vram);
+            self.discharge(state, Figure::Allocated(owner), size);
+        }
+    }
+
     /// Notes, for the machine's report, a call refused for lack of memory.
     pub(crate) fn note_refusal(&self, call: &str, result: ze_result_t, requested: u64) {
         if let Some(machine) = self.machine {
@@ -653,6 +704,7 @@ impl Inner {
                 foreign_import: None,
                 opens: 0,
                 buffer: None,
+                export: None,
                 pending: 0,
                 id,
                 atomic_attributes: Vec::new(),
@@ -692,12 +744,41 @@ impl Inner {
             debug_assert!(ready);
             state = self.lock();
         }
-        let Some(allocation) = state.allocations.remove(&address) else {
+        let Some(mut allocation) = state.allocations.remove(&address) else {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         };
-        self.release_all_residency(&mut state, &allocation);
         let size64 = allocation.size as u64;
+        // An exported allocation's memory lives as long as someone has it open (a dma-buf
+        // keeps its buffer object): its peers' residency goes now, its owner's commitment and
+        // allocation with its last user (another context here, or another process).
+        if let (Some(buffer), MemKind::Device { owner }) = (allocation.buffer, allocation.kind) {
+            let vram = if allocation.resident & (1 << owner) != 0 {
+                size64
+            } else {
+                0
+            };
+            allocation.resident &= !(1 << owner);
+            self.release_all_residency(&mut state, &allocation);
+            let open_here = state
+                .allocations
+                .values()
+                .any(|other| other.is_opened() && other.buffer == Some(buffer));
+            if open_here {
+                let orphan = OrphanedExport {
+                    owner,
+                    size: size64,
+                    vram,
+                    export: allocation.export,
+                };
+                state.orphaned_exports.insert(buffer, orphan);
+            } else {
+                self.release_exported(&mut state, owner, size64, vram, allocation.export);
+            }
+        } else {
+            self.release_all_residency(&mut state, &allocation);
+        }
         match allocation.kind {
+            MemKind::Device { .. } if allocation.buffer.is_some() => {}
             MemKind::Device { owner } => {
                 self.discharge(&mut state, Figure::Allocated(owner), size64)
             }
@@ -1099,6 +1180,7 @@ impl Platform {
             fence_end: FxHashMap::default(),
             context_children: FxHashMap::default(),
             opened_buffers: FxHashMap::default(),
+            orphaned_exports: FxHashMap::default(),
             next_allocation_id: 0,
             device_uses: FxHashMap::default(),
             list_uses: FxHashMap::default(),

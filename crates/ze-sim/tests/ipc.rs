@@ -348,3 +348,63 @@ fn a_handle_from_a_process_with_this_processs_pid_in_another_namespace_maps_its_
     exporting.assert_clean();
     importing.assert_clean();
 }
+
+/// Memory an exporter frees while another context still has it open stays allocated and
+/// committed on its device, as a dma-buf keeps its buffer object, until the last open closes.
+#[test]
+fn an_exported_allocation_freed_while_open_elsewhere_stays_until_its_last_user_closes() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the names with their headers' types; valid handles and outputs.
+    unsafe {
+        let Functions {
+            get,
+            open,
+            close,
+            synchronize,
+        } = functions(&sim);
+        let (exporter, importer) = (sim.context(&[0, 1]), sim.context(&[0, 1]));
+        let size = 1 << 20;
+        let exported = sim.alloc_device(exporter, 0, size);
+        let list = sim.immediate_list(exporter, 0, 1);
+        let data: Vec<u8> = (0..size as u32).map(|i| (i * 5) as u8).collect();
+        ok(sim.copy(
+            list,
+            exported,
+            data.as_ptr() as _,
+            size,
+            null_mut(),
+            &mut [],
+        ));
+        ok(synchronize(list, u64::MAX));
+        sim.destroy_list(list);
+        let mut handle = ze_ipc_mem_handle_t::default();
+        ok(get(exporter, exported, &mut handle));
+        let mut opened = null_mut();
+        ok(open(importer, sim.devices[0], handle, 0, &mut opened));
+        assert_eq!(sim.vram_gtt(0).0, size as u64);
+        sim.free(exporter, exported);
+        assert_eq!(
+            sim.vram_gtt(0).0,
+            size as u64,
+            "still committed: the importer uses it"
+        );
+        let importer_list = sim.immediate_list(importer, 0, 1);
+        let mut back = vec![0u8; size];
+        ok(sim.copy(
+            importer_list,
+            back.as_mut_ptr() as _,
+            opened,
+            size,
+            null_mut(),
+            &mut [],
+        ));
+        ok(synchronize(importer_list, u64::MAX));
+        assert_eq!(back, data);
+        ok(close(importer, opened));
+        assert_eq!(sim.vram_gtt(0).0, 0, "gone with its last user");
+        sim.destroy_list(importer_list);
+        sim.destroy_context(exporter);
+        sim.destroy_context(importer);
+    }
+    sim.assert_clean();
+}

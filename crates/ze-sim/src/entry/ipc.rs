@@ -32,6 +32,8 @@ const LEN: std::ops::Range<usize> = 16..24;
 const OWNER: std::ops::Range<usize> = 24..28;
 const PROCESS: std::ops::Range<usize> = 28..32;
 const SIZE: std::ops::Range<usize> = 32..40;
+/// The machine's record of the export, plus one (0: none).
+const EXPORT: std::ops::Range<usize> = 40..44;
 /// What `/proc/self/fd` shows for the memory files device memory is shared through.
 const DEVICE_MEMORY_FILE: &str = "/memfd:ze-sim device memory";
 
@@ -109,6 +111,20 @@ pub(crate) unsafe extern "C" fn get_handle(
             .backing_mut()
             .and_then(Backing::share)
             .ok_or(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)?;
+        // The machine follows who has it open, so that its memory outlives a free by its
+        // exporter while another process uses it.
+        allocation.buffer = file_identity(fd);
+        let committed = if allocation.resident & (1 << owner) != 0 {
+            size as u64
+        } else {
+            0
+        };
+        if allocation.export.is_none()
+            && let (Some(machine), Some(file)) = (platform.machine, allocation.buffer)
+        {
+            allocation.export = machine.export(file, owner, size as u64, committed);
+        }
+        let export = allocation.export.map_or(0, |index| index + 1);
         *handle = ze_ipc_mem_handle_t::default();
         write(handle, FD, &fd.to_ne_bytes());
         write(handle, ID, &id.to_ne_bytes());
@@ -118,6 +134,7 @@ pub(crate) unsafe extern "C" fn get_handle(
         write(handle, OWNER, &machine_owner.to_ne_bytes());
         write(handle, PROCESS, &std::process::id().to_ne_bytes());
         write(handle, SIZE, &(size as u64).to_ne_bytes());
+        write(handle, EXPORT, &export.to_ne_bytes());
         state.counters.ipc_handles_exported += 1;
         Ok(())
     })
@@ -239,6 +256,15 @@ pub(crate) unsafe extern "C" fn open_handle(
             (size, backing, visible_owner)
         };
         let address = backing.address();
+        // Another process's export: the machine counts this process among its users.
+        let export = (!own)
+            .then(|| u32::from_ne_bytes(read(&handle, EXPORT)).checked_sub(1))
+            .flatten()
+            .filter(|&index| {
+                platform
+                    .machine
+                    .is_some_and(|machine| machine.open_export(index, buffer))
+            });
         let Some(owner) = owner else {
             // A device this process cannot see (ZE_AFFINITY_MASK): an import onto the opening
             // device, its cost charged here and released at close.
@@ -251,6 +277,7 @@ pub(crate) unsafe extern "C" fn open_handle(
             opened.foreign_import = Some(pins);
             opened.opens = 1;
             opened.buffer = Some(buffer);
+            opened.export = export;
             state.allocations.insert(address, opened);
             state.opened_buffers.entry(key).or_insert(address);
             state.counters.live_opened_ipc_handles += 1;
@@ -263,6 +290,7 @@ pub(crate) unsafe extern "C" fn open_handle(
         opened.resident = 1 << owner;
         opened.opens = 1;
         opened.buffer = Some(buffer);
+        opened.export = export;
         state.allocations.insert(address, opened);
         if opening_device != owner
             && let Err(error) = platform.import_opened(&mut state, address, opening_device)
@@ -326,6 +354,26 @@ pub(crate) unsafe extern "C" fn close_handle(
             let key = (dev, ino, context as usize);
             if state.opened_buffers.get(&key) == Some(&address) {
                 state.opened_buffers.remove(&key);
+            }
+            // This process's last mapping of the buffer: an export of its own it freed
+            // meanwhile goes now, and another process's export loses this process as a user.
+            let open_here = state
+                .allocations
+                .values()
+                .any(|other| other.is_opened() && other.buffer == Some((dev, ino)));
+            if !open_here {
+                if let Some(orphan) = state.orphaned_exports.remove(&(dev, ino)) {
+                    platform.release_exported(
+                        &mut state,
+                        orphan.owner,
+                        orphan.size,
+                        orphan.vram,
+                        orphan.export,
+                    );
+                }
+                if let (Some(machine), Some(index)) = (platform.machine, opened.export) {
+                    machine.close_export(index);
+                }
             }
         }
         release_children(&mut state);
