@@ -45,6 +45,32 @@ fn functions(sim: &Sim) -> Functions {
     }
 }
 
+/// `size` bytes of device memory of `context` on `device`, written with `(i * step) as u8` at
+/// byte `i` (through a list made and destroyed here), and those bytes.
+///
+/// # Safety
+/// `context` must be a live context of `sim` over `device`.
+unsafe fn filled(
+    sim: &Sim,
+    context: ze_context_handle_t,
+    device: u32,
+    size: usize,
+    step: u32,
+) -> (*mut std::ffi::c_void, Vec<u8>) {
+    let memory = sim.alloc_device(context, device, size);
+    let data: Vec<u8> = (0..size as u32)
+        .map(|i| i.wrapping_mul(step) as u8)
+        .collect();
+    let list = sim.immediate_list(context, device, 1);
+    // SAFETY: the caller's context; the allocation and the vector hold `size` bytes.
+    unsafe {
+        ok(sim.copy(list, memory, data.as_ptr() as _, size, null_mut(), &mut []));
+        ok((functions(sim).synchronize)(list, u64::MAX));
+    }
+    sim.destroy_list(list);
+    (memory, data)
+}
+
 #[test]
 fn an_opened_handle_shares_the_bytes_and_a_made_up_one_is_refused() {
     let sim = Sim::preset("b70x2");
@@ -302,18 +328,7 @@ fn a_handle_from_a_process_with_this_processs_pid_in_another_namespace_maps_its_
         let exporter = exporting.context(&[0, 1]);
         let importer = importing.context(&[0, 1]);
         let size = 8192;
-        let exported = exporting.alloc_device(exporter, 0, size);
-        let list = exporting.immediate_list(exporter, 0, 1);
-        let data: Vec<u8> = (0..size as u32).map(|i| (i * 3) as u8).collect();
-        ok(exporting.copy(
-            list,
-            exported,
-            data.as_ptr() as _,
-            size,
-            null_mut(),
-            &mut [],
-        ));
-        ok((exported_by.synchronize)(list, u64::MAX));
+        let (exported, data) = filled(&exporting, exporter, 0, size, 3);
         let mut handle = ze_ipc_mem_handle_t::default();
         ok((exported_by.get)(exporter, exported, &mut handle));
         // The handle as written, this process's id in it: the importing platform owns no such
@@ -341,7 +356,6 @@ fn a_handle_from_a_process_with_this_processs_pid_in_another_namespace_maps_its_
         ok((imported_by.close)(importer, opened));
         importing.destroy_list(importer_list);
         importing.destroy_context(importer);
-        exporting.destroy_list(list);
         exporting.free(exporter, exported);
         exporting.destroy_context(exporter);
     }
@@ -364,19 +378,7 @@ fn an_exported_allocation_freed_while_open_elsewhere_stays_until_its_last_user_c
         } = functions(&sim);
         let (exporter, importer) = (sim.context(&[0, 1]), sim.context(&[0, 1]));
         let size = 1 << 20;
-        let exported = sim.alloc_device(exporter, 0, size);
-        let list = sim.immediate_list(exporter, 0, 1);
-        let data: Vec<u8> = (0..size as u32).map(|i| (i * 5) as u8).collect();
-        ok(sim.copy(
-            list,
-            exported,
-            data.as_ptr() as _,
-            size,
-            null_mut(),
-            &mut [],
-        ));
-        ok(synchronize(list, u64::MAX));
-        sim.destroy_list(list);
+        let (exported, data) = filled(&sim, exporter, 0, size, 5);
         let mut handle = ze_ipc_mem_handle_t::default();
         ok(get(exporter, exported, &mut handle));
         let mut opened = null_mut();
