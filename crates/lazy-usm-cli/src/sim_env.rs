@@ -269,21 +269,36 @@ pub fn run_job(
     let mut child = command
         .spawn()
         .map_err(|error| format!("cannot start {name}: {error}"))?;
-    // Read beside the wait, so a full pipe never stalls the job.
+    // Read beside the wait, so a full pipe never stalls the job; a process left running may
+    // keep the pipe open, so what was read is taken, not the end waited for.
+    let output = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let reader = child.stdout.take().map(|mut stdout| {
+        let output = std::sync::Arc::clone(&output);
         std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = stdout.read_to_end(&mut bytes);
-            bytes
+            let mut chunk = [0u8; 1 << 16];
+            while let Ok(read @ 1..) = stdout.read(&mut chunk) {
+                output
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .extend_from_slice(&chunk[..read]);
+            }
         })
     });
     let status = child
         .wait()
         .map_err(|error| format!("waiting for {name}: {error}"))?;
-    wait_for_orphans(&name);
-    let stdout = reader
-        .map(|reader| reader.join().unwrap_or_default())
-        .unwrap_or_default();
+    wait_for_orphans(&name, machine.as_ref().map(|file| &file.machine));
+    if let Some(reader) = reader {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while !reader.is_finished() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+    let stdout = std::mem::take(
+        &mut *output
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()),
+    );
     let machine = machine.as_ref().map(|file| {
         file.machine.reap_vanished();
         file.machine.report()
@@ -296,29 +311,75 @@ pub fn run_job(
     })
 }
 
-/// Waits for every child left: the processes the job's first process left running, which this
-/// process adopted.
-fn wait_for_orphans(name: &str) {
+/// How long `run` goes on waiting for processes the job left running once none of the job's
+/// processes is using the simulated machine: one that starts using it within this is counted;
+/// after it, the rest are taken for daemons that hold no figures (a compiler cache's server, a
+/// `sleep infinity`), named, and not waited for.
+const IDLE_ORPHAN_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The process ids of this process's children now.
+fn children() -> Vec<String> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|text| {
+            text.split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Waits for the processes the job's first process left running, which this process adopted:
+/// all of them, but, on a simulated machine, only while one of the job's processes uses it or
+/// for [`IDLE_ORPHAN_WAIT`] after the last one did.
+fn wait_for_orphans(name: &str, machine: Option<&Machine>) {
     use rustix::io::Errno;
     use rustix::process::{WaitOptions, wait};
     let mut told = false;
+    let mut idle_since: Option<std::time::Instant> = None;
     loop {
         match wait(WaitOptions::NOHANG) {
-            Ok(Some(_)) => continue,
-            Ok(None) => {
-                if !told {
-                    eprintln!("lazy-usm: {name} exited; waiting for the processes it left running");
-                    told = true;
-                }
-                match wait(WaitOptions::empty()) {
-                    Ok(_) | Err(Errno::INTR) => continue,
-                    Err(_) => return,
-                }
-            }
-            Err(Errno::INTR) => continue,
+            Ok(Some(_)) | Err(Errno::INTR) => continue,
+            Ok(None) => {}
             // No child left (ECHILD).
             Err(_) => return,
         }
+        if !told {
+            eprintln!("lazy-usm: {name} exited; waiting for the processes it left running");
+            told = true;
+        }
+        let Some(machine) = machine else {
+            // Nothing tells a GPU process from a daemon: wait for all.
+            match wait(WaitOptions::empty()) {
+                Ok(_) | Err(Errno::INTR) => continue,
+                Err(_) => return,
+            }
+        };
+        machine.reap_vanished();
+        let in_use = machine
+            .report()
+            .processes
+            .iter()
+            .any(|process| process.state == ProcessState::Running);
+        if in_use {
+            idle_since = None;
+        } else if idle_since
+            .get_or_insert_with(std::time::Instant::now)
+            .elapsed()
+            >= IDLE_ORPHAN_WAIT
+        {
+            eprintln!(
+                "lazy-usm: not waiting for processes {name} left running that use no simulated \
+                 GPU (pids {}): they hold no figures",
+                children().join(" ")
+            );
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
 

@@ -791,3 +791,26 @@ fn run_prints_the_figures_of_a_program_killed_by_a_signal() {
     assert!(stderr.contains("peak VRAM GiB"), "{stderr}");
     assert!(!stderr.contains("no accounting"), "{stderr}");
 }
+
+#[test]
+fn run_does_not_wait_for_a_daemon_its_program_left_running() {
+    if !stand_in_built() {
+        return;
+    }
+    // A process that never uses Level Zero and outlives the job (a server, a cache).
+    let daemon = job(
+        r#"sleep 30 >/dev/null 2>&1 & "$0" host-cost --workload seed000 --policies eager >/dev/null"#,
+    );
+    let mut args = vec!["--preset", "b70x2", "run", "--"];
+    args.extend(daemon.iter().map(String::as_str));
+    let started = std::time::Instant::now();
+    let output = lazy_usm(&args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{stderr}"
+    );
+    assert!(stderr.contains("not waiting for processes"), "{stderr}");
+    assert!(stderr.contains("host pinned: peak 8.00 GiB"), "{stderr}");
+}

@@ -1206,17 +1206,7 @@ pub unsafe extern "C" fn zeVirtualMemUnmap(
     );
     let records = shim().inside(context as usize, pointer as usize, size);
     // SAFETY: the caller's arguments, passed on.
-    let result = while_freeing(&records, || unsafe { function(context, pointer, size) });
-    if result == SUCCESS {
-        let mut reservations = lock(&shim().reservations);
-        if reservations
-            .get(&(pointer as usize))
-            .is_some_and(|&(_, owner)| owner == context as usize)
-        {
-            reservations.remove(&(pointer as usize));
-        }
-    }
-    result
+    while_freeing(&records, || unsafe { function(context, pointer, size) })
 }
 
 /// Intercepted: the reservation is recorded, so that a kernel's pointer into one of its
@@ -1246,6 +1236,7 @@ pub unsafe extern "C" fn zeVirtualMemReserve(
         // SAFETY: the driver wrote the reservation's start there.
         let base = unsafe { *pointer } as usize;
         lock(&shim().reservations).insert(base, (size, context as usize));
+        shim().any_reservation.store(true, Ordering::Release);
     }
     result
 }
@@ -1266,7 +1257,17 @@ pub unsafe extern "C" fn zeVirtualMemFree(
     );
     let records = shim().inside(context as usize, pointer as usize, size);
     // SAFETY: the caller's arguments, passed on.
-    while_freeing(&records, || unsafe { function(context, pointer, size) })
+    let result = while_freeing(&records, || unsafe { function(context, pointer, size) });
+    if result == SUCCESS {
+        let mut reservations = lock(&shim().reservations);
+        if reservations
+            .get(&(pointer as usize))
+            .is_some_and(|&(_, owner)| owner == context as usize)
+        {
+            reservations.remove(&(pointer as usize));
+        }
+    }
+    result
 }
 
 /// Intercepted: memory opened from an IPC handle is recorded as another process's allocation

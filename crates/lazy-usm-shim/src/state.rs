@@ -160,6 +160,9 @@ pub struct Shim {
     /// Reservations of virtual addresses by start: (size, context). A kernel's pointer into a
     /// mapping may reach any mapping of its reservation.
     pub reservations: Mutex<BTreeMap<usize, (usize, usize)>>,
+    /// Whether any reservation was ever made: a launch's pointers take the reservations' lock
+    /// only then.
+    pub any_reservation: std::sync::atomic::AtomicBool,
     /// Each command list's (context, device), looked up on every append from every thread.
     pub lists: dashmap::DashMap<usize, (usize, usize), rustc_hash::FxBuildHasher>,
     /// Each kernel's arguments that hold pointers into device allocations.
@@ -200,6 +203,7 @@ impl Shim {
             registry: PointerRegistry::new(),
             allocations: Mutex::new(BTreeMap::new()),
             reservations: Mutex::new(BTreeMap::new()),
+            any_reservation: std::sync::atomic::AtomicBool::new(false),
             lists: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
             kernels: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
             modules: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
@@ -306,6 +310,12 @@ impl Shim {
     /// The reservation of virtual addresses (`zeVirtualMemReserve`) of `context` holding
     /// `address`: its start and size.
     pub fn reservation_of(&self, context: usize, address: usize) -> Option<(usize, usize)> {
+        if !self
+            .any_reservation
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            return None;
+        }
         let reservations = lock(&self.reservations);
         let (&base, &(size, owner)) = reservations.range(..=address).next_back()?;
         (owner == context && address - base < size).then_some((base, size))

@@ -305,6 +305,12 @@ fn every_mapping_a_copys_range_or_a_kernels_reservation_touches_is_made_resident
         (calls + 2, 2 * size, 0),
         "the reservation's other mapping, made resident on device 1: {stderr}"
     );
+    // Unmapping the reservation's first mapping does not forget the reservation.
+    assert_eq!(
+        step(&figures, "remapped"),
+        (calls + 3, 3 * size, 0),
+        "the mapping made in the reservation's first half, made resident on device 1: {stderr}"
+    );
     assert_eq!(step(&figures, "end").1, 0, "all unmapped");
     assert_eq!(figures["hazards"], 0);
 }

@@ -22,7 +22,9 @@
 //! A child made by `fork` without `exec` inherits its parent's mapping and a copy of its
 //! platform, but is no GPU client of its own: its simulator stops touching the machine. It
 //! shares its parent's open file description, so it also holds the parent's lock: a parent
-//! killed before such a child exits is reaped once the child is gone.
+//! killed before such a child exits, or one that forked a helper and then replaced itself, is
+//! reaped once the child is gone. Open-file-description locks need Linux 3.15 or later; on an
+//! older kernel a process cannot join a machine.
 
 use crate::config::SimConfig;
 use serde::{Deserialize, Serialize};
@@ -50,6 +52,8 @@ const EXPORT_LIVE: u32 = 1;
 /// holds the bytes for the machine until the last of them closes it.
 const EXPORT_ORPHANED: u32 = 2;
 const EXPORT_DONE: u32 = 3;
+/// A finished record being made anew.
+const EXPORT_CLAIMED: u32 = 4;
 /// Bytes of a process's command line kept for the report.
 const COMMAND_WORDS: usize = 16;
 /// Bytes of a failed call's name kept for the report.
@@ -551,8 +555,9 @@ impl Machine {
             if record.users[word].fetch_and(!bit, Ordering::SeqCst) & bit != 0 {
                 self.settle_export(record);
             }
-            if record.exporter.load(Ordering::Acquire) == index as u64
-                && record.state.load(Ordering::Acquire) == EXPORT_LIVE
+            // The state first: a record being made has no exporter yet until it is LIVE.
+            if record.state.load(Ordering::Acquire) == EXPORT_LIVE
+                && record.exporter.load(Ordering::Acquire) == index as u64
             {
                 let owner = record.owner.load(Ordering::Acquire);
                 discharge(
@@ -890,8 +895,31 @@ impl Membership {
             region.exports[index].vram.store(vram, Ordering::Release);
             return u32::try_from(index).ok();
         }
-        let index = region.next_export.fetch_add(1, Ordering::AcqRel) as usize;
-        let record = region.exports.get(index)?;
+        let fresh = region.next_export.fetch_add(1, Ordering::AcqRel) as usize;
+        // A full table reuses a finished record (a handle naming it is checked against the
+        // memory file, so an old handle does not reach the new export).
+        let index = if fresh < MAX_EXPORTS {
+            fresh
+        } else {
+            region
+                .next_export
+                .store(MAX_EXPORTS as u64, Ordering::Relaxed);
+            region.exports.iter().position(|record| {
+                record
+                    .state
+                    .compare_exchange(
+                        EXPORT_DONE,
+                        EXPORT_CLAIMED,
+                        Ordering::AcqRel,
+                        Ordering::Relaxed,
+                    )
+                    .is_ok()
+            })?
+        };
+        let record = &region.exports[index];
+        for word in &record.users {
+            word.store(0, Ordering::Relaxed);
+        }
         let Figure::Vram(owner) = self.on_machine(Figure::Vram(owner)) else {
             return None;
         };
@@ -905,6 +933,19 @@ impl Membership {
         u32::try_from(index).ok()
     }
 
+    /// Export `index`'s allocation has `bytes` committed on its owner now.
+    pub(crate) fn set_export_vram(&self, index: u32, bytes: u64) {
+        if !self.active() {
+            return;
+        }
+        if let Some(record) = self.machine.region().exports.get(index as usize)
+            && record.state.load(Ordering::Acquire) == EXPORT_LIVE
+            && record.exporter.load(Ordering::Relaxed) == self.slot as u64
+        {
+            record.vram.store(bytes, Ordering::Release);
+        }
+    }
+
     /// This process opened export `index`, of memory file `file`: `false` when the machine has
     /// no such export still held.
     pub(crate) fn open_export(&self, index: u32, file: (u64, u64)) -> bool {
@@ -914,14 +955,27 @@ impl Membership {
         let Some(record) = self.machine.region().exports.get(index as usize) else {
             return false;
         };
-        let state = record.state.load(Ordering::Acquire);
-        if !matches!(state, EXPORT_LIVE | EXPORT_ORPHANED)
-            || record.file[0].load(Ordering::Relaxed) != file.0
-            || record.file[1].load(Ordering::Relaxed) != file.1
+        if record.file[0].load(Ordering::Acquire) != file.0
+            || record.file[1].load(Ordering::Acquire) != file.1
         {
             return false;
         }
-        record.users[self.slot / 64].fetch_or(1 << (self.slot % 64), Ordering::SeqCst);
+        // The bit first, then the state (SeqCst both, as the exporter's free stores the state
+        // and then reads the bits): an exporter freeing it meanwhile sees this user, or this
+        // user sees it done and takes part no further.
+        let (word, bit) = (self.slot / 64, 1u64 << (self.slot % 64));
+        record.users[word].fetch_or(bit, Ordering::SeqCst);
+        // And the file again: a finished record may have been made anew meanwhile.
+        if !matches!(
+            record.state.load(Ordering::SeqCst),
+            EXPORT_LIVE | EXPORT_ORPHANED
+        ) || record.file[0].load(Ordering::Acquire) != file.0
+            || record.file[1].load(Ordering::Acquire) != file.1
+        {
+            record.users[word].fetch_and(!bit, Ordering::SeqCst);
+            self.machine.settle_export(record);
+            return false;
+        }
         true
     }
 
@@ -953,13 +1007,20 @@ impl Membership {
             return false;
         }
         record.vram.store(vram, Ordering::Release);
-        if record
-            .users
-            .iter()
-            .all(|word| word.load(Ordering::SeqCst) == 0)
-        {
+        let unused = || {
+            record
+                .users
+                .iter()
+                .all(|word| word.load(Ordering::SeqCst) == 0)
+        };
+        if unused() {
             record.state.store(EXPORT_DONE, Ordering::SeqCst);
-            return false;
+            // A user that opened it meanwhile either saw it done and left, or is seen here:
+            // then it is handed over as below.
+            if unused() {
+                return false;
+            }
+            record.state.store(EXPORT_LIVE, Ordering::SeqCst);
         }
         let owner = record.owner.load(Ordering::Acquire);
         let slot = self.slot();
@@ -1426,7 +1487,9 @@ mod tests {
             exporter.charge(Figure::Allocated(1), GIB, None).unwrap();
             exporter.charge(Figure::Vram(1), GIB, None).unwrap();
             let file = (7, 42);
-            let index = exporter.export(file, 1, GIB, GIB).unwrap();
+            // Exported before its first use: committed after (device memory is lazy).
+            let index = exporter.export(file, 1, GIB, 0).unwrap();
+            exporter.set_export_vram(index, GIB);
             assert!(
                 !importer.open_export(index, (7, 43)),
                 "another file's handle"

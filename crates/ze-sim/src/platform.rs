@@ -586,6 +586,14 @@ impl Inner {
         }
     }
 
+    /// An exported allocation's bytes committed on its owner now, for the machine's record of
+    /// the export.
+    fn note_export_commitment(&self, export: Option<u32>, bytes: u64) {
+        if let (Some(machine), Some(index)) = (self.machine, export) {
+            machine.set_export_vram(index, bytes);
+        }
+    }
+
     /// Notes, for the machine's report, a call refused for lack of memory.
     pub(crate) fn note_refusal(&self, call: &str, result: ze_result_t, requested: u64) {
         if let Some(machine) = self.machine {
@@ -943,9 +951,12 @@ impl Inner {
         let size = allocation.size as u64;
         let mut deferred = false;
         let mut pins = pins;
+        // An export's commitment, which the machine's record hands over if the exporter ends.
+        let export = allocation.export.filter(|_| !allocation.is_opened());
         match allocation.kind {
             MemKind::Device { owner } if owner == device => {
                 let _ = self.charge(state, Figure::Vram(device), size, None);
+                self.note_export_commitment(export, size);
             }
             MemKind::Device { owner } => {
                 // Without P2PDMA, the peer reaches it only through pinned host memory.
@@ -1026,6 +1037,9 @@ impl Inner {
         };
         let (size, kind) = (allocation.size, allocation.kind);
         let pinned = allocation.unpinned & bit == 0;
+        if kind == (MemKind::Device { owner: device }) && !allocation.is_opened() {
+            self.note_export_commitment(allocation.export, 0);
+        }
         self.release_residency(state, size, kind, device, pinned);
         if let Some(allocation) = state.allocations.get_mut(&base) {
             allocation.resident &= !bit;

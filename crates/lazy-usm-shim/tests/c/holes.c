@@ -619,6 +619,18 @@ static int split_reservation(void) {
     CALL(zeCommandListAppendLaunchKernel, list[1], fill, &groups, NULL, 0, NULL);
     wait_idle(list[1]);
     figures("launched");
+    /* The second range's first half remapped to device 0's memory: the reservation is still
+     * there, so a kernel given a pointer into its (resident) second half makes the new
+     * mapping resident too. */
+    ze_physical_mem_handle_t remapped;
+    CALL(zePhysicalMemCreate, context, device[0], &desc, &remapped);
+    CALL(zeVirtualMemUnmap, context, range[1], size);
+    CALL(zeVirtualMemMap, context, range[1], size, remapped, 0, ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE);
+    void *second_half = (char *)range[1] + size;
+    CALL(zeKernelSetArgumentValue, fill, 0, sizeof second_half, &second_half);
+    CALL(zeCommandListAppendLaunchKernel, list[1], fill, &groups, NULL, 0, NULL);
+    wait_idle(list[1]);
+    figures("remapped");
     CALL(zeKernelDestroy, fill);
     for (int i = 0; i < 2; i++) {
         CALL(zeVirtualMemUnmap, context, range[i], size);
@@ -627,6 +639,7 @@ static int split_reservation(void) {
         CALL(zePhysicalMemDestroy, context, local[i]);
         CALL(zePhysicalMemDestroy, context, peer[i]);
     }
+    CALL(zePhysicalMemDestroy, context, remapped);
     CALL(zeMemFree, context, target);
     figures("end");
     return 0;

@@ -151,10 +151,12 @@ pub(crate) unsafe extern "C" fn put_handle(
 /// The device and inode of the file descriptor `fd` of this process names: the same for every
 /// descriptor of one memory file, in any process.
 fn file_identity(fd: i32) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(format!("/proc/self/fd/{fd}"))
-        .ok()
-        .map(|file| (file.dev(), file.ino()))
+    // SAFETY: `fstat` writes the zeroed `stat` this function owns; a bad descriptor fails.
+    let stat = unsafe {
+        let mut stat: libc::stat = std::mem::zeroed();
+        (libc::fstat(fd, &mut stat) == 0).then_some(stat)
+    }?;
+    Some((stat.st_dev, stat.st_ino))
 }
 
 pub(crate) unsafe extern "C" fn open_handle(
@@ -256,21 +258,25 @@ pub(crate) unsafe extern "C" fn open_handle(
             (size, backing, visible_owner)
         };
         let address = backing.address();
-        // Another process's export: the machine counts this process among its users.
-        let export = (!own)
+        // Another process's export: once the open has succeeded, the machine counts this
+        // process among its users (not before: a refused open holds nothing).
+        let record = (!own)
             .then(|| u32::from_ne_bytes(read(&handle, EXPORT)).checked_sub(1))
-            .flatten()
-            .filter(|&index| {
+            .flatten();
+        let join_export = |platform: &Inner| {
+            record.filter(|&index| {
                 platform
                     .machine
                     .is_some_and(|machine| machine.open_export(index, buffer))
-            });
+            })
+        };
         let Some(owner) = owner else {
             // A device this process cannot see (ZE_AFFINITY_MASK): an import onto the opening
             // device, its cost charged here and released at close.
             let pins = platform.config.mirror == crate::config::MirrorMode::Pinned
                 && platform.config.ipc_import_pins_host;
             platform.import_foreign(&mut state, size as u64, opening_device, pins)?;
+            let export = join_export(&platform);
             let mut opened =
                 Allocation::opened(&mut state, size, opening_device, context as usize, backing);
             opened.resident = 1 << opening_device;
@@ -290,7 +296,6 @@ pub(crate) unsafe extern "C" fn open_handle(
         opened.resident = 1 << owner;
         opened.opens = 1;
         opened.buffer = Some(buffer);
-        opened.export = export;
         state.allocations.insert(address, opened);
         if opening_device != owner
             && let Err(error) = platform.import_opened(&mut state, address, opening_device)
@@ -298,6 +303,10 @@ pub(crate) unsafe extern "C" fn open_handle(
             state.allocations.remove(&address);
             platform.note_refusal("zeMemOpenIpcHandle", error, size as u64);
             return Err(error);
+        }
+        let export = join_export(&platform);
+        if let Some(opened) = state.allocations.get_mut(&address) {
+            opened.export = export;
         }
         state.opened_buffers.entry(key).or_insert(address);
         state.counters.live_opened_ipc_handles += 1;
