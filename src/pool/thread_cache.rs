@@ -703,8 +703,8 @@ mod tests {
         Context, DevicePool, Memory, PoolConfig, ResidencyConfig, ResidencyManager, Runtime,
     };
     use std::collections::HashSet;
-    use std::sync::Mutex;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::{Arc, Mutex};
     use std::time::{Duration, Instant};
 
     /// Caches taken, and caches skipped because their owner was in a hit, by every thief.
@@ -729,13 +729,16 @@ mod tests {
             eprintln!("SKIPPED: no expedited membarrier here, so no cache is ever taken");
             return;
         }
-        let held = Mutex::new(HashSet::new());
-        let stop = AtomicBool::new(false);
+        let pool = Arc::new(pool);
+        let held = Arc::new(Mutex::new(HashSet::new()));
+        let stop = Arc::new(AtomicBool::new(false));
         let stolen_before = STOLEN.load(Ordering::Relaxed);
-        std::thread::scope(|scope| {
-            for _ in 0..2 {
-                let (pool, held, stop) = (&pool, &held, &stop);
-                scope.spawn(move || {
+        // Owned threads, joined before the pool is checked: a scoped thread's cache may still
+        // be on its way back (thread-local destructors) when its scope has ended.
+        let owners: Vec<_> = (0..2)
+            .map(|_| {
+                let (pool, held, stop) = (Arc::clone(&pool), Arc::clone(&held), Arc::clone(&stop));
+                std::thread::spawn(move || {
                     let mut mine = Vec::new();
                     while !stop.load(Ordering::Relaxed) {
                         for _ in 0..8 {
@@ -748,15 +751,18 @@ mod tests {
                             drop(block);
                         }
                     }
-                });
-            }
-            let deadline = Instant::now() + Duration::from_millis(300);
-            while Instant::now() < deadline {
-                super::steal_idle_caches(&pool.shared);
-                std::thread::yield_now();
-            }
-            stop.store(true, Ordering::Relaxed);
-        });
+                })
+            })
+            .collect();
+        let deadline = Instant::now() + Duration::from_millis(300);
+        while Instant::now() < deadline {
+            super::steal_idle_caches(&pool.shared);
+            std::thread::yield_now();
+        }
+        stop.store(true, Ordering::Relaxed);
+        for owner in owners {
+            owner.join().unwrap();
+        }
         let stolen = STOLEN.load(Ordering::Relaxed) - stolen_before;
         eprintln!(
             "caches taken: {stolen}; skipped as active, over all tests: {}",
