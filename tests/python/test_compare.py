@@ -101,6 +101,8 @@ def test_seed000_under_each_alternative(runtime_available, tmp_path):
         "runtime default, v1 adapter": 8.0,
         "SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P=1, v2": 0.0,
         "SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P=1, v1": 8.0,   # the v1 adapter ignores it
+        "UR_L0_USM_RESIDENT=0x1, v1": 0.0,                      # device memory on its owner only
+        "UR_L0_USM_RESIDENT=0x1, v2": 8.0,                      # the v2 adapter ignores it
         "NEOReadDebugKeys=1 EnableDeferBacking=0": 0.0,
         "NEOReadDebugKeys=1 ForceZeDeviceCanAccessPerReturnValue=0": 0.0,
         "lazy-usm run --shim": 0.0,
@@ -121,6 +123,10 @@ def test_enabling_peer_access_makes_the_restrict_variable_eager_and_not_the_shim
     assert pinned["runtime default, v2 adapter"] == every
     assert pinned["SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P=1, v2"] == pair
     assert pinned["SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P=1, v1"] == every
+    # The v1 adapter's residency variable: enabling peer access adds no residency there; what
+    # crosses devices, the 64 MiB source, the driver imports on use, as for the shim.
+    assert pinned["UR_L0_USM_RESIDENT=0x1, v1"] == 64 * MIB
+    assert pinned["UR_L0_USM_RESIDENT=0x1, v2"] == every
     # The shim: only what device 1 used, the 64 MiB source.
     assert pinned["lazy-usm run --shim"] == 64 * MIB
     # Without peer access reported, the copy goes through host memory: no peer residency at all
@@ -140,6 +146,8 @@ def test_a_kernel_reading_a_peers_memory_through_pointers(runtime_available, tmp
         "runtime default, v1 adapter": 0,
         "SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P=1, v2": 1024,
         "SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P=1, v1": 0,
+        "UR_L0_USM_RESIDENT=0x1, v1": 1024,
+        "UR_L0_USM_RESIDENT=0x1, v2": 0,
         "NEOReadDebugKeys=1 EnableDeferBacking=0": 0,
         "NEOReadDebugKeys=1 ForceZeDeviceCanAccessPerReturnValue=0": 1024,
         "lazy-usm run --shim": 1024,

@@ -108,6 +108,12 @@ const V2: (&str, &str) = ("SYCL_UR_USE_LEVEL_ZERO_V2", "1");
 const V1: (&str, &str) = ("SYCL_UR_USE_LEVEL_ZERO_V2", "0");
 const RESTRICT: (&str, &str) = ("SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P", "1");
 const DEBUG_KEYS: (&str, &str) = ("NEOReadDebugKeys", "1");
+/// The v1 adapter's residency variable (`0xHSD`: host, shared, device allocations; 1: resident
+/// on the allocating device only); v2 does not read it.
+const DEVICE_RESIDENT_ONLY: (&str, &str) = ("UR_L0_USM_RESIDENT", "0x1");
+/// Variables of the alternatives' that no run inherits from the caller's environment (the
+/// residency variable's older name among them).
+const NOT_INHERITED: &[&str] = &["SYCL_PI_LEVEL_ZERO_USM_RESIDENT"];
 
 /// The alternatives, the runtime's default first (the others' output is compared with it).
 const ALTERNATIVES: &[Alternative] = &[
@@ -133,6 +139,18 @@ const ALTERNATIVES: &[Alternative] = &[
         name: "SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P=1, v1",
         shim: false,
         env: &[V1, RESTRICT],
+        torch_allocator: false,
+    },
+    Alternative {
+        name: "UR_L0_USM_RESIDENT=0x1, v1",
+        shim: false,
+        env: &[V1, DEVICE_RESIDENT_ONLY],
+        torch_allocator: false,
+    },
+    Alternative {
+        name: "UR_L0_USM_RESIDENT=0x1, v2",
+        shim: false,
+        env: &[V2, DEVICE_RESIDENT_ONLY],
         torch_allocator: false,
     },
     Alternative {
@@ -300,6 +318,9 @@ fn command_for(
     // Each alternative starts from none of the others' settings.
     for other in ALTERNATIVES.iter().flat_map(|other| other.env) {
         command.env_remove(other.0);
+    }
+    for name in NOT_INHERITED {
+        command.env_remove(name);
     }
     command.envs(alternative.env.iter().copied());
     Ok(command)

@@ -653,7 +653,7 @@ fn compare_measured_probes_the_program_under_each_alternative() {
     assert_eq!(report["modelled"], false);
     assert_eq!(report["platform"], "system");
     let runs = report["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 9);
+    assert_eq!(runs.len(), 11);
     let (torch, runs) = runs.split_last().unwrap();
     assert_eq!(torch["applies"], false, "{torch}");
     assert_eq!(torch["why"], "not a `python SCRIPT.py [ARGS]` program");
