@@ -70,6 +70,41 @@ fn registered_mirror_pins_nothing(harness: &Harness) {
 }
 on_both_paths!(registered_mirror_pins_nothing, "b70x2-26.05");
 
+/// A driver that refuses to evict a peer's import (every release up to 26.31): the eviction
+/// fails with the driver's error, and the manager still counts the residency, so nothing is
+/// lost track of; freeing the memory releases it.
+fn a_refused_eviction_keeps_the_residency_counted(harness: &Harness) {
+    let (manager, devices) = manager(harness, ResidencyConfig::new(Policy::Manual));
+    let allocation = manager.allocate(&devices[0], 64 * MIB).unwrap();
+    manager
+        .ensure_resident_on(&allocation, &devices[1])
+        .unwrap();
+    let pinned = harness.host_pinned();
+    assert_eq!(pinned, 64 * MIB as u64);
+    let cost = manager.host_cost();
+    let error = manager.evict_from(&allocation, &devices[1]).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("ZE_RESULT_ERROR_INVALID_ARGUMENT"),
+        "{error}"
+    );
+    assert!(
+        allocation.resident().contains(1),
+        "still resident on device 1"
+    );
+    assert_eq!(manager.host_cost().current_bytes, cost.current_bytes);
+    assert_eq!(harness.host_pinned(), pinned, "the driver released nothing");
+    drop(allocation);
+    assert_eq!(harness.host_pinned(), 0, "freeing the memory released it");
+    drop(manager);
+    harness.assert_clean();
+}
+on_both_paths!(
+    a_refused_eviction_keeps_the_residency_counted,
+    "b70x2-26.31"
+);
+
 /// One 256 MiB allocation copied to the peer: `Lazy` pays exactly 256 MiB, once, however many
 /// copies follow.
 fn lazy_pays_once_on_first_use(harness: &Harness) {

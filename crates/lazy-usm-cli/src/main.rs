@@ -23,7 +23,7 @@ use table::{Table, bytes_gib};
     about = "Residency-aware USM for multi-GPU Level Zero: host cost, peer bandwidth, live probe"
 )]
 struct Cli {
-    /// Use the simulated platform with this preset (b70x2, b70x2-26.05, b60x4, b60x4-refused, b70x2-acs, xelink, b70x2-faithful).
+    /// Use the simulated platform with this preset (b70x2, b70x2-26.05, b70x2-26.31, b60x4, b60x4-refused, b70x2-acs, xelink, b70x2-faithful).
     #[arg(long, global = true, conflicts_with = "sim_config")]
     preset: Option<String>,
     /// Use the simulated platform described by this TOML file.

@@ -512,6 +512,13 @@ fn doctor_tells_the_presets_apart_by_what_it_measures() {
     assert_eq!(doctor("b70x2", &keys)[cost], registered);
     // Seed 003's B60s: the driver pins peer residency at the next kernel, not at the call;
     // measured after a kernel on the peer, it is the expensive case it is.
+    // The newest release refuses to evict a peer's import: said so, not taken for a release.
+    let refusing = doctor("b70x2-26.31", &[]);
+    assert!(
+        refusing["eviction releases it at once"].starts_with("no: the driver refused the eviction"),
+        "{}",
+        refusing["eviction releases it at once"]
+    );
     let deferred = doctor("b60x4", &[]);
     assert_eq!(
         deferred[cost],

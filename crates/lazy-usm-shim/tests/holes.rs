@@ -314,3 +314,24 @@ fn every_mapping_a_copys_range_or_a_kernels_reservation_touches_is_made_resident
     assert_eq!(step(&figures, "end").1, 0, "all unmapped");
     assert_eq!(figures["hazards"], 0);
 }
+
+/// On a driver that refuses to evict a peer's import (every release up to 26.31), the
+/// program's eviction gets the driver's refusal and the memory stays resident and counted,
+/// until it is freed.
+#[test]
+fn a_refused_eviction_of_a_peer_residency_is_passed_on_and_nothing_is_lost() {
+    let Some((figures, stderr)) =
+        scenario("residency-requests", &[("ZE_SIM_CONFIG", "b70x2-26.31")])
+    else {
+        return;
+    };
+    let mib = 1u64 << 20;
+    assert_eq!(figures["used.pinned"], mib, "{stderr}");
+    assert_eq!(
+        figures["whole-evict.result"], 0x7800_0004,
+        "INVALID_ARGUMENT, as the driver answers"
+    );
+    assert_eq!(figures["whole-evict.pinned"], mib, "still resident");
+    assert_eq!(figures["used.violations"], 0);
+    assert_eq!(figures["end.pinned"], 0, "freed with the memory");
+}

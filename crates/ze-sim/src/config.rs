@@ -209,6 +209,15 @@ pub struct SimConfig {
     /// models a driver that implements the specification.
     #[serde(default)]
     pub command_list_clone: bool,
+    /// Whether `zeContextEvictMemory` refuses to evict a peer's import of another device's
+    /// allocation (`ZE_RESULT_ERROR_INVALID_ARGUMENT`, nothing released; the import goes when the
+    /// memory is freed), as every compute-runtime release up to 26.31 does:
+    /// `Context::evictMemory` (`level_zero/core/source/context/context.cpp`) looks the pointer up
+    /// only among the device's own allocations until bfefe31a92 (2026-08-11, on master, in no
+    /// release up to 26.31). Off, eviction releases it, as that commit's driver does (presets
+    /// `b70x2`, `b60x4`, ... so far; `b70x2-26.31` turns it on).
+    #[serde(default)]
+    pub peer_eviction_refused: bool,
     /// Whether `zeDeviceCanAccessPeer` and the P2P properties report peer access where the link
     /// has it. Off models compute-runtime's debug key `ForceZeDeviceCanAccessPerReturnValue=0`
     /// (see [`SimConfig::with_driver_debug_keys`]): a copy that reads or writes a peer's memory
@@ -236,6 +245,7 @@ pub struct SimConfig {
 pub const PRESET_NAMES: &[&str] = &[
     "b70x2",
     "b70x2-26.05",
+    "b70x2-26.31",
     "b60x4",
     "b60x4-refused",
     "b70x2-acs",
@@ -357,6 +367,7 @@ impl SimConfig {
             async_execution: true,
             zex_extension: true,
             command_list_clone: false,
+            peer_eviction_refused: false,
             peer_access_reported: true,
             execute_kernels: true,
             devices: vec![b70("0000:0e:00.0"), b70("0000:12:00.0")],
@@ -373,6 +384,14 @@ impl SimConfig {
                 driver_version: compute_runtime_version(26, 5, 37020),
                 host_memory_bytes: 64 * GIB,
                 mirror: MirrorMode::Registered,
+                ..b70x2
+            },
+            // The same pair on the newest release, 26.31: the pinned mirror, and an eviction of
+            // a peer's import refused (no release has bfefe31a92 yet).
+            "b70x2-26.31" => SimConfig {
+                name: name.into(),
+                driver_version: compute_runtime_version(26, 31, 39395),
+                peer_eviction_refused: true,
                 ..b70x2
             },
             // Four B60s on separate root ports, 60 GiB host (seed 003), as the public threads

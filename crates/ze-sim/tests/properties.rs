@@ -35,6 +35,7 @@ fn custom() -> SimConfig {
         async_execution: false,
         zex_extension: true,
         command_list_clone: false,
+        peer_eviction_refused: false,
         peer_access_reported: true,
         execute_kernels: true,
         devices: vec![

@@ -130,6 +130,14 @@ fn residency(
         return Ok(());
     }
     if evict {
+        // Released drivers up to 26.31 look the pointer up only among the device's own
+        // allocations (compute-runtime `level_zero/core/source/context/context.cpp`,
+        // `Context::evictMemory`, before bfefe31a92): a peer's import is not found, and stays.
+        let peer_import = matches!(allocation.kind, MemKind::Device { owner } if owner != index)
+            && allocation.resident & (1 << index) != 0;
+        if peer_import && platform.config.peer_eviction_refused {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
         platform.evict(&mut state, base, index)
     } else {
         let result = platform.make_resident(&mut state, base, index);
