@@ -731,3 +731,32 @@ fn block_containing_answers_from_threads_while_blocks_come_and_go() {
     drop((pool, manager));
     harness.assert_clean();
 }
+
+/// On a driver that refuses to evict a peer's import, trim still releases what it can and
+/// fails on nothing: the segment's peer residency stays, counted, until the segment goes.
+#[test]
+fn trim_goes_on_when_the_driver_refuses_to_evict_a_peers_import() {
+    let harness = Harness::simulated("b70x2-26.31");
+    let (manager, devices) = setup(&harness, Policy::Lazy);
+    let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
+    let block = pool.allocate(4096).unwrap();
+    let idle = pool.allocate(10 * MIB).unwrap();
+    drop(idle);
+    let mut replica = manager.allocate(&devices[1], 4096).unwrap();
+    manager.copy(&mut replica, 0, &block, 0, 4096).unwrap();
+    let pinned = harness.host_pinned();
+    assert!(pinned > 0, "the block's segment is resident on device 1");
+    let released = pool
+        .trim()
+        .expect("a refused eviction is no failure of trim");
+    assert!(released > 0, "the idle large segment went");
+    assert_eq!(harness.host_pinned(), pinned, "the driver kept the import");
+    let peers = pool.stats().peers;
+    let peer = peers.iter().find(|peer| peer.device == 1).unwrap();
+    assert_eq!(peer.resident_bytes, pinned, "and it is still counted");
+    drop((block, replica));
+    pool.trim().unwrap();
+    assert_eq!(harness.host_pinned(), 0, "gone with its segment");
+    drop((pool, manager));
+    harness.assert_clean();
+}

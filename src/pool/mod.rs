@@ -545,7 +545,9 @@ impl DevicePool {
     }
 
     /// Releases idle segments and the peer residency of segments no live shared block needs
-    /// (outside hinted arenas, which keep theirs); returns the bytes of segments released.
+    /// (outside hinted arenas, which keep theirs); returns the bytes of segments released. A
+    /// peer residency the driver refuses to evict (releases up to 26.31 refuse a peer's import)
+    /// stays, counted, until its segment is released.
     ///
     /// ```
     /// # use lazy_usm::*;
@@ -573,11 +575,18 @@ impl DevicePool {
                 // check above, keeps its residency until the next trim.
                 // A read-modify-write read, as the pin protocol's (module `residency::pin`).
                 let shared = || segment.shared_blocks.fetch_add(0, Ordering::SeqCst) > 0;
-                self.manager.try_evict_unless(
+                // A driver that refuses to evict a peer's import (releases up to 26.31) leaves
+                // the residency in place, and counted: the segment keeps it until it is
+                // released, and trim goes on with the others.
+                if let Err(error) = self.manager.try_evict_unless(
                     &segment.allocation,
                     &devices[peer as usize],
                     &shared,
-                )?;
+                ) {
+                    log::debug!(
+                        "lazy-usm pool: a segment stays resident on device {peer}: {error}"
+                    );
+                }
             }
         }
         Ok(released)
