@@ -260,6 +260,30 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// Whether this is the driver refusing to evict a peer's import: `zeContextEvictMemory`
+    /// answering `ZE_RESULT_ERROR_INVALID_ARGUMENT`, as every compute-runtime release up to 26.31
+    /// does for an allocation another device owns (its `Context::evictMemory` finds a peer's
+    /// import only since bfefe31a92). The residency then stays until the memory is freed.
+    ///
+    /// ```
+    /// use lazy_usm::{Error, ZeResult, sys::ze_result_t};
+    /// let refused = Error::ZeError {
+    ///     call: "zeContextEvictMemory",
+    ///     result: ZeResult(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT),
+    /// };
+    /// assert!(refused.is_refused_eviction());
+    /// assert!(!Error::invalid("something else").is_refused_eviction());
+    /// ```
+    pub fn is_refused_eviction(&self) -> bool {
+        matches!(
+            self,
+            Error::ZeError {
+                call: "zeContextEvictMemory",
+                result: ZeResult(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT),
+            }
+        )
+    }
+
     /// The error for a failed Level Zero call.
     ///
     /// ```

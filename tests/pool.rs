@@ -739,22 +739,32 @@ fn trim_goes_on_when_the_driver_refuses_to_evict_a_peers_import() {
     let harness = Harness::simulated("b70x2-26.31");
     let (manager, devices) = setup(&harness, Policy::Lazy);
     let pool = DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap();
-    let block = pool.allocate(4096).unwrap();
-    let idle = pool.allocate(10 * MIB).unwrap();
-    drop(idle);
+    // Two blocks of one segment: one read by device 1, one that keeps the segment live.
+    let shared = pool.allocate(4096).unwrap();
+    let neighbour = pool.allocate(4096).unwrap();
+    drop(pool.allocate(10 * MIB).unwrap());
     let mut replica = manager.allocate(&devices[1], 4096).unwrap();
-    manager.copy(&mut replica, 0, &block, 0, 4096).unwrap();
+    manager.copy(&mut replica, 0, &shared, 0, 4096).unwrap();
     let pinned = harness.host_pinned();
-    assert!(pinned > 0, "the block's segment is resident on device 1");
+    assert!(pinned > 0, "the blocks' segment is resident on device 1");
+    // No block of the segment is shared any more: trim evicts its peer residency, which this
+    // driver refuses.
+    drop(shared);
+    let evictions = harness.counter("evict_calls");
     let released = pool
         .trim()
         .expect("a refused eviction is no failure of trim");
+    assert_eq!(
+        harness.counter("evict_calls"),
+        evictions + 1,
+        "the eviction was asked"
+    );
     assert!(released > 0, "the idle large segment went");
     assert_eq!(harness.host_pinned(), pinned, "the driver kept the import");
     let peers = pool.stats().peers;
     let peer = peers.iter().find(|peer| peer.device == 1).unwrap();
     assert_eq!(peer.resident_bytes, pinned, "and it is still counted");
-    drop((block, replica));
+    drop((neighbour, replica));
     pool.trim().unwrap();
     assert_eq!(harness.host_pinned(), 0, "gone with its segment");
     drop((pool, manager));

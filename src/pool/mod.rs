@@ -564,6 +564,7 @@ impl DevicePool {
         let released = self.release_idle_segments(true);
         let segments = self.live_segments();
         let devices = self.manager.context().devices();
+        let mut failure = None;
         for segment in segments {
             let hinted = self.arena_ref(segment.arena).peers;
             if segment.shared_blocks.load(Ordering::Acquire) > 0 {
@@ -577,19 +578,21 @@ impl DevicePool {
                 let shared = || segment.shared_blocks.fetch_add(0, Ordering::SeqCst) > 0;
                 // A driver that refuses to evict a peer's import (releases up to 26.31) leaves
                 // the residency in place, and counted: the segment keeps it until it is
-                // released, and trim goes on with the others.
-                if let Err(error) = self.manager.try_evict_unless(
+                // released. Other errors are returned once every segment had its turn.
+                match self.manager.try_evict_unless(
                     &segment.allocation,
                     &devices[peer as usize],
                     &shared,
                 ) {
-                    log::debug!(
-                        "lazy-usm pool: a segment stays resident on device {peer}: {error}"
-                    );
+                    Err(error) if error.is_refused_eviction() => {}
+                    Err(error) => {
+                        failure.get_or_insert(error);
+                    }
+                    Ok(_) => {}
                 }
             }
         }
-        Ok(released)
+        failure.map_or(Ok(released), Err)
     }
 }
 

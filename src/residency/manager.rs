@@ -446,7 +446,14 @@ impl Shared {
             if self.accounting.current().saturating_add(needed) <= budget {
                 break;
             }
-            self.try_evict_locked(state, &allocation, device, &|| false)?;
+            // A driver that refuses to evict a peer's import (releases up to 26.31) leaves it,
+            // counted: the next candidate is tried.
+            match self.try_evict_locked(state, &allocation, device, &|| false) {
+                Err(error) if error.is_refused_eviction() => {}
+                other => {
+                    other?;
+                }
+            }
         }
         if self.accounting.current().saturating_add(needed) <= budget {
             Ok(())

@@ -21,19 +21,8 @@ blocks = [dm.MemoryUSMDevice(4 * (1 << 30), queue=queue) for queue in queues]
 print("allocated", len(blocks))
 """
 
-PEER_ACCESS = """
-import dpctl, dpctl.memory as dm
-devices = dpctl.get_devices()
-context = dpctl.SyclContext(devices)
-queues = [dpctl.SyclQueue(context, device) for device in devices]
-blocks = [dm.MemoryUSMDevice(2 * (1 << 30), queue=queues[0]) for _ in range(2)]
-source = dm.MemoryUSMDevice(64 << 20, queue=queues[0])
-source.copy_from_host(bytes(range(256)) * (1 << 18))
-target = dm.MemoryUSMDevice(64 << 20, queue=queues[1])
-target.copy_from_device(source)
-devices[1].enable_peer_access(devices[0])
-print("copied", bytes(target.copy_to_host())[:8] == bytes(range(8)))
-"""
+# The README's example program.
+PEER_ACCESS = (pathlib.Path(__file__).resolve().parents[2] / "examples" / "peer_access.py").read_text()
 
 
 # The SPIR-V module helper beside the other programs.
@@ -252,3 +241,11 @@ def test_a_two_rank_job_is_compared_machine_wide_with_the_host_limit_in_force(ru
     assert shim["processes"] >= 2, shim
     # Both ranks' residency calls, not the last one's: at least one per rank's allocation.
     assert shim["residency_calls"] >= 2 * 12, shim
+
+
+def test_no_alternative_inherits_the_callers_residency_variable(runtime_available, tmp_path):
+    # The caller's old-named v1 variable would make the v1 default lazy: no run takes it.
+    env = dict(os.environ, SYCL_PI_LEVEL_ZERO_USM_RESIDENT="0x1")
+    runs = compare_all(tmp_path, SEED000, env=env)
+    assert gib(runs["runtime default, v1 adapter"]["peak_host_pinned_bytes"]) == 8.0
+    assert gib(runs["UR_L0_USM_RESIDENT=0x1, v1"]["peak_host_pinned_bytes"]) == 0.0

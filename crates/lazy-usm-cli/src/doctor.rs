@@ -138,11 +138,15 @@ fn residency_checks(runtime: &Runtime, devices: &[Device]) -> Result<Vec<Check>,
         },
         Check {
             name: "eviction releases it at once",
-            verdict: if let Err(refused) = &eviction {
-                format!(
-                    "no: the driver refused the eviction ({refused}); peer residency stays until \
-                     the memory is freed"
-                )
+            verdict: if let Err(error) = &eviction {
+                if error.is_refused_eviction() {
+                    format!(
+                        "no: the driver refused the eviction ({error}); peer residency stays \
+                         until the memory is freed"
+                    )
+                } else {
+                    format!("not measured: the eviction failed ({error})")
+                }
             } else if !measured {
                 "not measured".into()
             } else if nothing {

@@ -99,6 +99,12 @@ fn residency_requests_are_deferred_only_for_the_allocations_own_context_and_rang
         figures["whole-evict.pinned"], 0,
         "the eviction was forwarded"
     );
+    assert_eq!(
+        (figures["reused.calls"], figures["reused.pinned"]),
+        (figures["whole-evict.calls"] + 1, mib),
+        "evicted, so made resident again at the next use"
+    );
+    assert_eq!(figures["reused.violations"], 0);
     assert_eq!(figures["used.violations"], 0);
     assert_eq!(figures["end.pinned"], 0);
 }
@@ -332,6 +338,9 @@ fn a_refused_eviction_of_a_peer_residency_is_passed_on_and_nothing_is_lost() {
         "INVALID_ARGUMENT, as the driver answers"
     );
     assert_eq!(figures["whole-evict.pinned"], mib, "still resident");
+    // The shim kept its record: the next use asks for nothing and faults on nothing.
+    assert_eq!(figures["reused.calls"], figures["whole-evict.calls"]);
+    assert_eq!(figures["reused.violations"], 0);
     assert_eq!(figures["used.violations"], 0);
     assert_eq!(figures["end.pinned"], 0, "freed with the memory");
 }

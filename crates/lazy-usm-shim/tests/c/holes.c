@@ -299,6 +299,10 @@ static int residency_requests(void) {
     figures("used");
     value("whole-evict.result", TRY(zeContextEvictMemory, context, device[1], memory, size));
     figures("whole-evict");
+    /* Used again: made resident again if the eviction went through, not if it was refused. */
+    CALL(zeCommandListAppendMemoryCopy, list[1], host, memory, sizeof host, NULL, 0, NULL);
+    wait_idle(list[1]);
+    figures("reused");
     CALL(zeMemFree, context, memory);
     figures("end");
     return 0;

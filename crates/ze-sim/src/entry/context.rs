@@ -133,9 +133,10 @@ fn residency(
         // Released drivers up to 26.31 look the pointer up only among the device's own
         // allocations (compute-runtime `level_zero/core/source/context/context.cpp`,
         // `Context::evictMemory`, before bfefe31a92): a peer's import is not found, and stays.
-        let peer_import = matches!(allocation.kind, MemKind::Device { owner } if owner != index)
-            && allocation.resident & (1 << index) != 0;
-        if peer_import && platform.config.peer_eviction_refused {
+        // (An opened IPC handle is registered on the device that opened it, and found.)
+        let peer_memory = matches!(allocation.kind, MemKind::Device { owner } if owner != index)
+            && !allocation.is_opened();
+        if peer_memory && platform.config.peer_eviction_refused {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         platform.evict(&mut state, base, index)
