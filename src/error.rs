@@ -272,7 +272,7 @@ impl Error {
     ///     result: ZeResult(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT),
     /// };
     /// assert!(refused.is_refused_eviction());
-    /// assert!(!Error::invalid("something else").is_refused_eviction());
+    /// assert!(!Error::InvalidArgument("something else".into()).is_refused_eviction());
     /// ```
     pub fn is_refused_eviction(&self) -> bool {
         matches!(

@@ -541,7 +541,13 @@ impl Shared {
             if !allocation.explicit.load().contains(device)
                 && let Err(error) = self.try_evict_locked(&mut state, allocation, device, &|| false)
             {
-                log::warn!("lazy-usm: evicting after disable_peer_access failed: {error}");
+                // A driver that refuses peer evictions (releases up to 26.31) answers so at every
+                // use: not a warning each time.
+                if error.is_refused_eviction() {
+                    log::debug!("lazy-usm: the driver keeps a disabled pair's residency: {error}");
+                } else {
+                    log::warn!("lazy-usm: evicting after disable_peer_access failed: {error}");
+                }
             }
         }
     }
