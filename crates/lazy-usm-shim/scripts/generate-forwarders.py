@@ -93,9 +93,9 @@ POINTEE_USM = {"::std::os::raw::c_void", "u64"}
 
 # How many bytes each operand of an append reaches from its pointer, by the append's other
 # parameters (the headers' order): every allocation and mapping the range touches is made
-# resident, not only the one it starts in. An operand not listed is checked where it starts:
-# an image's bytes depend on its format, which the shim does not record, and an extension
-# chain (pNext) is host memory.
+# resident, not only the one it starts in. An append named here or in START_ONLY has every
+# operand in one of the two (a header that changes its parameters stops this script); an append
+# named in neither, new in a header, is intercepted at its operands' starts.
 OPERAND_LENGTHS = {
     "zeCommandListAppendWriteGlobalTimestamp": {"arg2": "8"},
     "zeCommandListAppendMemoryCopy": {"arg2": "arg4", "arg3": "arg4"},
@@ -109,6 +109,16 @@ OPERAND_LENGTHS = {
     "zeCommandListAppendMemoryCopyWithParameters": {"arg2": "arg4", "arg3": "arg4"},
     "zeCommandListAppendMemoryFillWithParameters": {"arg2": "arg5", "arg3": "arg4"},
     "zeRTASBuilderCommandListAppendCopyExt": {"arg2": "arg4", "arg3": "arg4"},
+}
+
+# Operands checked only where they start, and why.
+START_ONLY = {
+    ("zeCommandListAppendImageCopyToMemory", "arg2"): "an image's bytes depend on its format, which the shim does not record",
+    ("zeCommandListAppendImageCopyFromMemory", "arg3"): "an image's bytes depend on its format",
+    ("zeCommandListAppendImageCopyToMemoryExt", "arg2"): "an image's bytes depend on its format",
+    ("zeCommandListAppendImageCopyFromMemoryExt", "arg3"): "an image's bytes depend on its format",
+    ("zeCommandListAppendMemoryCopyWithParameters", "arg5"): "an extension chain (pNext): host memory",
+    ("zeCommandListAppendMemoryFillWithParameters", "arg6"): "an extension chain (pNext): host memory",
 }
 
 # Appends with pointer parameters that reach no device memory, and why.
@@ -233,6 +243,13 @@ def main():
         unknown = set(lengths) - set(operands)
         if unknown:
             sys.exit(f"{name}: OPERAND_LENGTHS names {sorted(unknown)}, which are not its operands")
+        known = name in OPERAND_LENGTHS or any(key[0] == name for key in START_ONLY)
+        unsized = [o for o in operands if o not in lengths and (name, o) not in START_ONLY]
+        if known and unsized:
+            sys.exit(
+                f"{name}: operands {unsized} have no length: say how many bytes each reaches "
+                "(OPERAND_LENGTHS) or why only its start is checked (START_ONLY)"
+            )
         safety = (
             ["    // SAFETY: the caller's regions, each null or a ze_copy_region_t as the specification requires."]
             if any("unsafe" in length for length in lengths.values())
@@ -261,6 +278,10 @@ def main():
             "}",
             "",
         ]
+    stale = {key for key in START_ONLY if key[1] not in (operands_of.get(key[0]) or [])}
+    stale |= {name for name in OPERAND_LENGTHS if operands_of.get(name) is None}
+    if stale:
+        sys.exit(f"OPERAND_LENGTHS or START_ONLY names what is no operand of an append: {sorted(map(str, stale))}")
     out.write_text("\n".join(lines), encoding="utf-8")
 
     table_lines = [
