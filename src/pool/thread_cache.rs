@@ -760,9 +760,19 @@ mod tests {
             std::thread::yield_now();
         }
         stop.store(true, Ordering::Relaxed);
-        for owner in owners {
-            owner.join().unwrap();
-        }
+        // Joined under a time limit: an owner stuck at its gate fails the test, not hangs it.
+        let (joined, all_joined) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let results: Vec<_> = owners
+                .into_iter()
+                .map(|owner| owner.join().is_ok())
+                .collect();
+            let _ = joined.send(results);
+        });
+        let results = all_joined
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the owners stopped within a minute");
+        assert!(results.iter().all(|&ok| ok), "an owner panicked");
         let stolen = STOLEN.load(Ordering::Relaxed) - stolen_before;
         eprintln!(
             "caches taken: {stolen}; skipped as active, over all tests: {}",

@@ -349,7 +349,11 @@ pub(crate) struct State {
     /// Objects created in each context that must go before it.
     pub context_children: FxHashMap<usize, u64>,
     /// (memory file's device and inode, context) -> the address of its live opened mapping: a
-    /// buffer opened again in one context is that mapping (one DRM buffer object, charged once).
+    /// buffer opened again in one context is that mapping (one DRM buffer object, charged once:
+    /// the kernel gives a dma-buf imported twice into one DRM file the same GEM handle, and
+    /// compute-runtime's `DrmMemoryManager::createGraphicsAllocationFromSharedHandle`,
+    /// `shared/source/os_interface/linux/drm_memory_manager.cpp`, reuses its buffer object
+    /// through `findAndReferenceSharedBufferObject`).
     pub opened_buffers: FxHashMap<(u64, u64, usize), usize>,
     /// Exported allocations freed while this process still had them open (another context's
     /// mapping), by memory file, released at its last close.
