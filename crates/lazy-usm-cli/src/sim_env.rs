@@ -360,12 +360,7 @@ fn wait_for_orphans(name: &str, machine: Option<&Machine>) {
             }
         };
         machine.reap_vanished();
-        let in_use = machine
-            .report()
-            .processes
-            .iter()
-            .any(|process| process.state == ProcessState::Running);
-        if in_use {
+        if machine.running_processes() > 0 {
             idle_since = None;
         } else if idle_since
             .get_or_insert_with(std::time::Instant::now)

@@ -485,6 +485,16 @@ impl Machine {
             .min(MAX_DEVICES as u32)
     }
 
+    /// How many attached processes are running (attached, and neither exited nor vanished).
+    pub fn running_processes(&self) -> usize {
+        let region = self.region();
+        let used = (region.next_slot.load(Ordering::Acquire) as usize).min(MAX_PROCESSES);
+        region.slots[..used]
+            .iter()
+            .filter(|slot| slot.state.load(Ordering::Acquire) == LIVE)
+            .count()
+    }
+
     /// The machine's host pinned bytes now (its `nr_gpu_active`).
     pub fn host_pinned_bytes(&self) -> u64 {
         self.region().now.host_pinned.load(Ordering::Acquire)
@@ -505,7 +515,7 @@ impl Machine {
                 .compare_exchange(LIVE, VANISHED, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
             {
-                self.release_share(slot);
+                self.release_share(index);
                 reaped += 1;
             }
         }
@@ -575,16 +585,12 @@ impl Machine {
     }
 
     /// Takes a process's figures out of the machine's (it has ended).
-    fn release_share(&self, slot: &Slot) {
+    fn release_share(&self, index: usize) {
         let region = self.region();
-        let index = region
-            .slots
-            .iter()
-            .position(|candidate| std::ptr::eq(candidate, slot))
-            .unwrap_or(MAX_PROCESSES);
-        if index < MAX_PROCESSES {
-            self.end_exports(index, slot);
-        }
+        let Some(slot) = region.slots.get(index) else {
+            return;
+        };
+        self.end_exports(index, slot);
         for figure in Figures::all(self.device_count()) {
             discharge(
                 region.now.get(figure),
@@ -1165,7 +1171,7 @@ impl Membership {
         {
             slot.exit_status
                 .store(u64::from(status as u32) + 1, Ordering::Release);
-            self.machine.release_share(slot);
+            self.machine.release_share(self.slot);
         }
     }
 }
