@@ -161,18 +161,7 @@ fn a_handle_from_another_process_maps_the_bytes_and_a_forged_one_is_refused() {
         let (exporter, importer) = (sim.context(&[0, 1]), sim.context(&[0, 1]));
         // Not a whole number of pages (the memory file is), but of KiB (fdinfo's unit).
         let size = 5120;
-        let exported = sim.alloc_device(exporter, 0, size);
-        let list = sim.immediate_list(exporter, 0, 1);
-        let data: Vec<u8> = (0..size as u32).map(|i| (i * 7) as u8).collect();
-        ok(sim.copy(
-            list,
-            exported,
-            data.as_ptr() as _,
-            size,
-            null_mut(),
-            &mut [],
-        ));
-        ok(synchronize(list, u64::MAX));
+        let (exported, data) = filled(&sim, exporter, 0, size, 7);
         let mut handle = ze_ipc_mem_handle_t::default();
         ok(get(exporter, exported, &mut handle));
         let set = |handle: &mut ze_ipc_mem_handle_t, at: usize, bytes: &[u8]| {
@@ -248,7 +237,6 @@ fn a_handle_from_another_process_maps_the_bytes_and_a_forged_one_is_refused() {
         ok(close(importer, opened));
         assert_eq!(sim.vram_gtt(1).1, gtt_before);
         assert_eq!(sim.host_pinned(), pinned_before);
-        sim.destroy_list(list);
         sim.destroy_list(importer_list);
         sim.free(exporter, exported);
         sim.destroy_context(exporter);
