@@ -37,6 +37,9 @@ INTERCEPTED = {
     "zeCommandListCreate",
     "zeCommandListCreateImmediate",
     "zeCommandListDestroy",
+    # A reset list's earlier work is done (the specification's rule): the host budget may evict
+    # what it used.
+    "zeCommandListReset",
     # A clone runs where its source runs: it is recorded as its source.
     "zeCommandListCreateCloneExp",
     "zeKernelSetArgumentValue",
@@ -269,6 +272,9 @@ def main():
             "        return Unsupported::unsupported();",
             "    };",
             *safety,
+            "    // Until the driver has the work, the list counts as busy to the host budget.",
+            f"    let record = crate::intercept::list_for_append({list_param});",
+            "    let _appending = crate::intercept::appending(&record);",
             f"    let result = crate::intercept::use_all_on_list({list_param}, &[{used}]);",
             "    if result != ze_result_t::ZE_RESULT_SUCCESS {",
             "        return result;",

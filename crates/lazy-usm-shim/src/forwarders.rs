@@ -19,21 +19,6 @@ pub unsafe extern "C" fn zeCommandListClose(arg1: ze_command_list_handle_t) -> z
     }
 }
 
-/// `zeCommandListReset`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListReset(arg1: ze_command_list_handle_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeCommandListReset");
-    // SAFETY: the real loader's `zeCommandListReset` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1) },
-        None => Unsupported::unsupported(),
-    }
-}
-
 /// `zeCommandListAppendWriteGlobalTimestamp`, intercepted: a peer's allocation or mapping its pointer operands'
 /// ranges touch becomes resident on the list's device first.
 ///
@@ -46,6 +31,9 @@ pub unsafe extern "C" fn zeCommandListAppendWriteGlobalTimestamp(arg1: ze_comman
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut u64, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
+    // Until the driver has the work, the list counts as busy to the host budget.
+    let record = crate::intercept::list_for_append(arg1);
+    let _appending = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, 8)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
@@ -96,6 +84,9 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopy(arg1: ze_command_list_han
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
+    // Until the driver has the work, the list counts as busy to the host budget.
+    let record = crate::intercept::list_for_append(arg1);
+    let _appending = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg4), (arg3 as *const ::std::ffi::c_void, arg4)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
@@ -116,6 +107,9 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFill(arg1: ze_command_list_han
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
+    // Until the driver has the work, the list counts as busy to the host budget.
+    let record = crate::intercept::list_for_append(arg1);
+    let _appending = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg5), (arg3 as *const ::std::ffi::c_void, arg4)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
@@ -137,6 +131,9 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(arg1: ze_command_li
         return Unsupported::unsupported();
     };
     // SAFETY: the caller's regions, each null or a ze_copy_region_t as the specification requires.
+    // Until the driver has the work, the list counts as busy to the host budget.
+    let record = crate::intercept::list_for_append(arg1);
+    let _appending = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, unsafe { crate::intercept::region_extent(arg3, arg4, arg5) }), (arg6 as *const ::std::ffi::c_void, unsafe { crate::intercept::region_extent(arg7, arg8, arg9) })]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
@@ -157,6 +154,9 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyFromContext(arg1: ze_comma
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_context_handle_t, *const ::std::os::raw::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
+    // Until the driver has the work, the list counts as busy to the host budget.
+    let record = crate::intercept::list_for_append(arg1);
+    let _appending = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg5), (arg4 as *const ::std::ffi::c_void, arg5)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
@@ -207,6 +207,9 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemory(arg1: ze_command_l
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_image_handle_t, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
+    // Until the driver has the work, the list counts as busy to the host budget.
+    let record = crate::intercept::list_for_append(arg1);
+    let _appending = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
@@ -227,6 +230,9 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemory(arg1: ze_command
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_image_handle_t, *const ::std::os::raw::c_void, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
+    // Until the driver has the work, the list counts as busy to the host budget.
+    let record = crate::intercept::list_for_append(arg1);
+    let _appending = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg3 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
@@ -247,6 +253,9 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryPrefetch(arg1: ze_command_list
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ::std::os::raw::c_void, usize) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
+    // Until the driver has the work, the list counts as busy to the host budget.
+    let record = crate::intercept::list_for_append(arg1);
+    let _appending = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg3)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
@@ -327,6 +336,9 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemoryExt(arg1: ze_comman
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_image_handle_t, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
+    // Until the driver has the work, the list counts as busy to the host budget.
+    let record = crate::intercept::list_for_append(arg1);
+    let _appending = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
@@ -347,6 +359,9 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(arg1: ze_comm
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_image_handle_t, *const ::std::os::raw::c_void, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
+    // Until the driver has the work, the list counts as busy to the host budget.
+    let record = crate::intercept::list_for_append(arg1);
+    let _appending = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg3 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
@@ -487,6 +502,9 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(arg1: ze_co
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
+    // Until the driver has the work, the list counts as busy to the host budget.
+    let record = crate::intercept::list_for_append(arg1);
+    let _appending = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg4), (arg3 as *const ::std::ffi::c_void, arg4), (arg5 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
@@ -507,6 +525,9 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(arg1: ze_co
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, usize, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
+    // Until the driver has the work, the list counts as busy to the host budget.
+    let record = crate::intercept::list_for_append(arg1);
+    let _appending = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg5), (arg3 as *const ::std::ffi::c_void, arg4), (arg6 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
@@ -3047,6 +3068,9 @@ pub unsafe extern "C" fn zeRTASBuilderCommandListAppendCopyExt(arg1: ze_command_
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
+    // Until the driver has the work, the list counts as busy to the host budget.
+    let record = crate::intercept::list_for_append(arg1);
+    let _appending = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg4), (arg3 as *const ::std::ffi::c_void, arg4)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;

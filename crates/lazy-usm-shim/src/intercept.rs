@@ -1,13 +1,17 @@
 //! The functions the shim intercepts: device allocations and frees, peer residency calls (not
 //! forwarded under the lazy policy), and the first use of a peer's allocation by a copy, a fill
-//! or a kernel launch on another device (made resident there, once).
+//! or a kernel launch on another device (made resident there, once; under a host budget, the
+//! least recently used residency the shim made goes first, once no queued work uses it).
 
+use crate::budget::{Budget, oldest_first};
 use crate::real::Real;
-use crate::state::{Allocation, lock, shim};
+use crate::state::{Allocation, ListLife, ListRecord, ListUse, PeerUse, Peers, lock, say, shim};
 use lazy_usm_spirv::Parameter;
 use level_zero_sys::*;
+use std::cell::Cell;
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 const SUCCESS: ze_result_t = ze_result_t::ZE_RESULT_SUCCESS;
 const UNSUPPORTED: ze_result_t = ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
@@ -31,16 +35,109 @@ type MakeResident = unsafe extern "C" fn(
     usize,
 ) -> ze_result_t;
 
-/// Makes `allocation` resident on `device` through the real loader, once.
-fn make_resident(allocation: &Allocation, device: usize) -> ze_result_t {
+/// `list` and its record, for an append under a host budget (see [`appending`]).
+pub(crate) fn list_for_append(list: ze_command_list_handle_t) -> Option<(usize, Arc<ListRecord>)> {
     let shim = shim();
-    let mut peers = lock(&allocation.peers);
+    shim.budget.as_ref()?;
+    Some((list as usize, shim.list_record(list as usize)?))
+}
+
+thread_local! {
+    /// The append this thread is making under a host budget: its list, and the time it began
+    /// (a residency used since is used by it).
+    static CURRENT_APPEND: Cell<Option<(usize, u64)>> = const { Cell::new(None) };
+}
+
+/// An append in progress under a host budget (see [`appending`]).
+pub(crate) struct Appending<'a> {
+    _exclusive: MutexGuard<'a, ListLife>,
+    outer: Option<(usize, u64)>,
+}
+
+impl Drop for Appending<'_> {
+    fn drop(&mut self) {
+        CURRENT_APPEND.set(self.outer);
+    }
+}
+
+/// Holds the list's [`ListRecord::exclusive`] lock while an append is checked and forwarded,
+/// from before any of its residency is looked at: an eviction by another thread that finds
+/// the list among a residency's users finds it busy until the driver has the work, and one by
+/// this thread knows what this append uses.
+pub(crate) fn appending(record: &Option<(usize, Arc<ListRecord>)>) -> Option<Appending<'_>> {
+    let (list, record) = record.as_ref()?;
+    let budget = shim().budget.as_ref()?;
+    let exclusive = lock(&record.exclusive);
+    let outer = CURRENT_APPEND.replace(Some((*list, budget.tick())));
+    Some(Appending {
+        _exclusive: exclusive,
+        outer,
+    })
+}
+
+/// The use of a residency by work on `list` now, kept only under a host budget.
+fn list_user(list: usize) -> Option<ListUse> {
+    let shim = shim();
+    shim.budget.as_ref()?;
+    shim.list_record(list).map(|record| record.use_now(list))
+}
+
+/// `mutex` locked if no other thread holds it (a poisoned lock is taken: its data is whole).
+fn try_lock<T>(mutex: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match mutex.try_lock() {
+        Ok(guard) => Some(guard),
+        Err(TryLockError::Poisoned(poison)) => Some(poison.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    }
+}
+
+/// Makes `allocation` resident on `device` through the real loader, once; `user`: the list
+/// whose work uses it (recorded under a host budget). Under a budget, room is made first.
+fn make_resident(allocation: &Allocation, device: usize, user: Option<ListUse>) -> ze_result_t {
+    let shim = shim();
+    let Some(budget) = &shim.budget else {
+        return resident_on(allocation, device, &mut lock(&allocation.peers), None);
+    };
+    {
+        let mut peers = lock(&allocation.peers);
+        if let Some(known) = peers.resident.get_mut(&device) {
+            known.used(budget, user);
+            return SUCCESS;
+        }
+        if device == allocation.owner || allocation.freeing.load(Ordering::Acquire) {
+            return SUCCESS;
+        }
+    }
+    // A first use here: room is made before its residency, both under the budget's lock (no
+    // allocation's lock is held meanwhile, so every other one may be evicted).
+    let _room = lock(&budget.room);
+    make_room(budget, allocation.size as u64);
+    resident_on(
+        allocation,
+        device,
+        &mut lock(&allocation.peers),
+        Some((budget, user)),
+    )
+}
+
+/// Makes `allocation` resident on `device` once, `peers` being its locked residency; under a
+/// budget (`budget`), the residency's use by `user` is recorded and the budget charged.
+fn resident_on(
+    allocation: &Allocation,
+    device: usize,
+    peers: &mut Peers,
+    budget: Option<(&Budget, Option<ListUse>)>,
+) -> ze_result_t {
+    let shim = shim();
+    if let Some(known) = peers.resident.get_mut(&device) {
+        if let Some((budget, user)) = budget {
+            known.used(budget, user);
+        }
+        return SUCCESS;
+    }
     // Being freed: the program is done with it (a pass over the context's allocations found it
     // before the free).
-    if device == allocation.owner
-        || peers.contains(&device)
-        || allocation.freeing.load(Ordering::Acquire)
-    {
+    if device == allocation.owner || allocation.freeing.load(Ordering::Acquire) {
         return SUCCESS;
     }
     let function = real!(c"zeContextMakeMemoryResident", MakeResident);
@@ -55,7 +152,13 @@ fn make_resident(allocation: &Allocation, device: usize) -> ze_result_t {
         )
     };
     if result == SUCCESS {
-        peers.insert(device);
+        let mut residency = PeerUse::default();
+        if let Some((budget, user)) = budget {
+            residency.used(budget, user);
+            let reimport = peers.evicted.remove(&device);
+            budget.made(allocation.size as u64, reimport);
+        }
+        peers.resident.insert(device, residency);
         shim.stats.made_calls.fetch_add(1, Ordering::Relaxed);
         shim.stats
             .made_bytes
@@ -70,12 +173,214 @@ fn make_resident(allocation: &Allocation, device: usize) -> ze_result_t {
     result
 }
 
+/// Evicts the least recently used residency the shim made until `bytes` more fit in `budget`,
+/// passing over any that queued work may still use (and any the driver refused to evict); if
+/// that is not enough, the residency is made past the budget, and the first time says so.
+fn make_room(budget: &Budget, bytes: u64) {
+    let shim = shim();
+    if budget.excess_with(bytes) == 0 {
+        return;
+    }
+    let allocations: Vec<Arc<Allocation>> = lock(&shim.allocations)
+        .values()
+        .filter(|allocation| !allocation.imported)
+        .cloned()
+        .collect();
+    let mut candidates = Vec::new();
+    for allocation in &allocations {
+        // Held by another thread: in use this very moment.
+        let Some(peers) = try_lock(&allocation.peers) else {
+            continue;
+        };
+        candidates.extend(
+            peers
+                .resident
+                .iter()
+                .filter(|(_, residency)| !residency.refused)
+                .map(|(&device, residency)| (residency.last_use, (Arc::clone(allocation), device))),
+        );
+    }
+    let mut kept = Vec::new();
+    for (allocation, device) in oldest_first(candidates) {
+        if budget.excess_with(bytes) == 0 {
+            return;
+        }
+        if let Err(why) = evict_if_idle(budget, &allocation, device) {
+            kept.push(why);
+        }
+    }
+    if budget.excess_with(bytes) == 0 {
+        return;
+    }
+    let why = if kept.is_empty() {
+        "nothing the shim made is resident".to_string()
+    } else {
+        kept.join("; ")
+    };
+    let message = || {
+        format!(
+            "host budget passed: {} GiB held and {bytes} bytes more needed, beyond the {} GiB \
+             budget ({why})",
+            budget.held() as f64 / (1u64 << 30) as f64,
+            budget.limit as f64 / (1u64 << 30) as f64,
+        )
+    };
+    if budget.passed() {
+        say(message());
+    } else {
+        shim.log(message);
+    }
+}
+
+/// Evicts `allocation` from `device` for the budget if no queued work may use it there: every
+/// list whose work used it is done with it (and, where every peer allocation was made resident
+/// for kernels that read through pointers, every list that launched there). Otherwise, or if
+/// the driver refuses, says why it stays.
+fn evict_if_idle(budget: &Budget, allocation: &Allocation, device: usize) -> Result<(), String> {
+    let shim = shim();
+    let place = || format!("{:#x} on device {device:#x}", allocation.base);
+    let Some(mut peers) = try_lock(&allocation.peers) else {
+        return Err(format!("{} is in use", place()));
+    };
+    let Some(residency) = peers.resident.get_mut(&device) else {
+        return Ok(());
+    };
+    if allocation.freeing.load(Ordering::Acquire) || residency.refused {
+        return Err(format!("{} is being freed", place()));
+    }
+    let last_use = residency.last_use;
+    residency.users.retain(|user| !done_before(user, last_use));
+    if !residency.users.is_empty() {
+        return Err(format!("{} is used by queued work", place()));
+    }
+    let mut marks = lock(&shim.everything_resident);
+    let mark = marks.get_mut(&(allocation.context, device));
+    if let Some(mark) = mark {
+        // This thread's own list may be launching a kernel that reads it.
+        let current = CURRENT_APPEND.get().map(|(list, _)| list);
+        mark.users
+            .retain(|user| Some(user.list) == current || !list_done(user));
+        if !mark.users.is_empty() {
+            return Err(format!(
+                "{} may be read by queued kernels (LAZY_USM_INDIRECT=all)",
+                place()
+            ));
+        }
+        // The next launch there makes every peer allocation resident again.
+        mark.complete = false;
+    }
+    drop(marks);
+    static EVICT: Real = Real::new(c"zeContextEvictMemory");
+    // SAFETY: the real loader's function of this name has this signature.
+    let Some(evict) = (unsafe { EVICT.get::<MakeResident>() }) else {
+        residency.refused = true;
+        return Err(format!(
+            "{}: the loader has no zeContextEvictMemory",
+            place()
+        ));
+    };
+    // SAFETY: an allocation of that context that is not being freed (its lock is held), resident
+    // on that device, which no queued work uses.
+    let result = unsafe {
+        evict(
+            allocation.context as _,
+            device as _,
+            allocation.base as *mut c_void,
+            allocation.size,
+        )
+    };
+    if result != SUCCESS {
+        // Released drivers up to 26.31 refuse a peer's memory (see ze-sim's
+        // `peer_eviction_refused`): it stays resident, and is never asked again.
+        residency.refused = true;
+        let message = || {
+            format!(
+                "the driver refused to evict {} ({result:?}): it stays resident, and the host \
+                 budget cannot be kept by evicting it",
+                place()
+            )
+        };
+        if budget.refused() {
+            say(message());
+        } else {
+            shim.log(message);
+        }
+        return Err(format!("{} could not be evicted", place()));
+    }
+    peers.resident.remove(&device);
+    peers.evicted.insert(device);
+    budget.released(allocation.size as u64, true);
+    shim.log(|| {
+        format!(
+            "evicted {} ({} bytes) for the host budget",
+            place(),
+            allocation.size
+        )
+    });
+    Ok(())
+}
+
+/// Whether the work `user` recorded, of a residency last used at `last_use`, is done. For the
+/// list this thread is appending to, the residency is busy if this append used it, and the
+/// list's earlier work is asked after directly (this thread holds the list).
+fn done_before(user: &ListUse, last_use: u64) -> bool {
+    match CURRENT_APPEND.get() {
+        Some((list, began)) if list == user.list => {
+            last_use < began
+                && shim()
+                    .list_record(list)
+                    .is_none_or(|record| list_work_done(&record, ListLife::Live, user))
+        }
+        _ => list_done(user),
+    }
+}
+
+/// Whether the work `user` recorded is done: its list was reset or destroyed since (the
+/// program waited for it first, as the specification requires), or it is an immediate list
+/// with nothing left to run and no append in progress.
+fn list_done(user: &ListUse) -> bool {
+    let Some(record) = shim().list_record(user.list) else {
+        return true;
+    };
+    // Being appended to, reset or destroyed this moment: busy, for now.
+    let Some(life) = try_lock(&record.exclusive) else {
+        return false;
+    };
+    list_work_done(&record, *life, user)
+}
+
+/// [`list_done`] for a list whose [`ListRecord::exclusive`] lock this thread holds (its state
+/// `life`).
+fn list_work_done(record: &ListRecord, life: ListLife, user: &ListUse) -> bool {
+    if life == ListLife::Destroyed || record.generation.load(Ordering::Acquire) != user.generation
+    {
+        return true;
+    }
+    if !record.immediate {
+        return false;
+    }
+    type Synchronize = unsafe extern "C" fn(ze_command_list_handle_t, u64) -> ze_result_t;
+    static SYNCHRONIZE: Real = Real::new(c"zeCommandListHostSynchronize");
+    // SAFETY: the real loader's function of this name has this signature.
+    let Some(synchronize) = (unsafe { SYNCHRONIZE.get::<Synchronize>() }) else {
+        return false;
+    };
+    // SAFETY: a live immediate list, which no append, reset or destruction touches while its
+    // lock is held here; asked without waiting.
+    unsafe { synchronize(user.list as ze_command_list_handle_t, 0) == SUCCESS }
+}
+
 /// Makes `allocation` resident on `device` if it is a use the shim answers for: of `context`,
 /// not an opened IPC handle (the driver's to make resident; memory of another context, a copy's
 /// source from there, is the driver's too).
-fn use_allocation(allocation: &Allocation, context: usize, device: usize) -> ze_result_t {
+fn use_allocation(
+    allocation: &Allocation,
+    context: usize,
+    device: usize,
+    user: Option<ListUse>,
+) -> ze_result_t {
     if allocation.context == context && !allocation.imported {
-        make_resident(allocation, device)
+        make_resident(allocation, device, user)
     } else {
         SUCCESS
     }
@@ -100,7 +405,8 @@ fn use_on_list(list: ze_command_list_handle_t, address: *const c_void, len: usiz
     else {
         return SUCCESS;
     };
-    let result = use_allocation(&first, context, device);
+    let user = list_user(list as usize);
+    let result = use_allocation(&first, context, device, user);
     // Most ranges end in the allocation they start in: no search beyond it.
     let end = address.saturating_add(len.max(1));
     if result != SUCCESS || end <= first.base.saturating_add(first.size) {
@@ -108,7 +414,7 @@ fn use_on_list(list: ze_command_list_handle_t, address: *const c_void, len: usiz
     }
     shim.starting_within(context, address, len)
         .iter()
-        .map(|allocation| use_allocation(allocation, context, device))
+        .map(|allocation| use_allocation(allocation, context, device, user))
         .find(|&result| result != SUCCESS)
         .unwrap_or(SUCCESS)
 }
@@ -174,8 +480,9 @@ fn launch_with_pointers(list: ze_command_list_handle_t, pointers: &[usize]) -> z
     let Some((context, device)) = shim.list(list as usize) else {
         return SUCCESS;
     };
+    let user = list_user(list as usize);
     if shim.config.indirect_all {
-        let result = everything_resident(context, device);
+        let result = everything_resident(context, device, user);
         if result != SUCCESS {
             return result;
         }
@@ -187,7 +494,7 @@ fn launch_with_pointers(list: ze_command_list_handle_t, pointers: &[usize]) -> z
             Some((base, size)) => shim
                 .starting_within(context, base.saturating_sub(1), size.saturating_add(1))
                 .iter()
-                .map(|allocation| use_allocation(allocation, context, device))
+                .map(|allocation| use_allocation(allocation, context, device, user))
                 .find(|&result| result != SUCCESS)
                 .unwrap_or(SUCCESS),
             None => use_on_list(list, address as *const c_void, 1),
@@ -266,11 +573,11 @@ fn record_argument(kernel: ze_kernel_handle_t, index: u32, pointers: Vec<usize>)
         .set(index, pointers);
 }
 
-/// Every peer allocation of `context` made resident on `device` now, stopping at the first
-/// failure.
-fn all_peers_resident(context: usize, device: usize) -> ze_result_t {
+/// Every peer allocation of `context` made resident on `device` now for `user`'s work,
+/// stopping at the first failure.
+fn all_peers_resident(context: usize, device: usize, user: Option<ListUse>) -> ze_result_t {
     for allocation in shim().peers_of(context, device) {
-        let result = make_resident(&allocation, device);
+        let result = make_resident(&allocation, device, user);
         if result != SUCCESS {
             return result;
         }
@@ -284,17 +591,25 @@ fn all_peers_resident(context: usize, device: usize) -> ze_result_t {
 /// during the pass is made resident by one of the two (or both: `make_resident` does it once).
 /// The pair is complete, and later launches skip the pass, only once a pass succeeded with no
 /// allocation failing there meanwhile; a failure is tried again at the next launch.
-fn everything_resident(context: usize, device: usize) -> ze_result_t {
+///
+/// Under a host budget, `user`'s list is recorded as one whose kernels may read any of them.
+fn everything_resident(context: usize, device: usize, user: Option<ListUse>) -> ze_result_t {
     let shim = shim();
     let failures_before = {
         let mut marks = lock(&shim.everything_resident);
         let mark = marks.entry((context, device)).or_default();
+        if let Some(user) = user
+            && !mark.users.contains(&user)
+        {
+            mark.users.retain(|known| known.list != user.list);
+            mark.users.push(user);
+        }
         if mark.complete {
             return SUCCESS;
         }
         mark.failures
     };
-    let result = all_peers_resident(context, device);
+    let result = all_peers_resident(context, device, user);
     if result != SUCCESS {
         return result;
     }
@@ -318,7 +633,7 @@ fn launch_with_unseen_arguments(list: ze_command_list_handle_t) -> ze_result_t {
     let Some((context, device)) = shim.list(list as usize) else {
         return SUCCESS;
     };
-    all_peers_resident(context, device)
+    all_peers_resident(context, device, list_user(list as usize))
 }
 
 /// Runs `free` (the driver's free or unmap of `records`) with each record marked as being
@@ -328,13 +643,16 @@ fn while_freeing(
     records: &[std::sync::Arc<Allocation>],
     free: impl FnOnce() -> ze_result_t,
 ) -> ze_result_t {
-    let guards: Vec<_> = records.iter().map(|record| lock(&record.peers)).collect();
+    let mut guards: Vec<_> = records.iter().map(|record| lock(&record.peers)).collect();
     for record in records {
         record.freeing.store(true, Ordering::Release);
     }
     let result = free();
-    for record in records {
+    for (record, peers) in records.iter().zip(&mut guards) {
         record.freeing.store(result == SUCCESS, Ordering::Release);
+        if result == SUCCESS {
+            shim().residency_gone(record, peers);
+        }
     }
     drop(guards);
     if result == SUCCESS {
@@ -355,7 +673,7 @@ fn resident_where_marked(allocation: &Allocation) {
         .map(|(_, device)| *device)
         .collect();
     for peer in devices {
-        let made = make_resident(allocation, peer);
+        let made = make_resident(allocation, peer, None);
         if made != SUCCESS {
             // The allocation itself succeeded; the next launch on that device tries again.
             if let Some(mark) = lock(&shim.everything_resident).get_mut(&(allocation.context, peer))
@@ -533,14 +851,18 @@ pub unsafe extern "C" fn zeContextEvictMemory(
     // request is forgotten only once the eviction is done (the `asked` lock is never held while
     // another is taken, so taking it here under `peers` cannot deadlock).
     let mut peers = lock(&allocation.peers);
-    if !peers.contains(&(device as usize)) && deferred {
+    if !peers.resident.contains_key(&(device as usize)) && deferred {
         lock(&allocation.asked).remove(&(device as usize));
         return SUCCESS;
     }
     // SAFETY: the caller's arguments, passed on.
     let result = unsafe { function(context, device, pointer, size) };
     if result == SUCCESS {
-        peers.remove(&(device as usize));
+        if peers.resident.remove(&(device as usize)).is_some()
+            && let Some(budget) = &shim().budget
+        {
+            budget.released(allocation.size as u64, false);
+        }
         lock(&allocation.asked).remove(&(device as usize));
     }
     result
@@ -565,18 +887,19 @@ pub unsafe extern "C" fn zeContextDestroy(context: ze_context_handle_t) -> ze_re
     result
 }
 
+/// Records a list just created (`immediate`: by `zeCommandListCreateImmediate`).
 fn record_list(
     result: ze_result_t,
     context: ze_context_handle_t,
     device: ze_device_handle_t,
     list: *mut ze_command_list_handle_t,
+    immediate: bool,
 ) -> ze_result_t {
     if result == SUCCESS && !list.is_null() {
         // SAFETY: the real loader wrote the new list there.
         let handle = unsafe { *list } as usize;
-        shim()
-            .lists
-            .insert(handle, (context as usize, device as usize));
+        let record = ListRecord::new(context as usize, device as usize, immediate);
+        shim().lists.insert(handle, Arc::new(record));
     }
     result
 }
@@ -603,7 +926,7 @@ pub unsafe extern "C" fn zeCommandListCreate(
     );
     // SAFETY: the caller's arguments, passed on.
     let result = unsafe { function(context, device, desc, list) };
-    record_list(result, context, device, list)
+    record_list(result, context, device, list, false)
 }
 
 /// Intercepted: the list's device is recorded.
@@ -628,7 +951,7 @@ pub unsafe extern "C" fn zeCommandListCreateImmediate(
     );
     // SAFETY: the caller's arguments, passed on.
     let result = unsafe { function(context, device, desc, list) };
-    record_list(result, context, device, list)
+    record_list(result, context, device, list, true)
 }
 
 /// Intercepted: a clone runs where its source runs, so it is recorded with the source's context
@@ -658,6 +981,7 @@ pub unsafe extern "C" fn zeCommandListCreateCloneExp(
             context as ze_context_handle_t,
             device as ze_device_handle_t,
             clone,
+            false,
         );
     }
     result
@@ -673,10 +997,44 @@ pub unsafe extern "C" fn zeCommandListDestroy(list: ze_command_list_handle_t) ->
         c"zeCommandListDestroy",
         unsafe extern "C" fn(ze_command_list_handle_t) -> ze_result_t
     );
+    let record = shim().list_record(list as usize);
+    let mut life = record.as_ref().map(|record| lock(&record.exclusive));
     // SAFETY: the caller's argument, passed on.
     let result = unsafe { function(list) };
     if result == SUCCESS {
-        shim().lists.remove(&(list as usize));
+        if let Some(life) = life.as_deref_mut() {
+            *life = ListLife::Destroyed;
+        }
+        shim().lists.remove_if(&(list as usize), |_, known| {
+            record
+                .as_ref()
+                .is_some_and(|record| Arc::ptr_eq(known, record))
+        });
+    }
+    result
+}
+
+/// Intercepted: the list's earlier work is done (the program waited for it, as the
+/// specification requires), so a residency it used is no longer held for it.
+///
+/// # Safety
+/// As the specification requires of `zeCommandListReset`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListReset(list: ze_command_list_handle_t) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListReset",
+        unsafe extern "C" fn(ze_command_list_handle_t) -> ze_result_t
+    );
+    let record = shim().list_record(list as usize);
+    let _exclusive = record.as_ref().map(|record| lock(&record.exclusive));
+    // SAFETY: the caller's argument, passed on.
+    let result = unsafe { function(list) };
+    if result == SUCCESS
+        && let Some(record) = &record
+    {
+        record
+            .generation
+            .store(ListRecord::fresh_generation(), Ordering::Release);
     }
     result
 }
@@ -765,6 +1123,8 @@ macro_rules! launch {
                 let Some(function) = (unsafe { real.get::<Launch>() }) else {
                     return UNSUPPORTED;
                 };
+                let record = list_for_append(list);
+                let _appending = appending(&record);
                 let result = launch_on_list(list, kernel);
                 if result != SUCCESS {
                     return result;
@@ -848,6 +1208,8 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithArguments(
             *mut ze_event_handle_t,
         ) -> ze_result_t
     );
+    let record = list_for_append(list);
+    let _appending = appending(&record);
     let read = if shim().config.lazy {
         // SAFETY: the caller's array of argument pointers, as the kernel's parameters size them.
         unsafe { pointers_of_arguments(kernel, arguments) }
@@ -1017,6 +1379,8 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithParameters(
             *mut ze_event_handle_t,
         ) -> ze_result_t
     );
+    let record = list_for_append(list);
+    let _appending = appending(&record);
     let result = launch_on_list(list, kernel);
     if result != SUCCESS {
         return result;
@@ -1061,6 +1425,8 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchMultipleKernelsIndirect(
             *mut ze_event_handle_t,
         ) -> ze_result_t
     );
+    let record = list_for_append(list);
+    let _appending = appending(&record);
     if !kernels.is_null() {
         for index in 0..kernel_count as usize {
             // SAFETY: the caller's array of `kernel_count` kernels.
@@ -1399,6 +1765,8 @@ pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(
             }
         }
     }
+    let record = list_for_append(list);
+    let _appending = appending(&record);
     let result = use_all_on_list(list, &operands);
     if result != SUCCESS {
         return result;

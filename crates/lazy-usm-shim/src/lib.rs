@@ -11,22 +11,26 @@
 //! peer's allocations (made resident there first, once); evictions, frees and context
 //! destruction (forget what was recorded). `LAZY_USM_INDIRECT=all` makes every peer allocation
 //! resident on a device at its first kernel launch, for kernels that read memory through
-//! pointers their arguments do not show. `LAZY_USM_REPORT=1` prints at exit what was asked
-//! for and made; `LAZY_USM_LOG=1` traces each decision.
+//! pointers their arguments do not show. `LAZY_USM_HOST_BUDGET` (bytes, or with `KiB`, `MiB`
+//! or `GiB`) bounds the peer residency made on use: the least recently used goes first, never
+//! while queued work may use it (a bad value stops the program when the shim is loaded).
+//! `LAZY_USM_REPORT=1` prints at exit what was asked for and made; `LAZY_USM_LOG=1` traces
+//! each decision.
 
 #[allow(clippy::all, non_snake_case)]
 #[rustfmt::skip]
 mod forwarders;
+mod budget;
 mod intercept;
 mod loader_entry;
 mod real;
 mod state;
 mod tables;
 
-/// Registers the exit report once the state exists (first use).
+/// Checks the settings and registers the exit report, when the shim is loaded.
 #[used]
 #[unsafe(link_section = ".init_array")]
-static REPORT_AT_EXIT: extern "C" fn() = register_report;
+static AT_LOAD: extern "C" fn() = at_load;
 
 unsafe extern "C" {
     /// The C library's `atexit`.
@@ -37,7 +41,13 @@ unsafe extern "C" {
 /// not print its parent's report.
 static REPORTING_PROCESS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
-extern "C" fn register_report() {
+extern "C" fn at_load() {
+    // A budget that cannot be read stops the program before it starts, rather than leave it
+    // running unbounded while its user believes it bounded.
+    if let Err(why) = budget::from_env() {
+        state::say(format!("{why}; stopping"));
+        std::process::exit(2);
+    }
     if !matches!(
         std::env::var("LAZY_USM_REPORT").as_deref(),
         Err(_) | Ok("") | Ok("0")

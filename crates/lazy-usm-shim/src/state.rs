@@ -1,16 +1,18 @@
 //! What the shim knows: device allocations by address with their owner, the peer residency the
 //! program asked for (not forwarded under the lazy policy) and the residency the shim made on
-//! first use, each command list's device, each kernel's pointer arguments.
+//! first use (with, under a host budget, when each was last used and by which lists), each
+//! command list's device, each kernel's pointer arguments.
 
 #![deny(unsafe_code)]
 
+use crate::budget::Budget;
 use lazy_usm_registry::PointerRegistry;
 use lazy_usm_spirv::Parameter;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-/// `LAZY_USM_POLICY`, `LAZY_USM_INDIRECT`, `LAZY_USM_REPORT`, `LAZY_USM_LOG`.
+/// `LAZY_USM_POLICY`, `LAZY_USM_INDIRECT`, `LAZY_USM_HOST_BUDGET`, `LAZY_USM_LOG`.
 #[derive(Debug, Clone, Copy)]
 pub struct Config {
     /// `lazy` (default): peer residency on first use. `eager`: everything forwarded as is.
@@ -21,6 +23,9 @@ pub struct Config {
     pub indirect_all: bool,
     /// Trace each decision on stderr.
     pub log: bool,
+    /// `LAZY_USM_HOST_BUDGET`, in bytes: the most peer residency made on first use that the
+    /// shim holds at once (under the lazy policy).
+    pub host_budget: Option<u64>,
 }
 
 impl Config {
@@ -32,6 +37,8 @@ impl Config {
             lazy: policy != "eager",
             indirect_all: indirect == "all",
             log: !matches!(value("LAZY_USM_LOG").as_str(), "" | "0"),
+            // A bad value stopped the process when the shim was loaded (`lib.rs`).
+            host_budget: crate::budget::from_env().ok().flatten(),
         };
         if !matches!(policy.as_str(), "" | "lazy" | "eager") {
             say(format!(
@@ -43,10 +50,12 @@ impl Config {
                 "LAZY_USM_INDIRECT={indirect} is not args or all; using args"
             ));
         }
-        if std::env::var_os("LAZY_USM_HOST_BUDGET").is_some() {
-            // Evicting safely needs to know when the program's kernels stop reading a range,
-            // which nothing at this layer says.
-            say("LAZY_USM_HOST_BUDGET is not honoured by the shim (ignored)".into());
+        if config.host_budget.is_some() && !config.lazy {
+            say(
+                "LAZY_USM_HOST_BUDGET bounds the residency made on first use, which the eager \
+                 policy never defers: ignored"
+                    .into(),
+            );
         }
         config
     }
@@ -62,8 +71,8 @@ pub struct Allocation {
     pub size: usize,
     pub context: usize,
     pub owner: usize,
-    /// Peers it is resident on: made by the shim on use, or forwarded.
-    pub peers: Mutex<HashSet<usize>>,
+    /// Where the shim made it resident on use, and where the budget evicted it.
+    pub peers: Mutex<Peers>,
     /// Peers the program asked for and the shim did not forward.
     pub asked: Mutex<HashSet<usize>>,
     /// Another process's allocation, opened from an IPC handle: the driver's to make resident
@@ -72,6 +81,104 @@ pub struct Allocation {
     /// Set, under `peers`' lock, while the program frees or unmaps it: residency is not asked
     /// for a range the driver may be taking back.
     pub freeing: std::sync::atomic::AtomicBool,
+}
+
+/// An allocation's residency on its peers, as the shim made it.
+#[derive(Debug, Default)]
+pub struct Peers {
+    /// The devices it is resident on (made by the shim on use), each with its uses.
+    pub resident: HashMap<usize, PeerUse>,
+    /// The devices the host budget evicted it from: made there again, it is a re-import.
+    pub evicted: HashSet<usize>,
+}
+
+/// The uses of one residency, which the host budget reads (kept only under a budget).
+#[derive(Debug, Default)]
+pub struct PeerUse {
+    /// When it was last used ([`Budget::tick`]).
+    pub last_use: u64,
+    /// The lists whose work used it, as each was then: until each is done with it, it stays.
+    pub users: Vec<ListUse>,
+    /// The driver refused to evict it: it is never a candidate again.
+    pub refused: bool,
+}
+
+/// A list as it was when its work used a residency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListUse {
+    pub list: usize,
+    /// [`ListRecord::generation`] then.
+    pub generation: u64,
+}
+
+impl PeerUse {
+    /// A use now by `user` (none: a use no list makes, such as a residency made at allocation).
+    pub fn used(&mut self, budget: &Budget, user: Option<ListUse>) {
+        self.last_use = budget.tick();
+        if let Some(user) = user
+            && !self.users.contains(&user)
+        {
+            // A list used again under a newer generation replaces its older entry.
+            self.users.retain(|known| known.list != user.list);
+            self.users.push(user);
+        }
+    }
+}
+
+/// A command list the shim saw created.
+#[derive(Debug)]
+pub struct ListRecord {
+    pub context: usize,
+    pub device: usize,
+    /// Immediate: its work runs as it is appended, and `zeCommandListHostSynchronize` says when
+    /// it is done. A regular list's commands may run at any execution until it is reset or
+    /// destroyed (the specification has the program wait for the device first).
+    pub immediate: bool,
+    /// Fresh at creation and at each reset, from one counter for the process, so that a use
+    /// recorded before a reset, or under a destroyed list's reused handle, never matches.
+    pub generation: AtomicU64,
+    /// Held, under a host budget, across each append to the list (from the shim's residency
+    /// checks to the driver's answer), its reset and its destruction, which the specification
+    /// has the program make one at a time; tried by the budget while it asks the driver whether
+    /// the list's work is done, so that the question never runs beside them (compute-runtime's
+    /// answer recycles the list's resources).
+    pub exclusive: Mutex<ListLife>,
+}
+
+/// Whether a list is still the driver's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListLife {
+    Live,
+    Destroyed,
+}
+
+/// The counter of list generations.
+static GENERATIONS: AtomicU64 = AtomicU64::new(1);
+
+impl ListRecord {
+    /// A list just created.
+    pub fn new(context: usize, device: usize, immediate: bool) -> Self {
+        ListRecord {
+            context,
+            device,
+            immediate,
+            generation: AtomicU64::new(Self::fresh_generation()),
+            exclusive: Mutex::new(ListLife::Live),
+        }
+    }
+
+    /// A generation no list had.
+    pub fn fresh_generation() -> u64 {
+        GENERATIONS.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// A use by this list now.
+    pub fn use_now(&self, list: usize) -> ListUse {
+        ListUse {
+            list,
+            generation: self.generation.load(Ordering::Acquire),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -94,13 +201,17 @@ impl Allocation {
 /// A (context, device) pair that has every peer allocation resident: marked before its first
 /// pass over the allocations starts, so that an allocation recorded during the pass is made
 /// resident there by its own call; complete once a pass found nothing missing.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct EverythingResident {
-    /// A pass succeeded and no allocation failed to become resident since.
+    /// A pass succeeded and no allocation failed to become resident since (nor did the host
+    /// budget evict one here).
     pub complete: bool,
     /// Allocations that failed to become resident here: a pass that saw this change while it
     /// ran does not mark the pair complete.
     pub failures: u64,
+    /// The lists that launched kernels here since: under a host budget, a residency here stays
+    /// while any of them may still run a kernel that reads it through a pointer.
+    pub users: Vec<ListUse>,
 }
 
 /// Counters for the exit report.
@@ -163,8 +274,8 @@ pub struct Shim {
     /// Whether any reservation was ever made: a launch's pointers take the reservations' lock
     /// only then.
     pub any_reservation: std::sync::atomic::AtomicBool,
-    /// Each command list's (context, device), looked up on every append from every thread.
-    pub lists: dashmap::DashMap<usize, (usize, usize), rustc_hash::FxBuildHasher>,
+    /// Each command list's record, looked up on every append from every thread.
+    pub lists: dashmap::DashMap<usize, Arc<ListRecord>, rustc_hash::FxBuildHasher>,
     /// Each kernel's arguments that hold pointers into device allocations.
     pub kernels: dashmap::DashMap<usize, KernelArguments, rustc_hash::FxBuildHasher>,
     /// Each SPIR-V module's kernels and their parameters.
@@ -176,6 +287,8 @@ pub struct Shim {
     /// (context, device) pairs where `LAZY_USM_INDIRECT=all` (or a launch whose arguments
     /// the shim cannot see) makes every peer allocation resident.
     pub everything_resident: Mutex<HashMap<(usize, usize), EverythingResident>>,
+    /// `LAZY_USM_HOST_BUDGET`, under the lazy policy.
+    pub budget: Option<Budget>,
     pub stats: Stats,
 }
 
@@ -210,6 +323,7 @@ impl Shim {
             parameters: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
             physical: dashmap::DashMap::with_hasher(rustc_hash::FxBuildHasher),
             everything_resident: Mutex::new(HashMap::new()),
+            budget: config.host_budget.filter(|_| config.lazy).map(Budget::new),
             stats: Stats::default(),
         }
     }
@@ -345,21 +459,31 @@ impl Shim {
         let lists = self
             .lists
             .iter()
-            .filter(|entry| entry.value().0 == context)
+            .filter(|entry| entry.value().context == context)
             .map(|entry| *entry.key())
             .collect();
         (allocations, lists)
+    }
+
+    /// The driver took `allocation`'s peer residency back (it freed the memory, or destroyed
+    /// its context); `peers` is its locked residency. The budget no longer holds it.
+    pub fn residency_gone(&self, allocation: &Allocation, peers: &mut Peers) {
+        let gone = peers.resident.drain().count() as u64;
+        if let Some(budget) = &self.budget {
+            budget.released(gone.saturating_mul(allocation.size as u64), false);
+        }
     }
 
     /// Forgets what [`Shim::records_of`] gave, once the driver destroyed the context.
     pub fn forget_context(&self, context: usize, records: (Vec<Arc<Allocation>>, Vec<usize>)) {
         let (allocations, lists) = records;
         for allocation in &allocations {
+            self.residency_gone(allocation, &mut lock(&allocation.peers));
             self.forget(allocation);
         }
         for list in lists {
             self.lists
-                .remove_if(&list, |_, (list_context, _)| *list_context == context);
+                .remove_if(&list, |_, record| record.context == context);
         }
         lock(&self.everything_resident).retain(|(list_context, _), _| *list_context != context);
         lock(&self.reservations).retain(|_, (_, owner)| *owner != context);
@@ -367,7 +491,14 @@ impl Shim {
 
     /// The (context, device) of a list the shim saw created.
     pub fn list(&self, list: usize) -> Option<(usize, usize)> {
-        self.lists.get(&list).map(|entry| *entry)
+        self.lists
+            .get(&list)
+            .map(|entry| (entry.context, entry.device))
+    }
+
+    /// The record of a list the shim saw created.
+    pub fn list_record(&self, list: usize) -> Option<Arc<ListRecord>> {
+        self.lists.get(&list).map(|entry| Arc::clone(&entry))
     }
 
     /// The allocations of `context` not owned by `device`.
@@ -405,7 +536,10 @@ impl Shim {
             gib(asked),
             gib(made),
             gib(asked.saturating_sub(made)),
-        )
+        ) + &self
+            .budget
+            .as_ref()
+            .map_or(String::new(), |budget| format!("; {}", budget.report()))
     }
 }
 
@@ -418,6 +552,7 @@ mod tests {
             lazy: true,
             indirect_all: false,
             log: false,
+            host_budget: None,
         })
     }
 

@@ -243,6 +243,17 @@ pub extern "C" fn zesim_host_pinned_bytes() -> u64 {
     })
 }
 
+/// The most host memory this process's simulated driver pinned at once, in bytes (its own
+/// peak, shared machine or not: a process's residency is what it asked for).
+///
+/// ```
+/// assert_eq!(ze_sim::zesim_host_pinned_peak_bytes(), 0);
+/// ```
+#[unsafe(no_mangle)]
+pub extern "C" fn zesim_host_pinned_peak_bytes() -> u64 {
+    global_platform().map_or(0, |platform| platform.inner.lock().peak_host_pinned)
+}
+
 /// A counter of the loader-driven platform by name (see `Counters::NAMES`); `UINT64_MAX` for an
 /// unknown name.
 ///

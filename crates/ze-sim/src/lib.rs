@@ -11,7 +11,8 @@
 //!   Level Zero entry points that drive it, for `level_zero_sys::ZeApi::from_resolver`;
 //! - behind the system loader: built as `libze_sim.so` and loaded with
 //!   `ZE_ENABLE_ALT_DRIVERS=/abs/path/libze_sim.so`, configured by `ZE_SIM_CONFIG`; its
-//!   accounting is read through `zesim_fdinfo`, `zesim_host_pinned_bytes` and `zesim_counter`.
+//!   accounting is read through `zesim_fdinfo`, `zesim_host_pinned_bytes`, `zesim_host_pinned_peak_bytes` and
+//!   `zesim_counter`.
 //!
 //! ```
 //! use level_zero_sys::ZeApi;
@@ -58,7 +59,7 @@ pub use config::{
 pub use exports::{
     CHECKING_ENV, CONFIG_ENV, KERNELS_ENV, WALL_CLOCK_ENV, global_platform,
     record_unsupported_call, unsupported_calls, zesim_counter, zesim_fdinfo,
-    zesim_host_pinned_bytes,
+    zesim_host_pinned_bytes, zesim_host_pinned_peak_bytes,
 };
 pub use machine::{
     MACHINE_ENV, MAX_PROCESSES, Machine, MachineDevice, MachineError, MachineFailure,

@@ -1,0 +1,283 @@
+/* The shim's host budget (LAZY_USM_HOST_BUDGET), through the shim over the simulator: device 1
+ * reads device 0's allocations, and the peer residency the shim makes for those reads must stay
+ * within the budget without evicting what queued work still uses. Prints "name value" lines
+ * (the simulator's counters after each step, and what the scenario measured), or "error ..."
+ * and exits 1.
+ * Usage: budget SCENARIO MIB MODULE.spv (MIB: each allocation's size in MiB; the module names
+ * the simulator's built-in kernels). */
+#include <level_zero/ze_api.h>
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Reads go to the host through a buffer of this size. */
+#define CHUNK ((size_t)64 << 20)
+
+static void *loader, *simulator;
+
+static void *symbol(void *library, const char *name) {
+    void *address = dlsym(library, name);
+    if (!address) {
+        printf("error %s missing\n", name);
+        exit(1);
+    }
+    return address;
+}
+
+#define TRY(name, ...) (((ze_result_t(*)())symbol(loader, #name))(__VA_ARGS__))
+#define CALL(name, ...)                                                                        \
+    do {                                                                                       \
+        ze_result_t result = TRY(name, __VA_ARGS__);                                           \
+        if (result != ZE_RESULT_SUCCESS) {                                                     \
+            printf("error %s returned 0x%x\n", #name, (unsigned)result);                     \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+static uint64_t counter(const char *name) {
+    return ((uint64_t(*)(const char *))symbol(simulator, "zesim_counter"))(name);
+}
+
+static uint64_t pinned(void) { return ((uint64_t(*)(void))symbol(simulator, "zesim_host_pinned_bytes"))(); }
+
+static void value(const char *name, uint64_t number) { printf("%s %llu\n", name, (unsigned long long)number); }
+
+/* "step.pinned": host memory pinned now, in MiB. */
+static void step(const char *name) {
+    printf("%s.pinned %llu\n", name, (unsigned long long)(pinned() >> 20));
+    fflush(stdout);
+}
+
+static ze_driver_handle_t driver;
+static ze_device_handle_t device[2];
+static ze_context_handle_t context;
+static ze_module_handle_t module;
+static size_t size;
+static uint8_t *host;
+static uint64_t wrong_bytes;
+
+/* An immediate list on `on`'s engine group `ordinal`. */
+static ze_command_list_handle_t immediate_in(ze_device_handle_t on, uint32_t ordinal) {
+    ze_command_queue_desc_t desc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, ordinal, 0, 0,
+                                    ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_handle_t made;
+    CALL(zeCommandListCreateImmediate, context, on, &desc, &made);
+    return made;
+}
+
+static ze_command_list_handle_t immediate(ze_device_handle_t on) { return immediate_in(on, 0); }
+
+static void wait_idle(ze_command_list_handle_t on) { CALL(zeCommandListHostSynchronize, on, UINT64_MAX); }
+
+/* Allocation `index` of device 0, every byte `index + 1` times 0x11. */
+static void *filled(int index) {
+    static ze_command_list_handle_t owner;
+    if (!owner)
+        owner = immediate(device[0]);
+    ze_device_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+    void *pointer = NULL;
+    CALL(zeMemAllocDevice, context, &desc, size, 64, device[0], &pointer);
+    uint8_t byte = (uint8_t)(0x11 * (index + 1));
+    CALL(zeCommandListAppendMemoryFill, owner, pointer, &byte, 1, size, NULL, 0, NULL);
+    wait_idle(owner);
+    return pointer;
+}
+
+/* Counts the bytes of `length` at `at` that are not allocation `index`'s. */
+static void check(const uint8_t *at, size_t length, int index) {
+    uint8_t byte = (uint8_t)(0x11 * (index + 1));
+    for (size_t i = 0; i < length; i++)
+        wrong_bytes += at[i] != byte;
+}
+
+/* Device 1 reads all of allocation `index` at `from` to the host, a chunk at a time, and every
+ * byte is checked. */
+static void read_all(ze_command_list_handle_t on, const uint8_t *from, int index) {
+    for (size_t offset = 0; offset < size; offset += CHUNK) {
+        size_t length = size - offset < CHUNK ? size - offset : CHUNK;
+        CALL(zeCommandListAppendMemoryCopy, on, host, from + offset, length, NULL, 0, NULL);
+        wait_idle(on);
+        check(host, length, index);
+    }
+}
+
+/* Four allocations read in turn from device 1, then the first again. */
+static int in_turn(void) {
+    ze_command_list_handle_t reader = immediate(device[1]);
+    void *allocation[4];
+    for (int i = 0; i < 4; i++)
+        allocation[i] = filled(i);
+    step("filled");
+    char name[32];
+    for (int i = 0; i < 5; i++) {
+        read_all(reader, allocation[i % 4], i % 4);
+        snprintf(name, sizeof name, "read%d", i);
+        step(name);
+    }
+    for (int i = 0; i < 4; i++)
+        CALL(zeMemFree, context, allocation[i]);
+    step("freed");
+    return 0;
+}
+
+/* Queued work keeps what it uses: a copy waiting for an event (an immediate list) and a copy
+ * recorded in a regular list not yet run hold their sources, and the budget passes rather than
+ * evict them; once they ran (and the regular list was reset), they go first. */
+static int busy(void) {
+    uint8_t *a = filled(0), *b = filled(1), *c = filled(2), *d = filled(3);
+    ze_event_pool_desc_t pool_desc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
+    ze_event_pool_handle_t pool;
+    CALL(zeEventPoolCreate, context, &pool_desc, 1, &device[1], &pool);
+    ze_event_desc_t event_desc = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, ZE_EVENT_SCOPE_FLAG_HOST,
+                                  ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_handle_t go;
+    CALL(zeEventCreate, pool, &event_desc, &go);
+    uint8_t *waiting_copy = malloc(CHUNK), *recorded_copy = malloc(CHUNK);
+    if (!waiting_copy || !recorded_copy) {
+        printf("error no host memory\n");
+        return 1;
+    }
+
+    /* On the copy engines: a wait there holds up none of the compute engine's work. */
+    ze_command_list_handle_t waiting = immediate_in(device[1], 1), reader = immediate(device[1]);
+    CALL(zeCommandListAppendMemoryCopy, waiting, waiting_copy, a, CHUNK, NULL, 1, &go);
+    step("a-waiting");
+    read_all(reader, b, 1);
+    step("b-read");
+    read_all(reader, c, 2); /* a is queued: b goes */
+    step("c-read");
+
+    ze_command_list_desc_t list_desc = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
+    ze_command_list_handle_t recorded;
+    CALL(zeCommandListCreate, context, device[1], &list_desc, &recorded);
+    CALL(zeCommandListAppendMemoryCopy, recorded, recorded_copy, d, CHUNK, NULL, 0, NULL);
+    CALL(zeCommandListClose, recorded);
+    step("d-recorded"); /* c goes */
+    read_all(reader, b, 1); /* a and d are queued: the budget passes */
+    step("b-again");
+
+    CALL(zeEventHostSignal, go);
+    wait_idle(waiting);
+    check(waiting_copy, CHUNK, 0);
+    ze_command_queue_desc_t queue_desc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0,
+                                          ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_handle_t queue;
+    CALL(zeCommandQueueCreate, context, device[1], &queue_desc, &queue);
+    CALL(zeCommandQueueExecuteCommandLists, queue, 1, &recorded, NULL);
+    CALL(zeCommandQueueSynchronize, queue, UINT64_MAX);
+    check(recorded_copy, CHUNK, 3);
+    step("ran");
+    CALL(zeCommandListReset, recorded);
+    read_all(reader, c, 2); /* a and d, the oldest, go */
+    step("c-again");
+
+    CALL(zeCommandListDestroy, recorded);
+    CALL(zeCommandQueueDestroy, queue);
+    CALL(zeCommandListDestroy, waiting);
+    CALL(zeEventDestroy, go);
+    CALL(zeEventPoolDestroy, pool);
+    uint8_t *all[] = {a, b, c, d};
+    for (int i = 0; i < 4; i++)
+        CALL(zeMemFree, context, all[i]);
+    free(waiting_copy);
+    free(recorded_copy);
+    step("freed");
+    return 0;
+}
+
+/* LAZY_USM_INDIRECT=all: a kernel's first launch on device 1 makes every peer allocation
+ * resident there, past the budget (the launch may read any); once it ran, an allocation made
+ * later evicts the oldest, and the next launch makes them resident again. */
+static int indirect(void) {
+    void *peer[3];
+    for (int i = 0; i < 3; i++)
+        peer[i] = filled(i);
+    ze_command_list_handle_t on = immediate(device[1]);
+    ze_device_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+    void *local = NULL;
+    CALL(zeMemAllocDevice, context, &desc, 4096, 64, device[1], &local);
+    ze_kernel_desc_t kernel_desc = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, "lazy_usm_sim_fill_u32"};
+    ze_kernel_handle_t fill;
+    CALL(zeKernelCreate, module, &kernel_desc, &fill);
+    CALL(zeKernelSetGroupSize, fill, 1, 1, 1);
+    uint32_t word = 7;
+    CALL(zeKernelSetArgumentValue, fill, 0, sizeof local, &local);
+    CALL(zeKernelSetArgumentValue, fill, 1, sizeof word, &word);
+    ze_group_count_t groups = {1024, 1, 1};
+    CALL(zeCommandListAppendLaunchKernel, on, fill, &groups, NULL, 0, NULL);
+    wait_idle(on);
+    step("launched");
+    void *later = filled(3);
+    step("allocated");
+    CALL(zeCommandListAppendLaunchKernel, on, fill, &groups, NULL, 0, NULL);
+    wait_idle(on);
+    step("launched-again");
+    for (int i = 0; i < 3; i++)
+        read_all(on, peer[i], i);
+    read_all(on, later, 3);
+    CALL(zeKernelDestroy, fill);
+    for (int i = 0; i < 3; i++)
+        CALL(zeMemFree, context, peer[i]);
+    CALL(zeMemFree, context, later);
+    CALL(zeMemFree, context, local);
+    step("freed");
+    return 0;
+}
+
+static void load_module(const char *path) {
+    FILE *file = fopen(path, "rb");
+    static uint8_t il[1 << 16];
+    size_t il_size = file ? fread(il, 1, sizeof il, file) : 0;
+    if (file)
+        fclose(file);
+    ze_module_desc_t desc = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, il_size, il, "", NULL};
+    CALL(zeModuleCreate, context, device[1], &desc, &module, NULL);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        printf("error usage: budget SCENARIO MIB MODULE.spv\n");
+        return 1;
+    }
+    size = (size_t)strtoull(argv[2], NULL, 10) << 20;
+    host = malloc(CHUNK);
+    loader = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!loader || !host || !size) {
+        printf("error no loader, host memory or size: %s\n", loader ? "" : dlerror());
+        return 1;
+    }
+    CALL(zeInit, 0);
+    simulator = dlopen(getenv("ZE_SIM_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    if (!simulator) {
+        printf("error the simulator is not loaded: %s\n", dlerror());
+        return 1;
+    }
+    uint32_t count = 1, devices = 2;
+    CALL(zeDriverGet, &count, &driver);
+    CALL(zeDeviceGet, driver, &devices, device);
+    ze_context_desc_t context_desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    CALL(zeContextCreate, driver, &context_desc, &context);
+    load_module(argv[3]);
+    const char *scenario = argv[1];
+    int failed;
+    if (!strcmp(scenario, "in-turn"))
+        failed = in_turn();
+    else if (!strcmp(scenario, "busy"))
+        failed = busy();
+    else if (!strcmp(scenario, "indirect"))
+        failed = indirect();
+    else {
+        printf("error unknown scenario %s\n", scenario);
+        return 1;
+    }
+    value("peak_pinned_mib", ((uint64_t(*)(void))symbol(simulator, "zesim_host_pinned_peak_bytes"))() >> 20);
+    value("wrong_bytes", wrong_bytes);
+    value("violations", counter("residency_violations"));
+    value("make_resident_calls", counter("make_resident_calls"));
+    value("evict_calls", counter("evict_calls"));
+    value("hazards", counter("free_hazards") + counter("destroy_hazards"));
+    return failed;
+}
