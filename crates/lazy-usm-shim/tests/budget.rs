@@ -105,6 +105,16 @@ fn queued_work_keeps_what_it_uses_and_the_budget_passes_rather_than_evict_it() {
 }
 
 #[test]
+fn a_copy_between_two_peer_allocations_keeps_both_past_the_budget() {
+    let Some((figures, stderr)) = run("one-copy", 64, &[("LAZY_USM_HOST_BUDGET", "64MiB")]) else {
+        return;
+    };
+    assert_eq!(pinned(&figures, &["copied", "freed"]), [128, 0]);
+    assert_eq!(figures["evict_calls"], 0, "the copy's source stays");
+    assert!(stderr.contains("host budget passed"), "{stderr}");
+}
+
+#[test]
 fn a_driver_that_refuses_peer_evictions_is_asked_once_per_residency_and_nothing_is_lost() {
     let env = [
         ("ZE_SIM_CONFIG", "b70x2-26.31"),

@@ -689,6 +689,21 @@ fn prepare(
 
 /// A fill of `dst..dst + size` with `pattern` repeated (a fill, or a kernel timestamp written
 /// when it runs), its destination checked like a copy's.
+/// Writes `pattern` over `target` again and again (the last copy cut short), doubling what is
+/// written with each copy rather than writing a byte at a time (a gigabyte's fill took seconds
+/// in a debug build).
+fn fill_with_pattern(target: &mut [u8], pattern: &[u8]) {
+    let first = pattern.len().min(target.len());
+    target[..first].copy_from_slice(&pattern[..first]);
+    // What is written is whole patterns, so copying it on keeps the cycle.
+    let mut written = first;
+    while written > 0 && written < target.len() {
+        let more = written.min(target.len() - written);
+        target.copy_within(..more, written);
+        written += more;
+    }
+}
+
 fn fill_op(
     platform: &Inner,
     state: &mut State,
@@ -1493,9 +1508,7 @@ fn run(platform: &Inner, job: Job) {
                 }
                 // SAFETY: `dst..dst + size` was checked at submission as for copies.
                 let target = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, size) };
-                for (byte, value) in target.iter_mut().zip(pattern.iter().cycle()) {
-                    *byte = *value;
-                }
+                fill_with_pattern(target, &pattern);
                 pace(until);
                 held = Some(finish(platform, &touched, job.engine.device, job.worker));
             }
@@ -1681,5 +1694,29 @@ fn pace(until: Option<std::time::Instant>) {
 fn delay(platform: &Inner) {
     if let Some(micros) = platform.config.faults.command_delay_us {
         std::thread::sleep(std::time::Duration::from_micros(micros));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill_with_pattern;
+
+    /// The doubling fill writes what the pattern cycled byte by byte writes, for every pattern
+    /// size against targets shorter, equal and longer (not a multiple) than it.
+    #[test]
+    fn a_fill_writes_its_pattern_cycled_to_the_last_byte() {
+        for pattern_size in [0usize, 1, 2, 3, 4, 16, 128] {
+            let pattern: Vec<u8> = (1..=pattern_size as u8).collect();
+            for size in [0usize, 1, 2, 5, 127, 128, 1000, 4099] {
+                let mut target = vec![0u8; size];
+                fill_with_pattern(&mut target, &pattern);
+                let expected: Vec<u8> = if pattern.is_empty() {
+                    vec![0; size]
+                } else {
+                    pattern.iter().copied().cycle().take(size).collect()
+                };
+                assert_eq!(target, expected, "pattern {pattern_size}, size {size}");
+            }
+        }
     }
 }

@@ -88,7 +88,15 @@ static void *filled(int index) {
 
 /* Counts the bytes of `length` at `at` that are not allocation `index`'s. */
 static void check(const uint8_t *at, size_t length, int index) {
+    static uint8_t *expected;
+    if (!expected && !(expected = malloc(CHUNK))) {
+        printf("error no host memory\n");
+        exit(1);
+    }
     uint8_t byte = (uint8_t)(0x11 * (index + 1));
+    memset(expected, byte, length);
+    if (memcmp(at, expected, length) == 0)
+        return;
     for (size_t i = 0; i < length; i++)
         wrong_bytes += at[i] != byte;
 }
@@ -188,6 +196,21 @@ static int busy(void) {
     return 0;
 }
 
+/* One copy on device 1 from one of device 0's allocations to another: the first made resident
+ * for it is not evicted to make room for the second, whatever the budget. */
+static int one_copy(void) {
+    uint8_t *a = filled(0), *b = filled(1);
+    ze_command_list_handle_t on = immediate(device[1]);
+    CALL(zeCommandListAppendMemoryCopy, on, b, a, size, NULL, 0, NULL);
+    wait_idle(on);
+    step("copied");
+    read_all(on, b, 0);
+    CALL(zeMemFree, context, a);
+    CALL(zeMemFree, context, b);
+    step("freed");
+    return 0;
+}
+
 /* LAZY_USM_INDIRECT=all: a kernel's first launch on device 1 makes every peer allocation
  * resident there, past the budget (the launch may read any); once it ran, an allocation made
  * later evicts the oldest, and the next launch makes them resident again. */
@@ -267,6 +290,8 @@ int main(int argc, char **argv) {
         failed = in_turn();
     else if (!strcmp(scenario, "busy"))
         failed = busy();
+    else if (!strcmp(scenario, "one-copy"))
+        failed = one_copy();
     else if (!strcmp(scenario, "indirect"))
         failed = indirect();
     else {
