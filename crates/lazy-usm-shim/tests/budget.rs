@@ -105,6 +105,23 @@ fn queued_work_keeps_what_it_uses_and_the_budget_passes_rather_than_evict_it() {
 }
 
 #[test]
+fn threads_reading_in_turn_evict_each_others_residency_only_once_it_is_idle() {
+    // Four threads, each with its own list, read sixteen 8 MiB allocations in turn.
+    let Some((figures, stderr)) = run("threads", 8, &[("LAZY_USM_HOST_BUDGET", "32MiB")]) else {
+        return;
+    };
+    assert!(figures["evict_calls"] > 0, "the budget evicted");
+    // Room is made before each residency; a thread's copy in flight keeps its source, so at
+    // most one residency per thread passes the budget (16 x 8 MiB without a budget).
+    assert!(
+        figures["peak_pinned_mib"] <= 32 + 4 * 8,
+        "peak {} MiB:\n{stderr}",
+        figures["peak_pinned_mib"]
+    );
+    assert_eq!(pinned(&figures, &["freed"]), [0]);
+}
+
+#[test]
 fn a_copy_between_two_peer_allocations_keeps_both_past_the_budget() {
     let Some((figures, stderr)) = run("one-copy", 64, &[("LAZY_USM_HOST_BUDGET", "64MiB")]) else {
         return;

@@ -8,6 +8,7 @@
 #include <level_zero/ze_api.h>
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +212,52 @@ static int one_copy(void) {
     return 0;
 }
 
+/* Threads, each with its own list on device 1, read device 0's allocations in turn, so each
+ * first use may evict what another thread read. */
+#define THREADS 4
+#define THREAD_ALLOCATIONS 16
+#define ROUNDS 24
+static uint8_t *shared_allocations[THREAD_ALLOCATIONS];
+static _Atomic uint64_t thread_wrong_bytes;
+
+static void *reader_thread(void *argument) {
+    int thread = (int)(intptr_t)argument;
+    ze_command_list_handle_t on = immediate(device[1]);
+    uint8_t *buffer = malloc(size), *expected = malloc(size);
+    if (!buffer || !expected) {
+        printf("error no host memory\n");
+        exit(1);
+    }
+    for (int round = 0; round < ROUNDS; round++) {
+        int index = (thread * 5 + round) % THREAD_ALLOCATIONS;
+        CALL(zeCommandListAppendMemoryCopy, on, buffer, shared_allocations[index], size, NULL, 0, NULL);
+        wait_idle(on);
+        memset(expected, (uint8_t)(0x11 * (index + 1)), size);
+        if (memcmp(buffer, expected, size) != 0)
+            thread_wrong_bytes += 1;
+    }
+    CALL(zeCommandListDestroy, on);
+    free(buffer);
+    free(expected);
+    return NULL;
+}
+
+static int threads(void) {
+    for (int i = 0; i < THREAD_ALLOCATIONS; i++)
+        shared_allocations[i] = filled(i);
+    pthread_t thread[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        pthread_create(&thread[i], NULL, reader_thread, (void *)(intptr_t)i);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(thread[i], NULL);
+    wrong_bytes += thread_wrong_bytes;
+    step("read");
+    for (int i = 0; i < THREAD_ALLOCATIONS; i++)
+        CALL(zeMemFree, context, shared_allocations[i]);
+    step("freed");
+    return 0;
+}
+
 /* LAZY_USM_INDIRECT=all: a kernel's first launch on device 1 makes every peer allocation
  * resident there, past the budget (the launch may read any); once it ran, an allocation made
  * later evicts the oldest, and the next launch makes them resident again. */
@@ -290,6 +337,8 @@ int main(int argc, char **argv) {
         failed = in_turn();
     else if (!strcmp(scenario, "busy"))
         failed = busy();
+    else if (!strcmp(scenario, "threads"))
+        failed = threads();
     else if (!strcmp(scenario, "one-copy"))
         failed = one_copy();
     else if (!strcmp(scenario, "indirect"))
