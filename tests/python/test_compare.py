@@ -51,6 +51,27 @@ print("gathered", struct.unpack(f"<{N}I", bytes(out.copy_to_host())) == tuple(ra
 
 
 TORCH = "PyTorch pluggable allocator (lazy_usm.torch.enable())"
+BUDGET = "lazy-usm run --shim, LAZY_USM_HOST_BUDGET"
+
+# Four 256 MiB arrays of device 0, read in turn (then the first again) by copies on device 1.
+IN_TURN = """
+import dpctl, dpctl.memory as dm
+devices = dpctl.get_devices()
+context = dpctl.SyclContext(devices)
+queues = [dpctl.SyclQueue(context, device) for device in devices]
+size = 256 << 20
+arrays = []
+for index in range(4):
+    array = dm.MemoryUSMDevice(size, queue=queues[0])
+    array.memset(0x11 * (index + 1))
+    arrays.append(array)
+target = dm.MemoryUSMDevice(size, queue=queues[1])
+right = True
+for index in [0, 1, 2, 3, 0]:
+    target.copy_from_device(arrays[index])
+    right = right and bytes(target.copy_to_host()) == bytes([0x11 * (index + 1)]) * size
+print("right", right)
+"""
 
 
 def compare_all(tmp_path, code, *args, env=None):
@@ -72,6 +93,9 @@ def compare(runtime_available, tmp_path, code):
     runs = compare_all(tmp_path, code)
     torch = runs.pop(TORCH)
     assert torch["applies"] is False and torch["why"], torch
+    # The budget row, where the shim's run pinned anything, has tests of its own.
+    for name in [name for name in runs if name.startswith(BUDGET)]:
+        runs.pop(name)
     assert all(run["applies"] for run in runs.values())
     return runs
 
@@ -201,7 +225,7 @@ def test_the_pytorch_allocator_is_installed_before_the_program_runs(runtime_avai
     torch = runs.pop(TORCH)
     assert torch["applies"] is True and torch["exit_code"] == 0, torch
     lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(lines) == len(runs) + 1
+    assert len(lines) == sum(run["applies"] for run in runs.values()) + 1
     if PACKAGE:
         import lazy_usm
 
@@ -249,3 +273,34 @@ def test_no_alternative_inherits_the_callers_residency_variable(runtime_availabl
     runs = compare_all(tmp_path, SEED000, env=env)
     assert gib(runs["runtime default, v1 adapter"]["peak_host_pinned_bytes"]) == 8.0
     assert gib(runs["UR_L0_USM_RESIDENT=0x1, v1"]["peak_host_pinned_bytes"]) == 0.0
+
+
+def budget_rows(runs):
+    return {name: run for name, run in runs.items() if name.startswith(BUDGET)}
+
+
+def test_the_budget_row_halves_what_the_shim_pinned_at_the_cost_of_evictions(runtime_available, tmp_path):
+    runs = compare_all(tmp_path, IN_TURN)
+    shim = runs["lazy-usm run --shim"]
+    assert (shim["peak_host_pinned_bytes"], shim["evict_calls"]) == (1 << 30, 0), shim
+    # Half of the shim's 1 GiB: two arrays at a time; each read past the second evicts the
+    # oldest, and the first array, read again, is imported again.
+    [(name, budget)] = budget_rows(runs).items()
+    assert name == BUDGET + "=512MiB"
+    assert (budget["exit_code"], budget["same_output"], budget["refused_uses"]) == (0, True, 0), budget
+    assert budget["peak_host_pinned_bytes"] == 512 * MIB, budget
+    assert budget["evict_calls"] == 3
+    assert budget["residency_calls"] == shim["residency_calls"] + 1
+    # Eager residency pins all four arrays and the target on its peer.
+    assert runs["runtime default, v2 adapter"]["peak_host_pinned_bytes"] == 5 * 256 * MIB
+
+
+def test_the_budget_row_takes_the_callers_budget(runtime_available, tmp_path):
+    env = dict(os.environ, LAZY_USM_HOST_BUDGET="0.75GiB")
+    runs = compare_all(tmp_path, IN_TURN, env=env)
+    [(name, budget)] = budget_rows(runs).items()
+    assert name == BUDGET + "=0.75GiB"
+    assert (budget["exit_code"], budget["same_output"]) == (0, True), budget
+    assert (budget["peak_host_pinned_bytes"], budget["evict_calls"]) == (768 * MIB, 2), budget
+    # No other row takes it.
+    assert runs["lazy-usm run --shim"]["peak_host_pinned_bytes"] == 1 << 30

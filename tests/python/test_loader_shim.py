@@ -48,6 +48,44 @@ def test_seed000_through_the_shim_pins_nothing_against_8_gib_without(run_sycl, a
     assert "spared: 8.00 GiB" in shimmed.stderr, shimmed.stderr
 
 
+# Four 256 MiB arrays of device 0, read in turn (then the first again) by copies on device 1.
+IN_TURN = """
+import dpctl, dpctl.memory as dm, json
+MIB = 1 << 20
+devices = dpctl.get_devices()
+context = dpctl.SyclContext(devices)
+queues = [dpctl.SyclQueue(context, device) for device in devices]
+size = 256 * MIB
+arrays = []
+for index in range(4):
+    array = dm.MemoryUSMDevice(size, queue=queues[0])
+    array.memset(0x11 * (index + 1))
+    arrays.append(array)
+target = dm.MemoryUSMDevice(size, queue=queues[1])
+steps, right = [], True
+for index in [0, 1, 2, 3, 0]:
+    target.copy_from_device(arrays[index])   # device 0's memory read by device 1's copy
+    right = right and bytes(target.copy_to_host()) == bytes([0x11 * (index + 1)]) * size
+    steps.append(pinned() // MIB)
+print("RESULT " + json.dumps({"steps": steps, "right": right,
+                              "violations": counter("residency_violations"),
+                              "evictions": counter("evict_calls")}))
+"""
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_a_host_budget_keeps_the_runtimes_reads_of_a_peer_within_it(run_sycl, adapter):
+    budget = {"LAZY_USM_HOST_BUDGET": "512MiB", "LAZY_USM_REPORT": "1"}
+    bounded = run_sycl(IN_TURN, adapter=adapter, shim=True, extra_env=budget)
+    unbounded = run_sycl(IN_TURN, adapter=adapter, shim=True)
+    assert unbounded.result == {"steps": [256, 512, 768, 1024, 1024], "right": True,
+                                "violations": 0, "evictions": 0}
+    assert bounded.result == {"steps": [256, 512, 512, 512, 512], "right": True,
+                              "violations": 0, "evictions": 3}, bounded.stderr
+    assert bounded.report["host_pinned_bytes"]["peak"] <= 512 << 20
+    assert "3 evicted (0.75 GiB), 1 re-imported (0.25 GiB); passed 0 times" in bounded.stderr, bounded.stderr
+
+
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_the_eager_policy_reproduces_the_runtimes_own_figures(run_sycl, adapter):
     plain = run_sycl(SEED000, adapter=adapter)

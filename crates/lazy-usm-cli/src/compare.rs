@@ -1,8 +1,9 @@
 //! `lazy-usm compare`: one program run once per alternative a user hit by the host mirror can
-//! try (Intel's runtime as it is, on either adapter; its restrict variable; the driver's debug
-//! keys; lazy-usm's shim), side by side in one table: exit status, peak host pinned memory,
-//! peak GTT per device, residency calls, refused uses, wall time, and whether the program
-//! printed what it printed under the runtime's default.
+//! try (Intel's runtime as it is, on either adapter; its restrict and residency variables; the
+//! driver's debug keys; lazy-usm's shim, with and without a host budget), side by side in one
+//! table: exit status, peak host pinned memory, peak GTT per device, residency calls,
+//! evictions, refused uses, wall time, and whether the program printed what it printed under
+//! the runtime's default.
 //!
 //! On the simulated platform the figures are the simulator's report (modelled). On a real
 //! platform they are measured: the program runs against the system's loader and is probed while
@@ -111,10 +112,14 @@ const DEBUG_KEYS: (&str, &str) = ("NEOReadDebugKeys", "1");
 /// The v1 adapter's residency variable (`0xHSD`: host, shared, device allocations; 1: resident
 /// on the allocating device only); v2 does not read it.
 const DEVICE_RESIDENT_ONLY: (&str, &str) = ("UR_L0_USM_RESIDENT", "0x1");
+/// The shim's host budget: the budget row sets it, from the caller's value or half what the
+/// shim's row pinned.
+const HOST_BUDGET: &str = "LAZY_USM_HOST_BUDGET";
 /// Variables of the alternatives' that no run inherits from the caller's environment (the
 /// residency variable's older name among them).
-const NOT_INHERITED: &[&str] = &["SYCL_PI_LEVEL_ZERO_USM_RESIDENT"];
-
+const NOT_INHERITED: &[&str] = &["SYCL_PI_LEVEL_ZERO_USM_RESIDENT", HOST_BUDGET];
+/// The shim's row whose peak sets the budget row's budget, and after which that row comes.
+const SHIM_ROW: &str = "lazy-usm run --shim";
 /// The alternatives, the runtime's default first (the others' output is compared with it).
 const ALTERNATIVES: &[Alternative] = &[
     Alternative {
@@ -170,7 +175,7 @@ const ALTERNATIVES: &[Alternative] = &[
         torch_allocator: false,
     },
     Alternative {
-        name: "lazy-usm run --shim",
+        name: SHIM_ROW,
         shim: true,
         env: &[V2, ("LAZY_USM_INDIRECT", "args")],
         torch_allocator: false,
@@ -191,7 +196,7 @@ const ALTERNATIVES: &[Alternative] = &[
 
 /// What one run gave.
 struct Outcome {
-    name: &'static str,
+    name: String,
     /// Why the alternative does not apply to this program (it was not run).
     unavailable: Option<String>,
     code: i32,
@@ -297,6 +302,7 @@ fn command_for(
     target: &Target,
     alternative: &Alternative,
     program: &[String],
+    host_budget: Option<&str>,
 ) -> Result<Command, String> {
     let (name, args) = program
         .split_first()
@@ -323,14 +329,23 @@ fn command_for(
         command.env_remove(name);
     }
     command.envs(alternative.env.iter().copied());
+    if let Some(budget) = host_budget {
+        command.env(HOST_BUDGET, budget);
+    }
     Ok(command)
 }
 
+/// Runs `program` once under `alternative` (with the shim's `host_budget`, if given).
 fn run_once(
     platform: &Platform,
     alternative: &Alternative,
     program: &[String],
+    host_budget: Option<&str>,
 ) -> Result<Outcome, String> {
+    let name = match host_budget {
+        Some(budget) => format!("{}, {HOST_BUDGET}={budget}", alternative.name),
+        None => alternative.name.to_string(),
+    };
     let target = Target {
         platform: match platform {
             Platform::Simulated(preset) => Some(preset.clone()),
@@ -343,10 +358,10 @@ fn run_once(
             torch_allocator: false,
             ..*alternative
         };
-        let check = command_for(&target, &plain, &program[..1])?;
+        let check = command_for(&target, &plain, &program[..1], None)?;
         if let Some(why) = torch_allocator_unavailable(program, check) {
             return Ok(Outcome {
-                name: alternative.name,
+                name,
                 unavailable: Some(why),
                 code: 0,
                 stdout: Vec::new(),
@@ -355,8 +370,8 @@ fn run_once(
             });
         }
     }
-    let mut command = command_for(&target, alternative, program)?;
-    let name = &program[0];
+    let mut command = command_for(&target, alternative, program, host_budget)?;
+    let program_name = &program[0];
     match platform {
         Platform::Simulated(preset) => {
             // A machine of its own per alternative, shared by every process of the job, as
@@ -365,7 +380,7 @@ fn run_once(
             let end = sim_env::run_job(command, Some(preset), true)?;
             let machine = end.machine.filter(|machine| !machine.processes.is_empty());
             Ok(Outcome {
-                name: alternative.name,
+                name,
                 unavailable: None,
                 code: sim_env::exit_code(&end.status),
                 stdout: end.stdout,
@@ -383,7 +398,7 @@ fn run_once(
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
                 .spawn()
-                .map_err(|error| format!("cannot start {name}: {error}"))?;
+                .map_err(|error| format!("cannot start {program_name}: {error}"))?;
             // Read its output beside the probing, so a full pipe never stalls it.
             let mut stdout = child
                 .stdout
@@ -408,14 +423,14 @@ fn run_once(
                         let _ = child.kill();
                         let _ = child.wait();
                         let _ = reader.join();
-                        return Err(format!("waiting for {name}: {error}"));
+                        return Err(format!("waiting for {program_name}: {error}"));
                     }
                 }
             };
             let seconds = started.elapsed().as_secs_f64();
             let stdout = reader.join().unwrap_or_default();
             Ok(Outcome {
-                name: alternative.name,
+                name,
                 unavailable: None,
                 code: sim_env::exit_code(&status),
                 stdout,
@@ -429,13 +444,60 @@ fn run_once(
     }
 }
 
+/// The shim's row again with a host budget: the caller's `LAZY_USM_HOST_BUDGET`, else half of
+/// what the shim's row pinned at its peak (what a budget costs this program, in evictions and
+/// re-imports, when it binds).
+fn with_host_budget(
+    platform: &Platform,
+    program: &[String],
+    outcomes: &[Outcome],
+) -> Result<Outcome, String> {
+    let from_caller = std::env::var(HOST_BUDGET)
+        .ok()
+        .filter(|value| !value.is_empty());
+    let half_of_the_shims = || {
+        let peak = outcomes
+            .iter()
+            .find(|outcome| outcome.name == SHIM_ROW && outcome.unavailable.is_none())
+            .and_then(|outcome| outcome.figures.peak_pinned())?;
+        let half_mib = peak / 2 >> 20;
+        (half_mib > 0).then(|| format!("{half_mib}MiB"))
+    };
+    match from_caller.or_else(half_of_the_shims) {
+        Some(budget) => {
+            let shim = ALTERNATIVES
+                .iter()
+                .find(|alternative| alternative.name == SHIM_ROW)
+                .ok_or("no shim row to give a budget")?;
+            run_once(platform, shim, program, Some(&budget))
+        }
+        None => Ok(Outcome {
+            name: format!("{SHIM_ROW}, {HOST_BUDGET}"),
+            unavailable: Some(format!(
+                "the shim's run pinned under 2 MiB: no budget binds (set {HOST_BUDGET} to \
+                 choose one)"
+            )),
+            code: 0,
+            stdout: Vec::new(),
+            seconds: 0.0,
+            figures: Figures::Modelled(None),
+        }),
+    }
+}
+
 /// Runs `program` under every alternative on `platform` and prints the table (or, with `json`,
 /// the figures as JSON).
 pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<(), String> {
-    let outcomes = ALTERNATIVES
+    let mut outcomes = ALTERNATIVES
         .iter()
-        .map(|alternative| run_once(platform, alternative, program))
+        .map(|alternative| run_once(platform, alternative, program, None))
         .collect::<Result<Vec<_>, _>>()?;
+    let budget_row = with_host_budget(platform, program, &outcomes)?;
+    let after_shim = outcomes
+        .iter()
+        .rposition(|outcome| outcome.name.starts_with(SHIM_ROW))
+        .map_or(outcomes.len(), |index| index + 1);
+    outcomes.insert(after_shim, budget_row);
     let default_output = outcomes.first().map(|outcome| outcome.stdout.clone());
     let same = |outcome: &Outcome| Some(&outcome.stdout) == default_output.as_ref();
     let (platform_name, modelled) = match platform {
@@ -460,6 +522,7 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
                         "peak_host_pinned_bytes": figures.peak_pinned(),
                         "peak_gtt_bytes": figures.peak_gtt(),
                         "residency_calls": figures.counter(|p| p.make_resident_calls),
+                        "evict_calls": figures.counter(|p| p.evict_calls),
                         "implicit_imports": figures.counter(|p| p.implicit_imports),
                         "refused_uses": figures.counter(|p| p.residency_violations),
                         "processes": figures.processes(),
@@ -511,7 +574,11 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
         "peak pinned GiB".into(),
     ];
     header.extend(devices.iter().map(|device| format!("peak {device} GiB")));
-    header.extend(["residency calls".into(), "refused uses".into()]);
+    header.extend([
+        "residency calls".into(),
+        "evictions".into(),
+        "refused uses".into(),
+    ]);
     if modelled {
         header.push("processes".into());
     }
@@ -539,6 +606,7 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
         row.push(or_na(figures.counter(|p| p.make_resident_calls), |n| {
             n.to_string()
         }));
+        row.push(or_na(figures.counter(|p| p.evict_calls), |n| n.to_string()));
         row.push(or_na(figures.counter(|p| p.residency_violations), |n| {
             n.to_string()
         }));

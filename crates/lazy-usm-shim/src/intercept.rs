@@ -352,8 +352,7 @@ fn list_done(user: &ListUse) -> bool {
 /// [`list_done`] for a list whose [`ListRecord::exclusive`] lock this thread holds (its state
 /// `life`).
 fn list_work_done(record: &ListRecord, life: ListLife, user: &ListUse) -> bool {
-    if life == ListLife::Destroyed || record.generation.load(Ordering::Acquire) != user.generation
-    {
+    if life == ListLife::Destroyed || record.generation.load(Ordering::Acquire) != user.generation {
         return true;
     }
     if !record.immediate {

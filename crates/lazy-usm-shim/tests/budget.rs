@@ -30,7 +30,10 @@ fn scenario(
 /// [`scenario`], which must end well.
 fn run(name: &str, mib: u64, env: &[(&str, &str)]) -> Option<(HashMap<String, u64>, String)> {
     let (figures, stderr, status) = scenario(name, mib, env)?;
-    assert!(status.success(), "{name} failed ({status:?}): {figures:?}\n{stderr}");
+    assert!(
+        status.success(),
+        "{name} failed ({status:?}): {figures:?}\n{stderr}"
+    );
     assert_eq!(figures["wrong_bytes"], 0, "every byte read is right");
     assert_eq!(figures["violations"], 0, "nothing used while not resident");
     assert_eq!(figures["hazards"], 0);
@@ -47,10 +50,7 @@ fn pinned(figures: &HashMap<String, u64>, steps: &[&str]) -> Vec<u64> {
 
 #[test]
 fn four_gib_read_in_turn_under_a_two_gib_budget_stay_within_it_every_byte_right() {
-    let budget = [
-        ("LAZY_USM_HOST_BUDGET", "2GiB"),
-        ("LAZY_USM_REPORT", "1"),
-    ];
+    let budget = [("LAZY_USM_HOST_BUDGET", "2GiB"), ("LAZY_USM_REPORT", "1")];
     let Some((figures, stderr)) = run("in-turn", 1024, &budget) else {
         return;
     };

@@ -42,7 +42,7 @@ const MAX_DEVICES: usize = 64;
 /// job's report names every process it had).
 pub const MAX_PROCESSES: usize = 512;
 const MAGIC: u64 = u64::from_le_bytes(*b"zesimmch");
-const VERSION: u64 = 3;
+const VERSION: u64 = 4;
 /// Exported allocations the machine can follow over its life (records are not reused).
 const MAX_EXPORTS: usize = 1024;
 /// Words of a record's bitmap of processes (one bit per slot).
@@ -130,9 +130,10 @@ struct Slot {
     command: [AtomicU64; COMMAND_WORDS],
     now: Figures,
     peak: Figures,
-    /// Counters published at exit: residency calls, implicit imports, refused uses, kernel
-    /// launches and those that did not execute.
+    /// Counters published at exit: residency calls, evictions, implicit imports, refused uses,
+    /// kernel launches and those that did not execute.
     make_resident_calls: AtomicU64,
+    evict_calls: AtomicU64,
     implicit_imports: AtomicU64,
     residency_violations: AtomicU64,
     launches: AtomicU64,
@@ -651,6 +652,7 @@ impl Machine {
                     host_pinned_bytes: figure(&slot.now, &slot.peak, Figure::HostPinned),
                     devices: device_figures(&slot.now, &slot.peak),
                     make_resident_calls: slot.make_resident_calls.load(Ordering::Relaxed),
+                    evict_calls: slot.evict_calls.load(Ordering::Relaxed),
                     implicit_imports: slot.implicit_imports.load(Ordering::Relaxed),
                     residency_violations: slot.residency_violations.load(Ordering::Relaxed),
                     launches: slot.launches.load(Ordering::Relaxed),
@@ -730,6 +732,8 @@ pub struct ProcessReport {
     pub devices: Vec<MachineDevice>,
     /// `zeContextMakeMemoryResident` calls (published at exit).
     pub make_resident_calls: u64,
+    /// `zeContextEvictMemory` calls, refused ones included (published at exit).
+    pub evict_calls: u64,
     /// The driver's imports on use (published at exit).
     pub implicit_imports: u64,
     /// Refused uses (published at exit).
@@ -1146,6 +1150,8 @@ impl Membership {
         let slot = self.slot();
         slot.make_resident_calls
             .store(counters.make_resident_calls, Ordering::Relaxed);
+        slot.evict_calls
+            .store(counters.evict_calls, Ordering::Relaxed);
         slot.implicit_imports
             .store(counters.implicit_imports, Ordering::Relaxed);
         slot.residency_violations
