@@ -53,25 +53,9 @@ print("gathered", struct.unpack(f"<{N}I", bytes(out.copy_to_host())) == tuple(ra
 TORCH = "PyTorch pluggable allocator (lazy_usm.torch.enable())"
 BUDGET = "lazy-usm run --shim, LAZY_USM_HOST_BUDGET"
 
-# Four 256 MiB arrays of device 0, read in turn (then the first again) by copies on device 1.
-IN_TURN = """
-import dpctl, dpctl.memory as dm
-devices = dpctl.get_devices()
-context = dpctl.SyclContext(devices)
-queues = [dpctl.SyclQueue(context, device) for device in devices]
-size = 256 << 20
-arrays = []
-for index in range(4):
-    array = dm.MemoryUSMDevice(size, queue=queues[0])
-    array.memset(0x11 * (index + 1))
-    arrays.append(array)
-target = dm.MemoryUSMDevice(size, queue=queues[1])
-right = True
-for index in [0, 1, 2, 3, 0]:
-    target.copy_from_device(arrays[index])
-    right = right and bytes(target.copy_to_host()) == bytes([0x11 * (index + 1)]) * size
-print("right", right)
-"""
+# The README's example of a host budget: four 256 MiB arrays of device 0, read in turn (then
+# the first again) by copies on device 1.
+IN_TURN = (pathlib.Path(__file__).resolve().parents[2] / "examples" / "read_in_turn.py").read_text()
 
 
 def compare_all(tmp_path, code, *args, env=None):

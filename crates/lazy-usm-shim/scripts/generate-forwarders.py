@@ -40,6 +40,8 @@ INTERCEPTED = {
     # A reset list's earlier work is done (the specification's rule): the host budget may evict
     # what it used.
     "zeCommandListReset",
+    # A wait that succeeds frees what the list's earlier work used, for the host budget.
+    "zeCommandListHostSynchronize",
     # A clone runs where its source runs: it is recorded as its source.
     "zeCommandListCreateCloneExp",
     "zeKernelSetArgumentValue",
@@ -272,13 +274,14 @@ def main():
             "        return Unsupported::unsupported();",
             "    };",
             *safety,
-            "    // Until the driver has the work, the list counts as busy to the host budget.",
+            "    // Until the driver has the work, what it uses stays resident under a host budget.",
             f"    let record = crate::intercept::list_for_append({list_param});",
-            "    let _appending = crate::intercept::appending(&record);",
+            "    let in_progress = crate::intercept::appending(&record);",
             f"    let result = crate::intercept::use_all_on_list({list_param}, &[{used}]);",
             "    if result != ze_result_t::ZE_RESULT_SUCCESS {",
             "        return result;",
             "    }",
+            "    let _forwarding = crate::intercept::forwarding(&in_progress);",
             "    // SAFETY: the caller's arguments, passed on unchanged.",
             f"    unsafe {{ function({names}) }}",
             "}",

@@ -107,6 +107,16 @@ pub fn from_env() -> Result<Option<u64>, String> {
     }
 }
 
+/// `bytes` for a person: in GiB from 1 GiB up, else in MiB.
+pub fn size_text(bytes: u64) -> String {
+    const MIB: f64 = (1u64 << 20) as f64;
+    if bytes >= 1 << 30 {
+        format!("{:.2} GiB", bytes as f64 / (1u64 << 30) as f64)
+    } else {
+        format!("{:.2} MiB", bytes as f64 / MIB)
+    }
+}
+
 /// What the budget did, for the exit report.
 #[derive(Debug, Default)]
 pub struct BudgetFigures {
@@ -147,14 +157,18 @@ impl Budget {
             limit,
             room: Mutex::new(()),
             held: AtomicU64::new(0),
-            clock: AtomicU64::new(0),
+            // From 1: 0 means "never" to those who keep a time.
+            clock: AtomicU64::new(1),
             figures: BudgetFigures::default(),
         }
     }
 
     /// The time of a use, later than every earlier one.
     pub fn tick(&self) -> u64 {
-        self.clock.fetch_add(1, Ordering::Relaxed)
+        // In one order with the marks of appends in progress (`ListRecord::appending_since`),
+        // so that a use ticked after a mark that a reader missed is later than that reader's
+        // own tick.
+        self.clock.fetch_add(1, Ordering::SeqCst)
     }
 
     /// Bytes held now.
@@ -211,18 +225,17 @@ impl Budget {
 
     /// The exit report's sentence about the budget.
     pub fn report(&self) -> String {
-        let gib = |bytes: u64| bytes as f64 / (1u64 << 30) as f64;
         let figure = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
         let figures = &self.figures;
         format!(
-            "host budget {:.2} GiB: peak {:.2} GiB held; {} evicted ({:.2} GiB), {} re-imported \
-             ({:.2} GiB); passed {} times; {} evictions refused by the driver",
-            gib(self.limit),
-            gib(figure(&figures.peak)),
+            "host budget {}: peak {} held; {} evicted ({}), {} re-imported ({}); passed {} \
+             times; {} evictions refused by the driver",
+            size_text(self.limit),
+            size_text(figure(&figures.peak)),
             figure(&figures.evictions),
-            gib(figure(&figures.evicted_bytes)),
+            size_text(figure(&figures.evicted_bytes)),
             figure(&figures.reimports),
-            gib(figure(&figures.reimported_bytes)),
+            size_text(figure(&figures.reimported_bytes)),
             figure(&figures.passes),
             figure(&figures.refusals),
         )
@@ -303,6 +316,14 @@ mod tests {
         assert_eq!(figure(&budget.figures.reimported_bytes), 30);
         assert!(budget.passed() && !budget.passed());
         assert!(budget.report().contains("passed 2 times"));
+    }
+
+    #[test]
+    fn sizes_read_in_gib_from_one_gib_up_else_in_mib() {
+        assert_eq!(size_text(32 << 20), "32.00 MiB");
+        assert_eq!(size_text(1 << 30), "1.00 GiB");
+        assert_eq!(size_text(3 << 29), "1.50 GiB");
+        assert_eq!(size_text(0), "0.00 MiB");
     }
 
     #[test]

@@ -31,13 +31,14 @@ pub unsafe extern "C" fn zeCommandListAppendWriteGlobalTimestamp(arg1: ze_comman
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut u64, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    // Until the driver has the work, the list counts as busy to the host budget.
+    // Until the driver has the work, what it uses stays resident under a host budget.
     let record = crate::intercept::list_for_append(arg1);
-    let _appending = crate::intercept::appending(&record);
+    let in_progress = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, 8)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
+    let _forwarding = crate::intercept::forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on unchanged.
     unsafe { function(arg1, arg2, arg3, arg4, arg5) }
 }
@@ -84,13 +85,14 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopy(arg1: ze_command_list_han
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    // Until the driver has the work, the list counts as busy to the host budget.
+    // Until the driver has the work, what it uses stays resident under a host budget.
     let record = crate::intercept::list_for_append(arg1);
-    let _appending = crate::intercept::appending(&record);
+    let in_progress = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg4), (arg3 as *const ::std::ffi::c_void, arg4)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
+    let _forwarding = crate::intercept::forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on unchanged.
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }
@@ -107,13 +109,14 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFill(arg1: ze_command_list_han
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    // Until the driver has the work, the list counts as busy to the host budget.
+    // Until the driver has the work, what it uses stays resident under a host budget.
     let record = crate::intercept::list_for_append(arg1);
-    let _appending = crate::intercept::appending(&record);
+    let in_progress = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg5), (arg3 as *const ::std::ffi::c_void, arg4)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
+    let _forwarding = crate::intercept::forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on unchanged.
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) }
 }
@@ -131,13 +134,14 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyRegion(arg1: ze_command_li
         return Unsupported::unsupported();
     };
     // SAFETY: the caller's regions, each null or a ze_copy_region_t as the specification requires.
-    // Until the driver has the work, the list counts as busy to the host budget.
+    // Until the driver has the work, what it uses stays resident under a host budget.
     let record = crate::intercept::list_for_append(arg1);
-    let _appending = crate::intercept::appending(&record);
+    let in_progress = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, unsafe { crate::intercept::region_extent(arg3, arg4, arg5) }), (arg6 as *const ::std::ffi::c_void, unsafe { crate::intercept::region_extent(arg7, arg8, arg9) })]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
+    let _forwarding = crate::intercept::forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on unchanged.
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10, arg11, arg12) }
 }
@@ -154,13 +158,14 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyFromContext(arg1: ze_comma
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_context_handle_t, *const ::std::os::raw::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    // Until the driver has the work, the list counts as busy to the host budget.
+    // Until the driver has the work, what it uses stays resident under a host budget.
     let record = crate::intercept::list_for_append(arg1);
-    let _appending = crate::intercept::appending(&record);
+    let in_progress = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg5), (arg4 as *const ::std::ffi::c_void, arg5)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
+    let _forwarding = crate::intercept::forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on unchanged.
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) }
 }
@@ -207,13 +212,14 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemory(arg1: ze_command_l
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_image_handle_t, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    // Until the driver has the work, the list counts as busy to the host budget.
+    // Until the driver has the work, what it uses stays resident under a host budget.
     let record = crate::intercept::list_for_append(arg1);
-    let _appending = crate::intercept::appending(&record);
+    let in_progress = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
+    let _forwarding = crate::intercept::forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on unchanged.
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }
@@ -230,13 +236,14 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemory(arg1: ze_command
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_image_handle_t, *const ::std::os::raw::c_void, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    // Until the driver has the work, the list counts as busy to the host budget.
+    // Until the driver has the work, what it uses stays resident under a host budget.
     let record = crate::intercept::list_for_append(arg1);
-    let _appending = crate::intercept::appending(&record);
+    let in_progress = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg3 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
+    let _forwarding = crate::intercept::forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on unchanged.
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }
@@ -253,13 +260,14 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryPrefetch(arg1: ze_command_list
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ::std::os::raw::c_void, usize) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    // Until the driver has the work, the list counts as busy to the host budget.
+    // Until the driver has the work, what it uses stays resident under a host budget.
     let record = crate::intercept::list_for_append(arg1);
-    let _appending = crate::intercept::appending(&record);
+    let in_progress = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg3)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
+    let _forwarding = crate::intercept::forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on unchanged.
     unsafe { function(arg1, arg2, arg3) }
 }
@@ -336,13 +344,14 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyToMemoryExt(arg1: ze_comman
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, ze_image_handle_t, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    // Until the driver has the work, the list counts as busy to the host budget.
+    // Until the driver has the work, what it uses stays resident under a host budget.
     let record = crate::intercept::list_for_append(arg1);
-    let _appending = crate::intercept::appending(&record);
+    let in_progress = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
+    let _forwarding = crate::intercept::forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on unchanged.
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) }
 }
@@ -359,30 +368,16 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(arg1: ze_comm
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_image_handle_t, *const ::std::os::raw::c_void, *const ze_image_region_t, u32, u32, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    // Until the driver has the work, the list counts as busy to the host budget.
+    // Until the driver has the work, what it uses stays resident under a host budget.
     let record = crate::intercept::list_for_append(arg1);
-    let _appending = crate::intercept::appending(&record);
+    let in_progress = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg3 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
+    let _forwarding = crate::intercept::forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on unchanged.
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) }
-}
-
-/// `zeCommandListHostSynchronize`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zeCommandListHostSynchronize(arg1: ze_command_list_handle_t, arg2: u64) -> ze_result_t {
-    static REAL: Real = Real::new(c"zeCommandListHostSynchronize");
-    // SAFETY: the real loader's `zeCommandListHostSynchronize` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u64) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
 }
 
 /// `zeCommandListGetDeviceHandle`: forwarded to the real loader.
@@ -502,13 +497,14 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyWithParameters(arg1: ze_co
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    // Until the driver has the work, the list counts as busy to the host budget.
+    // Until the driver has the work, what it uses stays resident under a host budget.
     let record = crate::intercept::list_for_append(arg1);
-    let _appending = crate::intercept::appending(&record);
+    let in_progress = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg4), (arg3 as *const ::std::ffi::c_void, arg4), (arg5 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
+    let _forwarding = crate::intercept::forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on unchanged.
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) }
 }
@@ -525,13 +521,14 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(arg1: ze_co
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, usize, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    // Until the driver has the work, the list counts as busy to the host budget.
+    // Until the driver has the work, what it uses stays resident under a host budget.
     let record = crate::intercept::list_for_append(arg1);
-    let _appending = crate::intercept::appending(&record);
+    let in_progress = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg5), (arg3 as *const ::std::ffi::c_void, arg4), (arg6 as *const ::std::ffi::c_void, 1)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
+    let _forwarding = crate::intercept::forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on unchanged.
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) }
 }
@@ -3068,13 +3065,14 @@ pub unsafe extern "C" fn zeRTASBuilderCommandListAppendCopyExt(arg1: ze_command_
     let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, usize, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
         return Unsupported::unsupported();
     };
-    // Until the driver has the work, the list counts as busy to the host budget.
+    // Until the driver has the work, what it uses stays resident under a host budget.
     let record = crate::intercept::list_for_append(arg1);
-    let _appending = crate::intercept::appending(&record);
+    let in_progress = crate::intercept::appending(&record);
     let result = crate::intercept::use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, arg4), (arg3 as *const ::std::ffi::c_void, arg4)]);
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
+    let _forwarding = crate::intercept::forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on unchanged.
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }

@@ -3,12 +3,11 @@
 //! or a kernel launch on another device (made resident there, once; under a host budget, the
 //! least recently used residency the shim made goes first, once no queued work uses it).
 
-use crate::budget::{Budget, oldest_first};
+use crate::budget::{Budget, oldest_first, size_text};
 use crate::real::Real;
 use crate::state::{Allocation, ListLife, ListRecord, ListUse, PeerUse, Peers, lock, say, shim};
 use lazy_usm_spirv::Parameter;
 use level_zero_sys::*;
-use std::cell::Cell;
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
@@ -35,44 +34,42 @@ type MakeResident = unsafe extern "C" fn(
     usize,
 ) -> ze_result_t;
 
-/// `list` and its record, for an append under a host budget (see [`appending`]).
-pub(crate) fn list_for_append(list: ze_command_list_handle_t) -> Option<(usize, Arc<ListRecord>)> {
+/// The record of `list`, for an append under a host budget (see [`appending`]).
+pub(crate) fn list_for_append(list: ze_command_list_handle_t) -> Option<Arc<ListRecord>> {
     let shim = shim();
     shim.budget.as_ref()?;
-    Some((list as usize, shim.list_record(list as usize)?))
-}
-
-thread_local! {
-    /// The append this thread is making under a host budget: its list, and the time it began
-    /// (a residency used since is used by it).
-    static CURRENT_APPEND: Cell<Option<(usize, u64)>> = const { Cell::new(None) };
+    shim.list_record(list as usize)
 }
 
 /// An append in progress under a host budget (see [`appending`]).
-pub(crate) struct Appending<'a> {
-    _exclusive: MutexGuard<'a, ListLife>,
-    outer: Option<(usize, u64)>,
-}
+pub(crate) struct Appending<'a>(&'a ListRecord);
 
 impl Drop for Appending<'_> {
     fn drop(&mut self) {
-        CURRENT_APPEND.set(self.outer);
+        self.0.appending_since.store(0, Ordering::SeqCst);
     }
 }
 
-/// Holds the list's [`ListRecord::exclusive`] lock while an append is checked and forwarded,
-/// from before any of its residency is looked at: an eviction by another thread that finds
-/// the list among a residency's users finds it busy until the driver has the work, and one by
-/// this thread knows what this append uses.
-pub(crate) fn appending(record: &Option<(usize, Arc<ListRecord>)>) -> Option<Appending<'_>> {
-    let (list, record) = record.as_ref()?;
+/// Marks an append to the list in progress, from before any of its residency is looked at
+/// until the driver has its work: a residency used since (its last use is later) is this
+/// append's, and stays.
+pub(crate) fn appending(record: &Option<Arc<ListRecord>>) -> Option<Appending<'_>> {
+    let record = record.as_deref()?;
     let budget = shim().budget.as_ref()?;
-    let exclusive = lock(&record.exclusive);
-    let outer = CURRENT_APPEND.replace(Some((*list, budget.tick())));
-    Some(Appending {
-        _exclusive: exclusive,
-        outer,
-    })
+    record
+        .appending_since
+        .store(budget.tick(), Ordering::SeqCst);
+    Some(Appending(record))
+}
+
+/// Holds the list's [`ListRecord::exclusive`] lock while the append goes to the driver, so
+/// that the budget's question whether the list's work is done never runs beside it.
+pub(crate) fn forwarding<'a>(
+    appending: &'a Option<Appending<'_>>,
+) -> Option<MutexGuard<'a, ListLife>> {
+    appending
+        .as_ref()
+        .map(|appending| lock(&appending.0.exclusive))
 }
 
 /// The use of a residency by work on `list` now, kept only under a host budget.
@@ -219,10 +216,10 @@ fn make_room(budget: &Budget, bytes: u64) {
     };
     let message = || {
         format!(
-            "host budget passed: {} GiB held and {bytes} bytes more needed, beyond the {} GiB \
-             budget ({why})",
-            budget.held() as f64 / (1u64 << 30) as f64,
-            budget.limit as f64 / (1u64 << 30) as f64,
+            "host budget passed: {} held and {} more needed, beyond the {} budget ({why})",
+            size_text(budget.held()),
+            size_text(bytes),
+            size_text(budget.limit),
         )
     };
     if budget.passed() {
@@ -249,17 +246,15 @@ fn evict_if_idle(budget: &Budget, allocation: &Allocation, device: usize) -> Res
         return Err(format!("{} is being freed", place()));
     }
     let last_use = residency.last_use;
-    residency.users.retain(|user| !done_before(user, last_use));
+    residency.users.retain(|user| !list_done(user, last_use));
     if !residency.users.is_empty() {
         return Err(format!("{} is used by queued work", place()));
     }
     let mut marks = lock(&shim.everything_resident);
     let mark = marks.get_mut(&(allocation.context, device));
     if let Some(mark) = mark {
-        // This thread's own list may be launching a kernel that reads it.
-        let current = CURRENT_APPEND.get().map(|(list, _)| list);
-        mark.users
-            .retain(|user| Some(user.list) == current || !list_done(user));
+        // A list being appended to may be launching a kernel that reads it.
+        mark.users.retain(|user| !list_done(user, u64::MAX));
         if !mark.users.is_empty() {
             return Err(format!(
                 "{} may be read by queued kernels (LAZY_USM_INDIRECT=all)",
@@ -320,39 +315,30 @@ fn evict_if_idle(budget: &Budget, allocation: &Allocation, device: usize) -> Res
     Ok(())
 }
 
-/// Whether the work `user` recorded, of a residency last used at `last_use`, is done. For the
-/// list this thread is appending to, the residency is busy if this append used it, and the
-/// list's earlier work is asked after directly (this thread holds the list).
-fn done_before(user: &ListUse, last_use: u64) -> bool {
-    match CURRENT_APPEND.get() {
-        Some((list, began)) if list == user.list => {
-            last_use < began
-                && shim()
-                    .list_record(list)
-                    .is_none_or(|record| list_work_done(&record, ListLife::Live, user))
-        }
-        _ => list_done(user),
-    }
-}
-
-/// Whether the work `user` recorded is done: its list was reset or destroyed since (the
-/// program waited for it first, as the specification requires), or it is an immediate list
-/// with nothing left to run and no append in progress.
-fn list_done(user: &ListUse) -> bool {
+/// Whether the work `user` recorded, of a residency last used at `last_use`, is done: its
+/// list was reset or destroyed since (the program waited for it first, as the specification
+/// requires), or it is an immediate list with nothing left to run. A residency an append in
+/// progress used (after it began) is busy until the driver has the append's work.
+fn list_done(user: &ListUse, last_use: u64) -> bool {
     let Some(record) = shim().list_record(user.list) else {
         return true;
     };
-    // Being appended to, reset or destroyed this moment: busy, for now.
+    let since = record.appending_since.load(Ordering::SeqCst);
+    if since != 0 && last_use >= since {
+        return false;
+    }
+    // The program waited for the list since this use.
+    if record.done_until.load(Ordering::Acquire) > user.at
+        && record.generation.load(Ordering::Acquire) == user.generation
+    {
+        return true;
+    }
+    // Going to the driver, reset or destroyed this moment: busy, for now.
     let Some(life) = try_lock(&record.exclusive) else {
         return false;
     };
-    list_work_done(&record, *life, user)
-}
-
-/// [`list_done`] for a list whose [`ListRecord::exclusive`] lock this thread holds (its state
-/// `life`).
-fn list_work_done(record: &ListRecord, life: ListLife, user: &ListUse) -> bool {
-    if life == ListLife::Destroyed || record.generation.load(Ordering::Acquire) != user.generation {
+    if *life == ListLife::Destroyed || record.generation.load(Ordering::Acquire) != user.generation
+    {
         return true;
     }
     if !record.immediate {
@@ -364,8 +350,8 @@ fn list_work_done(record: &ListRecord, life: ListLife, user: &ListUse) -> bool {
     let Some(synchronize) = (unsafe { SYNCHRONIZE.get::<Synchronize>() }) else {
         return false;
     };
-    // SAFETY: a live immediate list, which no append, reset or destruction touches while its
-    // lock is held here; asked without waiting.
+    // SAFETY: a live immediate list, which no append's driver call, reset or destruction
+    // touches while its lock is held here; asked without waiting.
     unsafe { synchronize(user.list as ze_command_list_handle_t, 0) == SUCCESS }
 }
 
@@ -597,11 +583,13 @@ fn everything_resident(context: usize, device: usize, user: Option<ListUse>) -> 
     let failures_before = {
         let mut marks = lock(&shim.everything_resident);
         let mark = marks.entry((context, device)).or_default();
-        if let Some(user) = user
-            && !mark.users.contains(&user)
-        {
+        if let (Some(user), Some(budget)) = (user, &shim.budget) {
+            // The list's latest launch here stands for its earlier ones.
             mark.users.retain(|known| known.list != user.list);
-            mark.users.push(user);
+            mark.users.push(ListUse {
+                at: budget.tick(),
+                ..user
+            });
         }
         if mark.complete {
             return SUCCESS;
@@ -1013,6 +1001,37 @@ pub unsafe extern "C" fn zeCommandListDestroy(list: ze_command_list_handle_t) ->
     result
 }
 
+/// Intercepted: under a host budget, a wait that succeeds says the list's work appended before
+/// it is done, so a residency that work used is no longer held for it (unless an append was in
+/// progress when the wait began: its work may have reached the driver after the wait looked).
+///
+/// # Safety
+/// As the specification requires of `zeCommandListHostSynchronize`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeCommandListHostSynchronize(
+    list: ze_command_list_handle_t,
+    timeout: u64,
+) -> ze_result_t {
+    let function = real!(
+        c"zeCommandListHostSynchronize",
+        unsafe extern "C" fn(ze_command_list_handle_t, u64) -> ze_result_t
+    );
+    let shim = shim();
+    let began = shim.budget.as_ref().and_then(|budget| {
+        let record = shim.list_record(list as usize)?;
+        let now = budget.tick();
+        (record.appending_since.load(Ordering::SeqCst) == 0).then_some((record, now))
+    });
+    // SAFETY: the caller's arguments, passed on.
+    let result = unsafe { function(list, timeout) };
+    if result == SUCCESS
+        && let Some((record, now)) = began
+    {
+        record.done_until.fetch_max(now, Ordering::AcqRel);
+    }
+    result
+}
+
 /// Intercepted: the list's earlier work is done (the program waited for it, as the
 /// specification requires), so a residency it used is no longer held for it.
 ///
@@ -1123,11 +1142,12 @@ macro_rules! launch {
                     return UNSUPPORTED;
                 };
                 let record = list_for_append(list);
-                let _appending = appending(&record);
+                let in_progress = appending(&record);
                 let result = launch_on_list(list, kernel);
                 if result != SUCCESS {
                     return result;
                 }
+                let _forwarding = forwarding(&in_progress);
                 // SAFETY: the caller's arguments, passed on.
                 unsafe { function(list, kernel, groups, signal, wait_count, waits) }
             }
@@ -1208,7 +1228,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithArguments(
         ) -> ze_result_t
     );
     let record = list_for_append(list);
-    let _appending = appending(&record);
+    let in_progress = appending(&record);
     let read = if shim().config.lazy {
         // SAFETY: the caller's array of argument pointers, as the kernel's parameters size them.
         unsafe { pointers_of_arguments(kernel, arguments) }
@@ -1225,6 +1245,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithArguments(
     if result != SUCCESS {
         return result;
     }
+    let _forwarding = forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on.
     let result = unsafe {
         function(
@@ -1379,7 +1400,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithParameters(
         ) -> ze_result_t
     );
     let record = list_for_append(list);
-    let _appending = appending(&record);
+    let in_progress = appending(&record);
     let result = launch_on_list(list, kernel);
     if result != SUCCESS {
         return result;
@@ -1392,6 +1413,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchKernelWithParameters(
             return result;
         }
     }
+    let _forwarding = forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on.
     unsafe { function(list, kernel, groups, next, signal, wait_count, waits) }
 }
@@ -1425,7 +1447,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchMultipleKernelsIndirect(
         ) -> ze_result_t
     );
     let record = list_for_append(list);
-    let _appending = appending(&record);
+    let in_progress = appending(&record);
     if !kernels.is_null() {
         for index in 0..kernel_count as usize {
             // SAFETY: the caller's array of `kernel_count` kernels.
@@ -1436,6 +1458,7 @@ pub unsafe extern "C" fn zeCommandListAppendLaunchMultipleKernelsIndirect(
             }
         }
     }
+    let _forwarding = forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on.
     unsafe {
         function(
@@ -1765,11 +1788,12 @@ pub unsafe extern "C" fn zeCommandListAppendQueryKernelTimestamps(
         }
     }
     let record = list_for_append(list);
-    let _appending = appending(&record);
+    let in_progress = appending(&record);
     let result = use_all_on_list(list, &operands);
     if result != SUCCESS {
         return result;
     }
+    let _forwarding = forwarding(&in_progress);
     // SAFETY: the caller's arguments, passed on.
     unsafe { function(list, count, events, dst, offsets, signal, wait_count, waits) }
 }

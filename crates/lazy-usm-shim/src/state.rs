@@ -109,18 +109,22 @@ pub struct ListUse {
     pub list: usize,
     /// [`ListRecord::generation`] then.
     pub generation: u64,
+    /// When ([`Budget::tick`]).
+    pub at: u64,
 }
 
 impl PeerUse {
     /// A use now by `user` (none: a use no list makes, such as a residency made at allocation).
     pub fn used(&mut self, budget: &Budget, user: Option<ListUse>) {
         self.last_use = budget.tick();
-        if let Some(user) = user
-            && !self.users.contains(&user)
-        {
-            // A list used again under a newer generation replaces its older entry.
+        if let Some(user) = user {
+            // A list's latest use stands for its earlier ones: its work runs in order, or is
+            // waited for as a whole.
             self.users.retain(|known| known.list != user.list);
-            self.users.push(user);
+            self.users.push(ListUse {
+                at: self.last_use,
+                ..user
+            });
         }
     }
 }
@@ -137,11 +141,17 @@ pub struct ListRecord {
     /// Fresh at creation and at each reset, from one counter for the process, so that a use
     /// recorded before a reset, or under a destroyed list's reused handle, never matches.
     pub generation: AtomicU64,
-    /// Held, under a host budget, across each append to the list (from the shim's residency
-    /// checks to the driver's answer), its reset and its destruction, which the specification
-    /// has the program make one at a time; tried by the budget while it asks the driver whether
-    /// the list's work is done, so that the question never runs beside them (compute-runtime's
-    /// answer recycles the list's resources).
+    /// Under a host budget, while an append to the list is in progress (from before the
+    /// shim's residency checks until the driver has its work): the time it began, 0 when none.
+    pub appending_since: AtomicU64,
+    /// Every use of the list's work before this time is done: a `zeCommandListHostSynchronize`
+    /// that began then, with no append in progress, succeeded.
+    pub done_until: AtomicU64,
+    /// Held, under a host budget, while an append goes to the driver, and across the list's
+    /// reset and destruction (the specification has the program make those one at a time);
+    /// tried by the budget while it asks the driver whether the list's work is done, so that
+    /// the question never runs beside them (compute-runtime's answer recycles the list's
+    /// resources).
     pub exclusive: Mutex<ListLife>,
 }
 
@@ -163,6 +173,8 @@ impl ListRecord {
             device,
             immediate,
             generation: AtomicU64::new(Self::fresh_generation()),
+            appending_since: AtomicU64::new(0),
+            done_until: AtomicU64::new(0),
             exclusive: Mutex::new(ListLife::Live),
         }
     }
@@ -172,11 +184,12 @@ impl ListRecord {
         GENERATIONS.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// A use by this list now.
+    /// A use by this list now (its time set when it is recorded).
     pub fn use_now(&self, list: usize) -> ListUse {
         ListUse {
             list,
             generation: self.generation.load(Ordering::Acquire),
+            at: 0,
         }
     }
 }

@@ -288,6 +288,22 @@ static int indirect(void) {
     for (int i = 0; i < 3; i++)
         read_all(on, peer[i], i);
     read_all(on, later, 3);
+    /* A launch queued behind an event keeps them all, though the list was waited for before. */
+    ze_event_pool_desc_t pool_desc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
+    ze_event_pool_handle_t pool;
+    CALL(zeEventPoolCreate, context, &pool_desc, 1, &device[1], &pool);
+    ze_event_desc_t event_desc = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, ZE_EVENT_SCOPE_FLAG_HOST,
+                                  ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_handle_t go;
+    CALL(zeEventCreate, pool, &event_desc, &go);
+    CALL(zeCommandListAppendLaunchKernel, on, fill, &groups, NULL, 1, &go);
+    void *last = filled(4);
+    step("allocated-while-queued");
+    CALL(zeEventHostSignal, go);
+    wait_idle(on);
+    CALL(zeEventDestroy, go);
+    CALL(zeEventPoolDestroy, pool);
+    CALL(zeMemFree, context, last);
     CALL(zeKernelDestroy, fill);
     for (int i = 0; i < 3; i++)
         CALL(zeMemFree, context, peer[i]);
