@@ -460,7 +460,7 @@ fn with_host_budget(
             .iter()
             .find(|outcome| outcome.name == SHIM_ROW && outcome.unavailable.is_none())
             .and_then(|outcome| outcome.figures.peak_pinned())?;
-        let half_mib = peak / 2 >> 20;
+        let half_mib = (peak / 2) >> 20;
         (half_mib > 0).then(|| format!("{half_mib}MiB"))
     };
     match from_caller.or_else(half_of_the_shims) {

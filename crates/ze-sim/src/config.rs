@@ -214,8 +214,10 @@ pub struct SimConfig {
     /// memory is freed), as every compute-runtime release up to 26.31 does:
     /// `Context::evictMemory` (`level_zero/core/source/context/context.cpp`) looks the pointer up
     /// only among the device's own allocations until bfefe31a92 (2026-08-11, on master, in no
-    /// release up to 26.31). Off, eviction releases it, as that commit's driver does (presets
-    /// `b70x2`, `b60x4`, ... so far; `b70x2-26.31` turns it on).
+    /// release up to 26.31). Off, eviction releases it, as that commit's driver does. Every
+    /// preset but `b70x2-26.31` leaves it off, although their driver versions (26.22 for
+    /// `b70x2`) would refuse: so that lazy-usm's eviction paths stay exercised by the tests
+    /// that use them. `b70x2-26.31` is the released behaviour.
     #[serde(default)]
     pub peer_eviction_refused: bool,
     /// Whether `zeDeviceCanAccessPeer` and the P2P properties report peer access where the link

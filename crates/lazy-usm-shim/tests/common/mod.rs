@@ -85,6 +85,7 @@ pub fn build(name: &str) -> Option<Program> {
 impl Program {
     /// Runs the program with `args` through the shim, with `env` set; fails the test if it
     /// fails or runs past two minutes (`timeout`).
+    #[allow(dead_code)] // each test binary uses part of this harness
     pub fn run(&self, args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> Output {
         let output = self.output(args, env);
         assert!(
