@@ -452,31 +452,30 @@ fn with_host_budget(
     program: &[String],
     outcomes: &[Outcome],
 ) -> Result<Outcome, String> {
-    let from_caller = std::env::var(HOST_BUDGET)
-        .ok()
-        .filter(|value| !value.is_empty());
+    let from_caller = std::env::var(HOST_BUDGET).ok().filter(|value| !value.is_empty());
     let half_of_the_shims = || {
         let peak = outcomes
             .iter()
             .find(|outcome| outcome.name == SHIM_ROW && outcome.unavailable.is_none())
-            .and_then(|outcome| outcome.figures.peak_pinned())?;
+            .and_then(|outcome| outcome.figures.peak_pinned())
+            .ok_or("the shim's run has no figure of pinned memory to halve")?;
         let half_mib = (peak / 2) >> 20;
-        (half_mib > 0).then(|| format!("{half_mib}MiB"))
+        if half_mib == 0 {
+            return Err("the shim's run pinned under 2 MiB: no budget binds");
+        }
+        Ok(format!("{half_mib}MiB"))
     };
-    match from_caller.or_else(half_of_the_shims) {
-        Some(budget) => {
+    match from_caller.map_or_else(half_of_the_shims, Ok) {
+        Ok(budget) => {
             let shim = ALTERNATIVES
                 .iter()
                 .find(|alternative| alternative.name == SHIM_ROW)
                 .ok_or("no shim row to give a budget")?;
             run_once(platform, shim, program, Some(&budget))
         }
-        None => Ok(Outcome {
+        Err(why) => Ok(Outcome {
             name: format!("{SHIM_ROW}, {HOST_BUDGET}"),
-            unavailable: Some(format!(
-                "the shim's run pinned under 2 MiB: no budget binds (set {HOST_BUDGET} to \
-                 choose one)"
-            )),
+            unavailable: Some(format!("{why} (set {HOST_BUDGET} to choose one)")),
             code: 0,
             stdout: Vec::new(),
             seconds: 0.0,

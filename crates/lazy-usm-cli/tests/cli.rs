@@ -660,10 +660,27 @@ fn compare_measured_probes_the_program_under_each_alternative() {
     assert_eq!(report["modelled"], false);
     assert_eq!(report["platform"], "system");
     let runs = report["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 11);
+    assert_eq!(runs.len(), 12);
     let (torch, runs) = runs.split_last().unwrap();
     assert_eq!(torch["applies"], false, "{torch}");
     assert_eq!(torch["why"], "not a `python SCRIPT.py [ARGS]` program");
+    // No GPU here: nothing pinned to halve into a budget.
+    let (budget, runs): (Vec<_>, Vec<_>) = runs.iter().partition(|run| {
+        run["alternative"]
+            .as_str()
+            .unwrap()
+            .contains("LAZY_USM_HOST_BUDGET")
+    });
+    assert_eq!(budget.len(), 1);
+    assert_eq!(budget[0]["applies"], false, "{}", budget[0]);
+    assert!(
+        budget[0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("no figure of pinned memory"),
+        "{}",
+        budget[0]
+    );
     for run in runs {
         let name = run["alternative"].as_str().unwrap();
         assert_eq!(run["applies"], true, "{name}");

@@ -60,7 +60,7 @@ fn an_append_with_an_unclassified_pointer_stops_the_generator_and_a_usm_one_is_i
     let start = forwarders
         .find("pub unsafe extern \"C\" fn zeCommandListAppendNewCopyExt(")
         .expect("exported");
-    let body = &forwarders[start..start + 800];
+    let body = &forwarders[start..start + 1400];
     assert!(
         body.contains("use_all_on_list(arg1, &[(arg2 as *const ::std::ffi::c_void, 1)])"),
         "its pointer operand is made resident first:\n{body}"
