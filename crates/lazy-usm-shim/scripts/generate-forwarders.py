@@ -203,6 +203,15 @@ def main():
             entries.append((getter, ([("version", " ze_api_version_t"), ("table", f" *mut {table}")], "ze_result_t")))
     operands_of = {name: usm_operands(name, params) for name, (params, _) in entries}
     generated = {name for name, operands in operands_of.items() if operands is not None}
+    # Every other call on a command list: the host budget asks whether a list's work is done
+    # only while none is in the driver (compute-runtime's answer is unguarded against them).
+    list_calls = {
+        name
+        for name, (params, _) in entries
+        if params and params[0][1].strip() == "ze_command_list_handle_t"
+        and name not in INTERCEPTED and name not in NOT_FORWARDED and operands_of[name] is None
+    }
+    generated |= list_calls
     intercepted = {name for name in INTERCEPTED | generated if not GETTER_NAME.match(name)}
     patched = {
         table: [(field, api_name(pfn)) for field, pfn in fields if api_name(pfn) in intercepted]
@@ -220,6 +229,29 @@ def main():
         pointer = " ".join(
             ["unsafe extern \"C\" fn(", ", ".join(t.strip() for _, t in params), f") -> {ret}"]
         ).replace("( ", "(").replace(" )", ")")
+        if name in list_calls:
+            list_param = params[0][0].strip()
+            lines += [
+                f"/// `{name}`, intercepted: forwarded under the list's lock (the host budget's",
+                "/// question whether the list's work is done never runs beside it).",
+                "///",
+                "/// # Safety",
+                "/// The caller passes what the Level Zero specification requires of this function.",
+                "#[unsafe(no_mangle)]",
+                f"pub unsafe extern \"C\" fn {name}({args}) -> {ret} {{",
+                f"    static REAL: Real = Real::new(c\"{name}\");",
+                f"    // SAFETY: the real loader's `{name}` has the signature the headers declare.",
+                f"    let Some(function) = (unsafe {{ REAL.get::<{pointer}>() }}) else {{",
+                "        return Unsupported::unsupported();",
+                "    };",
+                f"    let record = crate::intercept::list_for_append({list_param});",
+                "    let _calling = crate::intercept::calling(&record);",
+                "    // SAFETY: the caller's arguments, passed on unchanged.",
+                f"    unsafe {{ function({names}) }}",
+                "}",
+                "",
+            ]
+            continue
         if operands is None:
             lines += [
                 f"/// `{name}`: forwarded to the real loader.",

@@ -58,6 +58,8 @@ pub fn parse_size(text: &str) -> Result<u64, SizeError> {
         _ => return Err(SizeError::UnknownUnit(unit.to_string())),
     };
     let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    // Trailing zeros of a fraction say nothing: they must not make a size too large to read.
+    let fraction = fraction.trim_end_matches('0');
     let digits = |part: &str| part.chars().all(|c| c.is_ascii_digit());
     if whole.is_empty() && fraction.is_empty() || !digits(whole) || !digits(fraction) {
         return Err(SizeError::NotANumber(number.to_string()));
@@ -199,12 +201,14 @@ impl Budget {
     /// A residency of `bytes` went: the program evicted or freed it, or (`by_budget`) the
     /// budget evicted it.
     pub fn released(&self, bytes: u64, by_budget: bool) {
-        // Never below zero: every release matches a `made` of the same bytes.
-        let _ = self
+        // Every release matches a `made` of the same bytes (a residency leaves its map once).
+        let before = self
             .held
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
                 Some(held.saturating_sub(bytes))
-            });
+            })
+            .unwrap_or_default();
+        debug_assert!(before >= bytes, "released {bytes} of {before} held");
         if by_budget {
             self.figures.evictions.fetch_add(1, Ordering::Relaxed);
             self.figures
@@ -228,10 +232,11 @@ impl Budget {
         let figure = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
         let figures = &self.figures;
         format!(
-            "host budget {}: peak {} held; {} evicted ({}), {} re-imported ({}); passed {} \
-             times; {} evictions refused by the driver",
+            "host budget {}: peak {} held, {} at exit; {} evicted ({}), {} re-imported ({}); \
+             passed {} times; {} evictions refused by the driver",
             size_text(self.limit),
             size_text(figure(&figures.peak)),
+            size_text(self.held()),
             figure(&figures.evictions),
             size_text(figure(&figures.evicted_bytes)),
             figure(&figures.reimports),
@@ -266,6 +271,10 @@ mod tests {
             ("1TiB", 1 << 40),
             ("7B", 7),
             ("18446744073709551615", u64::MAX),
+            (
+                "1.0000000000000000000000000000000000000000000000TiB",
+                1 << 40,
+            ),
         ];
         for &(text, bytes) in cases {
             assert_eq!(parse_size(text), Ok(bytes), "{text}");
@@ -308,8 +317,8 @@ mod tests {
         budget.made(30, true);
         budget.released(60, true);
         assert_eq!(budget.held(), 30);
-        budget.released(60, false);
-        assert_eq!(budget.held(), 0, "never below zero");
+        budget.released(30, false);
+        assert_eq!(budget.held(), 0);
         let figure = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
         assert_eq!(figure(&budget.figures.peak), 90);
         assert_eq!(figure(&budget.figures.evictions), 1);

@@ -4,7 +4,8 @@
 use crate::real::Real;
 use level_zero_sys::*;
 
-/// `zeCommandListClose`: forwarded to the real loader.
+/// `zeCommandListClose`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -12,11 +13,13 @@ use level_zero_sys::*;
 pub unsafe extern "C" fn zeCommandListClose(arg1: ze_command_list_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListClose");
     // SAFETY: the real loader's `zeCommandListClose` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1) }
 }
 
 /// `zeCommandListAppendWriteGlobalTimestamp`, intercepted: a peer's allocation or mapping its pointer operands'
@@ -43,7 +46,8 @@ pub unsafe extern "C" fn zeCommandListAppendWriteGlobalTimestamp(arg1: ze_comman
     unsafe { function(arg1, arg2, arg3, arg4, arg5) }
 }
 
-/// `zeCommandListAppendBarrier`: forwarded to the real loader.
+/// `zeCommandListAppendBarrier`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -51,14 +55,17 @@ pub unsafe extern "C" fn zeCommandListAppendWriteGlobalTimestamp(arg1: ze_comman
 pub unsafe extern "C" fn zeCommandListAppendBarrier(arg1: ze_command_list_handle_t, arg2: ze_event_handle_t, arg3: u32, arg4: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendBarrier");
     // SAFETY: the real loader's `zeCommandListAppendBarrier` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4) }
 }
 
-/// `zeCommandListAppendMemoryRangesBarrier`: forwarded to the real loader.
+/// `zeCommandListAppendMemoryRangesBarrier`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -66,11 +73,13 @@ pub unsafe extern "C" fn zeCommandListAppendBarrier(arg1: ze_command_list_handle
 pub unsafe extern "C" fn zeCommandListAppendMemoryRangesBarrier(arg1: ze_command_list_handle_t, arg2: u32, arg3: *const usize, arg4: *mut *const ::std::os::raw::c_void, arg5: ze_event_handle_t, arg6: u32, arg7: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendMemoryRangesBarrier");
     // SAFETY: the real loader's `zeCommandListAppendMemoryRangesBarrier` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *const usize, *mut *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *const usize, *mut *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }
 
 /// `zeCommandListAppendMemoryCopy`, intercepted: a peer's allocation or mapping its pointer operands'
@@ -170,7 +179,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyFromContext(arg1: ze_comma
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) }
 }
 
-/// `zeCommandListAppendImageCopy`: forwarded to the real loader.
+/// `zeCommandListAppendImageCopy`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -178,14 +188,17 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryCopyFromContext(arg1: ze_comma
 pub unsafe extern "C" fn zeCommandListAppendImageCopy(arg1: ze_command_list_handle_t, arg2: ze_image_handle_t, arg3: ze_image_handle_t, arg4: ze_event_handle_t, arg5: u32, arg6: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendImageCopy");
     // SAFETY: the real loader's `zeCommandListAppendImageCopy` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_image_handle_t, ze_image_handle_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_image_handle_t, ze_image_handle_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6) }
 }
 
-/// `zeCommandListAppendImageCopyRegion`: forwarded to the real loader.
+/// `zeCommandListAppendImageCopyRegion`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -193,11 +206,13 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopy(arg1: ze_command_list_hand
 pub unsafe extern "C" fn zeCommandListAppendImageCopyRegion(arg1: ze_command_list_handle_t, arg2: ze_image_handle_t, arg3: ze_image_handle_t, arg4: *const ze_image_region_t, arg5: *const ze_image_region_t, arg6: ze_event_handle_t, arg7: u32, arg8: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendImageCopyRegion");
     // SAFETY: the real loader's `zeCommandListAppendImageCopyRegion` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_image_handle_t, ze_image_handle_t, *const ze_image_region_t, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_image_handle_t, ze_image_handle_t, *const ze_image_region_t, *const ze_image_region_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) }
 }
 
 /// `zeCommandListAppendImageCopyToMemory`, intercepted: a peer's allocation or mapping its pointer operands'
@@ -272,7 +287,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryPrefetch(arg1: ze_command_list
     unsafe { function(arg1, arg2, arg3) }
 }
 
-/// `zeCommandListAppendMemAdvise`: forwarded to the real loader.
+/// `zeCommandListAppendMemAdvise`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -280,14 +296,17 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryPrefetch(arg1: ze_command_list
 pub unsafe extern "C" fn zeCommandListAppendMemAdvise(arg1: ze_command_list_handle_t, arg2: ze_device_handle_t, arg3: *const ::std::os::raw::c_void, arg4: usize, arg5: ze_memory_advice_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendMemAdvise");
     // SAFETY: the real loader's `zeCommandListAppendMemAdvise` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_device_handle_t, *const ::std::os::raw::c_void, usize, ze_memory_advice_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_device_handle_t, *const ::std::os::raw::c_void, usize, ze_memory_advice_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5) }
 }
 
-/// `zeCommandListAppendSignalEvent`: forwarded to the real loader.
+/// `zeCommandListAppendSignalEvent`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -295,14 +314,17 @@ pub unsafe extern "C" fn zeCommandListAppendMemAdvise(arg1: ze_command_list_hand
 pub unsafe extern "C" fn zeCommandListAppendSignalEvent(arg1: ze_command_list_handle_t, arg2: ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendSignalEvent");
     // SAFETY: the real loader's `zeCommandListAppendSignalEvent` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
-/// `zeCommandListAppendWaitOnEvents`: forwarded to the real loader.
+/// `zeCommandListAppendWaitOnEvents`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -310,14 +332,17 @@ pub unsafe extern "C" fn zeCommandListAppendSignalEvent(arg1: ze_command_list_ha
 pub unsafe extern "C" fn zeCommandListAppendWaitOnEvents(arg1: ze_command_list_handle_t, arg2: u32, arg3: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendWaitOnEvents");
     // SAFETY: the real loader's `zeCommandListAppendWaitOnEvents` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3) }
 }
 
-/// `zeCommandListAppendEventReset`: forwarded to the real loader.
+/// `zeCommandListAppendEventReset`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -325,11 +350,13 @@ pub unsafe extern "C" fn zeCommandListAppendWaitOnEvents(arg1: ze_command_list_h
 pub unsafe extern "C" fn zeCommandListAppendEventReset(arg1: ze_command_list_handle_t, arg2: ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendEventReset");
     // SAFETY: the real loader's `zeCommandListAppendEventReset` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
 /// `zeCommandListAppendImageCopyToMemoryExt`, intercepted: a peer's allocation or mapping its pointer operands'
@@ -380,7 +407,8 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(arg1: ze_comm
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) }
 }
 
-/// `zeCommandListGetDeviceHandle`: forwarded to the real loader.
+/// `zeCommandListGetDeviceHandle`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -388,14 +416,17 @@ pub unsafe extern "C" fn zeCommandListAppendImageCopyFromMemoryExt(arg1: ze_comm
 pub unsafe extern "C" fn zeCommandListGetDeviceHandle(arg1: ze_command_list_handle_t, arg2: *mut ze_device_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListGetDeviceHandle");
     // SAFETY: the real loader's `zeCommandListGetDeviceHandle` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_device_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_device_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
-/// `zeCommandListGetContextHandle`: forwarded to the real loader.
+/// `zeCommandListGetContextHandle`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -403,14 +434,17 @@ pub unsafe extern "C" fn zeCommandListGetDeviceHandle(arg1: ze_command_list_hand
 pub unsafe extern "C" fn zeCommandListGetContextHandle(arg1: ze_command_list_handle_t, arg2: *mut ze_context_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListGetContextHandle");
     // SAFETY: the real loader's `zeCommandListGetContextHandle` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_context_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_context_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
-/// `zeCommandListGetOrdinal`: forwarded to the real loader.
+/// `zeCommandListGetOrdinal`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -418,14 +452,17 @@ pub unsafe extern "C" fn zeCommandListGetContextHandle(arg1: ze_command_list_han
 pub unsafe extern "C" fn zeCommandListGetOrdinal(arg1: ze_command_list_handle_t, arg2: *mut u32) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListGetOrdinal");
     // SAFETY: the real loader's `zeCommandListGetOrdinal` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut u32) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut u32) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
-/// `zeCommandListImmediateGetIndex`: forwarded to the real loader.
+/// `zeCommandListImmediateGetIndex`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -433,14 +470,17 @@ pub unsafe extern "C" fn zeCommandListGetOrdinal(arg1: ze_command_list_handle_t,
 pub unsafe extern "C" fn zeCommandListImmediateGetIndex(arg1: ze_command_list_handle_t, arg2: *mut u32) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListImmediateGetIndex");
     // SAFETY: the real loader's `zeCommandListImmediateGetIndex` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut u32) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut u32) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
-/// `zeCommandListIsImmediate`: forwarded to the real loader.
+/// `zeCommandListIsImmediate`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -448,14 +488,17 @@ pub unsafe extern "C" fn zeCommandListImmediateGetIndex(arg1: ze_command_list_ha
 pub unsafe extern "C" fn zeCommandListIsImmediate(arg1: ze_command_list_handle_t, arg2: *mut ze_bool_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListIsImmediate");
     // SAFETY: the real loader's `zeCommandListIsImmediate` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_bool_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_bool_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
-/// `zeCommandListAppendSignalExternalSemaphoreExt`: forwarded to the real loader.
+/// `zeCommandListAppendSignalExternalSemaphoreExt`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -463,14 +506,17 @@ pub unsafe extern "C" fn zeCommandListIsImmediate(arg1: ze_command_list_handle_t
 pub unsafe extern "C" fn zeCommandListAppendSignalExternalSemaphoreExt(arg1: ze_command_list_handle_t, arg2: u32, arg3: *mut ze_external_semaphore_ext_handle_t, arg4: *mut ze_external_semaphore_signal_params_ext_t, arg5: ze_event_handle_t, arg6: u32, arg7: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendSignalExternalSemaphoreExt");
     // SAFETY: the real loader's `zeCommandListAppendSignalExternalSemaphoreExt` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut ze_external_semaphore_ext_handle_t, *mut ze_external_semaphore_signal_params_ext_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut ze_external_semaphore_ext_handle_t, *mut ze_external_semaphore_signal_params_ext_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }
 
-/// `zeCommandListAppendWaitExternalSemaphoreExt`: forwarded to the real loader.
+/// `zeCommandListAppendWaitExternalSemaphoreExt`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -478,11 +524,13 @@ pub unsafe extern "C" fn zeCommandListAppendSignalExternalSemaphoreExt(arg1: ze_
 pub unsafe extern "C" fn zeCommandListAppendWaitExternalSemaphoreExt(arg1: ze_command_list_handle_t, arg2: u32, arg3: *mut ze_external_semaphore_ext_handle_t, arg4: *mut ze_external_semaphore_wait_params_ext_t, arg5: ze_event_handle_t, arg6: u32, arg7: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendWaitExternalSemaphoreExt");
     // SAFETY: the real loader's `zeCommandListAppendWaitExternalSemaphoreExt` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut ze_external_semaphore_ext_handle_t, *mut ze_external_semaphore_wait_params_ext_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut ze_external_semaphore_ext_handle_t, *mut ze_external_semaphore_wait_params_ext_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }
 
 /// `zeCommandListAppendMemoryCopyWithParameters`, intercepted: a peer's allocation or mapping its pointer operands'
@@ -533,7 +581,8 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(arg1: ze_co
     unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) }
 }
 
-/// `zeCommandListImmediateAppendCommandListsWithParameters`: forwarded to the real loader.
+/// `zeCommandListImmediateAppendCommandListsWithParameters`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -541,14 +590,17 @@ pub unsafe extern "C" fn zeCommandListAppendMemoryFillWithParameters(arg1: ze_co
 pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsWithParameters(arg1: ze_command_list_handle_t, arg2: u32, arg3: *mut ze_command_list_handle_t, arg4: *const ::std::os::raw::c_void, arg5: ze_event_handle_t, arg6: u32, arg7: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListImmediateAppendCommandListsWithParameters");
     // SAFETY: the real loader's `zeCommandListImmediateAppendCommandListsWithParameters` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut ze_command_list_handle_t, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut ze_command_list_handle_t, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }
 
-/// `zeCommandListGetFlags`: forwarded to the real loader.
+/// `zeCommandListGetFlags`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -556,14 +608,17 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsWithParameters(
 pub unsafe extern "C" fn zeCommandListGetFlags(arg1: ze_command_list_handle_t, arg2: *mut ze_command_list_flags_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListGetFlags");
     // SAFETY: the real loader's `zeCommandListGetFlags` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_command_list_flags_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_command_list_flags_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
-/// `zeCommandListImmediateGetFlags`: forwarded to the real loader.
+/// `zeCommandListImmediateGetFlags`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -571,14 +626,17 @@ pub unsafe extern "C" fn zeCommandListGetFlags(arg1: ze_command_list_handle_t, a
 pub unsafe extern "C" fn zeCommandListImmediateGetFlags(arg1: ze_command_list_handle_t, arg2: *mut ze_command_queue_flags_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListImmediateGetFlags");
     // SAFETY: the real loader's `zeCommandListImmediateGetFlags` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_command_queue_flags_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_command_queue_flags_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
-/// `zeCommandListImmediateGetMode`: forwarded to the real loader.
+/// `zeCommandListImmediateGetMode`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -586,14 +644,17 @@ pub unsafe extern "C" fn zeCommandListImmediateGetFlags(arg1: ze_command_list_ha
 pub unsafe extern "C" fn zeCommandListImmediateGetMode(arg1: ze_command_list_handle_t, arg2: *mut ze_command_queue_mode_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListImmediateGetMode");
     // SAFETY: the real loader's `zeCommandListImmediateGetMode` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_command_queue_mode_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_command_queue_mode_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
-/// `zeCommandListImmediateGetPriority`: forwarded to the real loader.
+/// `zeCommandListImmediateGetPriority`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -601,14 +662,17 @@ pub unsafe extern "C" fn zeCommandListImmediateGetMode(arg1: ze_command_list_han
 pub unsafe extern "C" fn zeCommandListImmediateGetPriority(arg1: ze_command_list_handle_t, arg2: *mut ze_command_queue_priority_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListImmediateGetPriority");
     // SAFETY: the real loader's `zeCommandListImmediateGetPriority` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_command_queue_priority_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_command_queue_priority_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
-/// `zeCommandListBeginGraphCaptureExt`: forwarded to the real loader.
+/// `zeCommandListBeginGraphCaptureExt`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -616,14 +680,17 @@ pub unsafe extern "C" fn zeCommandListImmediateGetPriority(arg1: ze_command_list
 pub unsafe extern "C" fn zeCommandListBeginGraphCaptureExt(arg1: ze_command_list_handle_t, arg2: *const ::std::os::raw::c_void) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListBeginGraphCaptureExt");
     // SAFETY: the real loader's `zeCommandListBeginGraphCaptureExt` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ::std::os::raw::c_void) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ::std::os::raw::c_void) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
-/// `zeCommandListBeginCaptureIntoGraphExt`: forwarded to the real loader.
+/// `zeCommandListBeginCaptureIntoGraphExt`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -631,14 +698,17 @@ pub unsafe extern "C" fn zeCommandListBeginGraphCaptureExt(arg1: ze_command_list
 pub unsafe extern "C" fn zeCommandListBeginCaptureIntoGraphExt(arg1: ze_command_list_handle_t, arg2: ze_graph_handle_t, arg3: *const ::std::os::raw::c_void) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListBeginCaptureIntoGraphExt");
     // SAFETY: the real loader's `zeCommandListBeginCaptureIntoGraphExt` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_graph_handle_t, *const ::std::os::raw::c_void) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_graph_handle_t, *const ::std::os::raw::c_void) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3) }
 }
 
-/// `zeCommandListIsGraphCaptureEnabledExt`: forwarded to the real loader.
+/// `zeCommandListIsGraphCaptureEnabledExt`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -646,14 +716,17 @@ pub unsafe extern "C" fn zeCommandListBeginCaptureIntoGraphExt(arg1: ze_command_
 pub unsafe extern "C" fn zeCommandListIsGraphCaptureEnabledExt(arg1: ze_command_list_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListIsGraphCaptureEnabledExt");
     // SAFETY: the real loader's `zeCommandListIsGraphCaptureEnabledExt` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1) }
 }
 
-/// `zeCommandListEndGraphCaptureExt`: forwarded to the real loader.
+/// `zeCommandListEndGraphCaptureExt`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -661,14 +734,17 @@ pub unsafe extern "C" fn zeCommandListIsGraphCaptureEnabledExt(arg1: ze_command_
 pub unsafe extern "C" fn zeCommandListEndGraphCaptureExt(arg1: ze_command_list_handle_t, arg2: *const ::std::os::raw::c_void, arg3: *mut ze_graph_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListEndGraphCaptureExt");
     // SAFETY: the real loader's `zeCommandListEndGraphCaptureExt` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ::std::os::raw::c_void, *mut ze_graph_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ::std::os::raw::c_void, *mut ze_graph_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3) }
 }
 
-/// `zeCommandListGetGraphExt`: forwarded to the real loader.
+/// `zeCommandListGetGraphExt`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -676,14 +752,17 @@ pub unsafe extern "C" fn zeCommandListEndGraphCaptureExt(arg1: ze_command_list_h
 pub unsafe extern "C" fn zeCommandListGetGraphExt(arg1: ze_command_list_handle_t, arg2: *mut ze_graph_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListGetGraphExt");
     // SAFETY: the real loader's `zeCommandListGetGraphExt` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_graph_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_graph_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
-/// `zeCommandListAppendGraphExt`: forwarded to the real loader.
+/// `zeCommandListAppendGraphExt`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -691,14 +770,17 @@ pub unsafe extern "C" fn zeCommandListGetGraphExt(arg1: ze_command_list_handle_t
 pub unsafe extern "C" fn zeCommandListAppendGraphExt(arg1: ze_command_list_handle_t, arg2: ze_executable_graph_handle_t, arg3: *const ::std::os::raw::c_void, arg4: ze_event_handle_t, arg5: u32, arg6: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendGraphExt");
     // SAFETY: the real loader's `zeCommandListAppendGraphExt` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_executable_graph_handle_t, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_executable_graph_handle_t, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6) }
 }
 
-/// `zeCommandListAppendHostFunction`: forwarded to the real loader.
+/// `zeCommandListAppendHostFunction`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -706,14 +788,17 @@ pub unsafe extern "C" fn zeCommandListAppendGraphExt(arg1: ze_command_list_handl
 pub unsafe extern "C" fn zeCommandListAppendHostFunction(arg1: ze_command_list_handle_t, arg2: ze_host_function_callback_t, arg3: *mut ::std::os::raw::c_void, arg4: *const ::std::os::raw::c_void, arg5: ze_event_handle_t, arg6: u32, arg7: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListAppendHostFunction");
     // SAFETY: the real loader's `zeCommandListAppendHostFunction` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_host_function_callback_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, ze_host_function_callback_t, *mut ::std::os::raw::c_void, *const ::std::os::raw::c_void, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6, arg7) }
 }
 
-/// `zeCommandListImmediateAppendCommandListsExp`: forwarded to the real loader.
+/// `zeCommandListImmediateAppendCommandListsExp`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -721,14 +806,17 @@ pub unsafe extern "C" fn zeCommandListAppendHostFunction(arg1: ze_command_list_h
 pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(arg1: ze_command_list_handle_t, arg2: u32, arg3: *mut ze_command_list_handle_t, arg4: ze_event_handle_t, arg5: u32, arg6: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListImmediateAppendCommandListsExp");
     // SAFETY: the real loader's `zeCommandListImmediateAppendCommandListsExp` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut ze_command_list_handle_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut ze_command_list_handle_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6) }
 }
 
-/// `zeCommandListGetNextCommandIdExp`: forwarded to the real loader.
+/// `zeCommandListGetNextCommandIdExp`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -736,14 +824,17 @@ pub unsafe extern "C" fn zeCommandListImmediateAppendCommandListsExp(arg1: ze_co
 pub unsafe extern "C" fn zeCommandListGetNextCommandIdExp(arg1: ze_command_list_handle_t, arg2: *const ze_mutable_command_id_exp_desc_t, arg3: *mut u64) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListGetNextCommandIdExp");
     // SAFETY: the real loader's `zeCommandListGetNextCommandIdExp` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ze_mutable_command_id_exp_desc_t, *mut u64) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ze_mutable_command_id_exp_desc_t, *mut u64) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3) }
 }
 
-/// `zeCommandListUpdateMutableCommandsExp`: forwarded to the real loader.
+/// `zeCommandListUpdateMutableCommandsExp`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -751,14 +842,17 @@ pub unsafe extern "C" fn zeCommandListGetNextCommandIdExp(arg1: ze_command_list_
 pub unsafe extern "C" fn zeCommandListUpdateMutableCommandsExp(arg1: ze_command_list_handle_t, arg2: *const ze_mutable_commands_exp_desc_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListUpdateMutableCommandsExp");
     // SAFETY: the real loader's `zeCommandListUpdateMutableCommandsExp` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ze_mutable_commands_exp_desc_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ze_mutable_commands_exp_desc_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
-/// `zeCommandListUpdateMutableCommandSignalEventExp`: forwarded to the real loader.
+/// `zeCommandListUpdateMutableCommandSignalEventExp`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -766,14 +860,17 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandsExp(arg1: ze_command_
 pub unsafe extern "C" fn zeCommandListUpdateMutableCommandSignalEventExp(arg1: ze_command_list_handle_t, arg2: u64, arg3: ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListUpdateMutableCommandSignalEventExp");
     // SAFETY: the real loader's `zeCommandListUpdateMutableCommandSignalEventExp` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u64, ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u64, ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3) }
 }
 
-/// `zeCommandListUpdateMutableCommandWaitEventsExp`: forwarded to the real loader.
+/// `zeCommandListUpdateMutableCommandWaitEventsExp`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -781,14 +878,17 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandSignalEventExp(arg1: z
 pub unsafe extern "C" fn zeCommandListUpdateMutableCommandWaitEventsExp(arg1: ze_command_list_handle_t, arg2: u64, arg3: u32, arg4: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListUpdateMutableCommandWaitEventsExp");
     // SAFETY: the real loader's `zeCommandListUpdateMutableCommandWaitEventsExp` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u64, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u64, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4) }
 }
 
-/// `zeCommandListGetNextCommandIdWithKernelsExp`: forwarded to the real loader.
+/// `zeCommandListGetNextCommandIdWithKernelsExp`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -796,14 +896,17 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandWaitEventsExp(arg1: ze
 pub unsafe extern "C" fn zeCommandListGetNextCommandIdWithKernelsExp(arg1: ze_command_list_handle_t, arg2: *const ze_mutable_command_id_exp_desc_t, arg3: u32, arg4: *mut ze_kernel_handle_t, arg5: *mut u64) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListGetNextCommandIdWithKernelsExp");
     // SAFETY: the real loader's `zeCommandListGetNextCommandIdWithKernelsExp` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ze_mutable_command_id_exp_desc_t, u32, *mut ze_kernel_handle_t, *mut u64) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *const ze_mutable_command_id_exp_desc_t, u32, *mut ze_kernel_handle_t, *mut u64) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5) }
 }
 
-/// `zeCommandListUpdateMutableCommandKernelsExp`: forwarded to the real loader.
+/// `zeCommandListUpdateMutableCommandKernelsExp`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -811,14 +914,17 @@ pub unsafe extern "C" fn zeCommandListGetNextCommandIdWithKernelsExp(arg1: ze_co
 pub unsafe extern "C" fn zeCommandListUpdateMutableCommandKernelsExp(arg1: ze_command_list_handle_t, arg2: u32, arg3: *mut u64, arg4: *mut ze_kernel_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListUpdateMutableCommandKernelsExp");
     // SAFETY: the real loader's `zeCommandListUpdateMutableCommandKernelsExp` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut u64, *mut ze_kernel_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, u32, *mut u64, *mut ze_kernel_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4) }
 }
 
-/// `zeCommandListIsMutableExp`: forwarded to the real loader.
+/// `zeCommandListIsMutableExp`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -826,11 +932,13 @@ pub unsafe extern "C" fn zeCommandListUpdateMutableCommandKernelsExp(arg1: ze_co
 pub unsafe extern "C" fn zeCommandListIsMutableExp(arg1: ze_command_list_handle_t, arg2: *mut ze_bool_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zeCommandListIsMutableExp");
     // SAFETY: the real loader's `zeCommandListIsMutableExp` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_bool_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(ze_command_list_handle_t, *mut ze_bool_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
 /// `zeCommandQueueCreate`: forwarded to the real loader.

@@ -10,7 +10,7 @@ use lazy_usm_spirv::Parameter;
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
 const SUCCESS: ze_result_t = ze_result_t::ZE_RESULT_SUCCESS;
 const UNSUPPORTED: ze_result_t = ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
@@ -62,14 +62,38 @@ pub(crate) fn appending(record: &Option<Arc<ListRecord>>) -> Option<Appending<'_
     Some(Appending(record))
 }
 
-/// Holds the list's [`ListRecord::exclusive`] lock while the append goes to the driver, so
-/// that the budget's question whether the list's work is done never runs beside it.
+/// Read-holds the list's [`ListRecord::driver_calls`] lock while the append goes to the
+/// driver, so that the budget's question whether the list's work is done never runs beside it.
 pub(crate) fn forwarding<'a>(
     appending: &'a Option<Appending<'_>>,
-) -> Option<MutexGuard<'a, ListLife>> {
+) -> Option<RwLockReadGuard<'a, ListLife>> {
     appending
         .as_ref()
-        .map(|appending| lock(&appending.0.exclusive))
+        .map(|appending| read(&appending.0.driver_calls))
+}
+
+/// [`forwarding`] for any other call on a list (`record` from [`list_for_append`]).
+pub(crate) fn calling(record: &Option<Arc<ListRecord>>) -> Option<RwLockReadGuard<'_, ListLife>> {
+    record.as_deref().map(|record| read(&record.driver_calls))
+}
+
+/// `lock` read-held (a poisoned lock is taken: its data is whole).
+fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|poison| poison.into_inner())
+}
+
+/// `lock` write-held.
+fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(|poison| poison.into_inner())
+}
+
+/// `lock` write-held if no other thread holds it.
+fn try_write<T>(lock: &RwLock<T>) -> Option<RwLockWriteGuard<'_, T>> {
+    match lock.try_write() {
+        Ok(guard) => Some(guard),
+        Err(TryLockError::Poisoned(poison)) => Some(poison.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    }
 }
 
 /// The use of a residency by work on `list` now, kept only under a host budget.
@@ -77,6 +101,11 @@ fn list_user(list: usize) -> Option<ListUse> {
     let shim = shim();
     shim.budget.as_ref()?;
     shim.list_record(list).map(|record| record.use_now(list))
+}
+
+/// A driver's answer by its name in the headers (its number if it has none).
+fn result_name(result: ze_result_t) -> String {
+    ze_result_name(result).map_or_else(|| format!("{:#x}", result.0), str::to_string)
 }
 
 /// `mutex` locked if no other thread holds it (a poisoned lock is taken: its data is whole).
@@ -184,9 +213,11 @@ fn make_room(budget: &Budget, bytes: u64) {
         .cloned()
         .collect();
     let mut candidates = Vec::new();
+    let mut in_use = 0;
     for allocation in &allocations {
         // Held by another thread: in use this very moment.
         let Some(peers) = try_lock(&allocation.peers) else {
+            in_use += 1;
             continue;
         };
         candidates.extend(
@@ -209,8 +240,11 @@ fn make_room(budget: &Budget, bytes: u64) {
     if budget.excess_with(bytes) == 0 {
         return;
     }
+    if in_use > 0 {
+        kept.push(format!("{in_use} allocations in use this moment"));
+    }
     let why = if kept.is_empty() {
-        "nothing the shim made is resident".to_string()
+        "nothing the shim made is resident, or the driver refused to evict it".to_string()
     } else {
         kept.join("; ")
     };
@@ -242,8 +276,11 @@ fn evict_if_idle(budget: &Budget, allocation: &Allocation, device: usize) -> Res
     let Some(residency) = peers.resident.get_mut(&device) else {
         return Ok(());
     };
-    if allocation.freeing.load(Ordering::Acquire) || residency.refused {
+    if allocation.freeing.load(Ordering::Acquire) {
         return Err(format!("{} is being freed", place()));
+    }
+    if residency.refused {
+        return Err(format!("the driver refused to evict {}", place()));
     }
     let last_use = residency.last_use;
     residency.users.retain(|user| !list_done(user, last_use));
@@ -290,9 +327,10 @@ fn evict_if_idle(budget: &Budget, allocation: &Allocation, device: usize) -> Res
         residency.refused = true;
         let message = || {
             format!(
-                "the driver refused to evict {} ({result:?}): it stays resident, and the host \
+                "the driver refused to evict {} ({}): it stays resident, and the host \
                  budget cannot be kept by evicting it",
-                place()
+                place(),
+                result_name(result)
             )
         };
         if budget.refused() {
@@ -328,13 +366,14 @@ fn list_done(user: &ListUse, last_use: u64) -> bool {
         return false;
     }
     // The program waited for the list since this use.
-    if record.done_until.load(Ordering::Acquire) > user.at
+    if record.immediate
+        && record.done_until.load(Ordering::Acquire) > user.at
         && record.generation.load(Ordering::Acquire) == user.generation
     {
         return true;
     }
-    // Going to the driver, reset or destroyed this moment: busy, for now.
-    let Some(life) = try_lock(&record.exclusive) else {
+    // In the driver, reset or destroyed this moment: busy, for now.
+    let Some(life) = try_write(&record.driver_calls) else {
         return false;
     };
     if *life == ListLife::Destroyed || record.generation.load(Ordering::Acquire) != user.generation
@@ -350,8 +389,8 @@ fn list_done(user: &ListUse, last_use: u64) -> bool {
     let Some(synchronize) = (unsafe { SYNCHRONIZE.get::<Synchronize>() }) else {
         return false;
     };
-    // SAFETY: a live immediate list, which no append's driver call, reset or destruction
-    // touches while its lock is held here; asked without waiting.
+    // SAFETY: a live immediate list, which no other call, reset or destruction touches while
+    // its lock is held here; asked without waiting.
     unsafe { synchronize(user.list as ze_command_list_handle_t, 0) == SUCCESS }
 }
 
@@ -670,8 +709,9 @@ fn resident_where_marked(allocation: &Allocation) {
             }
             shim.log(|| {
                 format!(
-                    "residency of {:#x} on device {peer:#x} failed: {made:?}",
-                    allocation.base
+                    "residency of {:#x} on device {peer:#x} failed: {}",
+                    allocation.base,
+                    result_name(made)
                 )
             });
         }
@@ -970,8 +1010,47 @@ pub unsafe extern "C" fn zeCommandListCreateCloneExp(
             clone,
             false,
         );
+        // SAFETY: the driver wrote the clone there.
+        let clone = unsafe { *clone } as usize;
+        uses_cloned(list as usize, clone);
     }
     result
+}
+
+/// Under a host budget, `clone` (just made from `source`) records what `source`'s commands use,
+/// so that it is kept until the clone too is reset or destroyed.
+fn uses_cloned(source: usize, clone: usize) {
+    let shim = shim();
+    let Some(budget) = &shim.budget else {
+        return;
+    };
+    let (Some(source_record), Some(clone_record)) =
+        (shim.list_record(source), shim.list_record(clone))
+    else {
+        return;
+    };
+    let generation = source_record.generation.load(Ordering::Acquire);
+    let copy = |users: &mut Vec<ListUse>| {
+        if users
+            .iter()
+            .any(|user| user.list == source && user.generation == generation)
+        {
+            users.retain(|user| user.list != clone);
+            users.push(ListUse {
+                at: budget.tick(),
+                ..clone_record.use_now(clone)
+            });
+        }
+    };
+    let allocations: Vec<Arc<Allocation>> = lock(&shim.allocations).values().cloned().collect();
+    for allocation in allocations {
+        for residency in lock(&allocation.peers).resident.values_mut() {
+            copy(&mut residency.users);
+        }
+    }
+    for mark in lock(&shim.everything_resident).values_mut() {
+        copy(&mut mark.users);
+    }
 }
 
 /// Intercepted: the list is forgotten once the driver destroyed it.
@@ -985,7 +1064,7 @@ pub unsafe extern "C" fn zeCommandListDestroy(list: ze_command_list_handle_t) ->
         unsafe extern "C" fn(ze_command_list_handle_t) -> ze_result_t
     );
     let record = shim().list_record(list as usize);
-    let mut life = record.as_ref().map(|record| lock(&record.exclusive));
+    let mut life = record.as_ref().map(|record| write(&record.driver_calls));
     // SAFETY: the caller's argument, passed on.
     let result = unsafe { function(list) };
     if result == SUCCESS {
@@ -1017,15 +1096,21 @@ pub unsafe extern "C" fn zeCommandListHostSynchronize(
         unsafe extern "C" fn(ze_command_list_handle_t, u64) -> ze_result_t
     );
     let shim = shim();
-    let began = shim.budget.as_ref().and_then(|budget| {
-        let record = shim.list_record(list as usize)?;
-        let now = budget.tick();
-        (record.appending_since.load(Ordering::SeqCst) == 0).then_some((record, now))
-    });
+    let record = list_for_append(list);
+    let began = shim
+        .budget
+        .as_ref()
+        .zip(record.as_deref())
+        .and_then(|(budget, record)| {
+            let now = budget.tick();
+            (record.immediate && record.appending_since.load(Ordering::SeqCst) == 0).then_some(now)
+        });
+    let calling = calling(&record);
     // SAFETY: the caller's arguments, passed on.
     let result = unsafe { function(list, timeout) };
+    drop(calling);
     if result == SUCCESS
-        && let Some((record, now)) = began
+        && let (Some(record), Some(now)) = (&record, began)
     {
         record.done_until.fetch_max(now, Ordering::AcqRel);
     }
@@ -1044,7 +1129,7 @@ pub unsafe extern "C" fn zeCommandListReset(list: ze_command_list_handle_t) -> z
         unsafe extern "C" fn(ze_command_list_handle_t) -> ze_result_t
     );
     let record = shim().list_record(list as usize);
-    let _exclusive = record.as_ref().map(|record| lock(&record.exclusive));
+    let _exclusive = record.as_ref().map(|record| write(&record.driver_calls));
     // SAFETY: the caller's argument, passed on.
     let result = unsafe { function(list) };
     if result == SUCCESS

@@ -10,7 +10,7 @@ use lazy_usm_registry::PointerRegistry;
 use lazy_usm_spirv::Parameter;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 /// `LAZY_USM_POLICY`, `LAZY_USM_INDIRECT`, `LAZY_USM_HOST_BUDGET`, `LAZY_USM_LOG`.
 #[derive(Debug, Clone, Copy)]
@@ -144,15 +144,15 @@ pub struct ListRecord {
     /// Under a host budget, while an append to the list is in progress (from before the
     /// shim's residency checks until the driver has its work): the time it began, 0 when none.
     pub appending_since: AtomicU64,
-    /// Every use of the list's work before this time is done: a `zeCommandListHostSynchronize`
-    /// that began then, with no append in progress, succeeded.
+    /// Every use of the immediate list's work before this time is done: a
+    /// `zeCommandListHostSynchronize` that began then, with no append in progress, succeeded.
     pub done_until: AtomicU64,
-    /// Held, under a host budget, while an append goes to the driver, and across the list's
-    /// reset and destruction (the specification has the program make those one at a time);
-    /// tried by the budget while it asks the driver whether the list's work is done, so that
-    /// the question never runs beside them (compute-runtime's answer recycles the list's
-    /// resources).
-    pub exclusive: Mutex<ListLife>,
+    /// Under a host budget: read-held while any of the program's calls on the list is in the
+    /// driver (appends, waits, queries), write-held across its reset and destruction, and tried
+    /// for writing by the budget while it asks the driver whether the list's work is done, so
+    /// that the question never runs beside another call on the list (compute-runtime's answer
+    /// recycles the list's resources, unguarded against a concurrent append).
+    pub driver_calls: RwLock<ListLife>,
 }
 
 /// Whether a list is still the driver's.
@@ -175,7 +175,7 @@ impl ListRecord {
             generation: AtomicU64::new(Self::fresh_generation()),
             appending_since: AtomicU64::new(0),
             done_until: AtomicU64::new(0),
-            exclusive: Mutex::new(ListLife::Live),
+            driver_calls: RwLock::new(ListLife::Live),
         }
     }
 
@@ -368,8 +368,9 @@ impl Shim {
             .map(|(start, _)| *start)
             .chain(before)
             .collect();
+        let mut gone = Vec::new();
         for start in stale {
-            allocations.remove(&start);
+            gone.extend(allocations.remove(&start));
             self.registry.remove(start);
         }
         match self.registry.insert(base, size, Arc::clone(&allocation)) {
@@ -379,6 +380,12 @@ impl Shim {
             Err(error) => say(format!(
                 "cannot record the allocation at {base:#x}: {error:?}"
             )),
+        }
+        drop(allocations);
+        // Their residency went with their memory. Outside the allocations lock: a free holds
+        // its record's residency lock while it takes that one.
+        for record in gone {
+            self.residency_gone(&record, &mut lock(&record.peers));
         }
         allocation
     }

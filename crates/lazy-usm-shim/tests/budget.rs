@@ -63,18 +63,47 @@ fn four_gib_read_in_turn_under_a_two_gib_budget_stay_within_it_every_byte_right(
     assert_eq!(figures["make_resident_calls"], 5);
     assert_eq!(figures["evict_calls"], 3);
     assert!(
-        stderr.contains("host budget 2.00 GiB: peak 2.00 GiB held; 3 evicted (3.00 GiB), 1 re-imported (1.00 GiB); passed 0 times; 0 evictions refused"),
+        stderr.contains("host budget 2.00 GiB: peak 2.00 GiB held, 0.00 MiB at exit; 3 evicted (3.00 GiB), 1 re-imported (1.00 GiB); passed 0 times; 0 evictions refused"),
         "the exit report says what the budget cost:\n{stderr}"
     );
 }
 
 #[test]
 fn without_a_budget_every_allocation_read_stays_pinned() {
-    let Some((figures, _)) = run("in-turn", 64, &[]) else {
+    let Some((figures, _)) = run("in-turn", 1024, &[]) else {
         return;
     };
-    assert_eq!(figures["peak_pinned_mib"], 4 * 64);
+    assert_eq!(figures["peak_pinned_mib"], 4 * 1024);
     assert_eq!(figures["evict_calls"], 0);
+}
+
+#[test]
+fn a_program_that_waits_through_events_has_its_lists_asked_whether_their_work_is_done() {
+    let Some((figures, _)) = run("events", 64, &[("LAZY_USM_HOST_BUDGET", "128MiB")]) else {
+        return;
+    };
+    let reads = ["read0", "read1", "read2", "read3", "read4"];
+    assert_eq!(pinned(&figures, &reads), [64, 128, 128, 128, 128]);
+    assert_eq!(figures["evict_calls"], 3);
+}
+
+#[test]
+fn a_clone_keeps_what_its_sources_commands_read_after_the_source_is_gone() {
+    // A driver that implements the clone extension (compute-runtime answers it unsupported).
+    let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
+    config.command_list_clone = true;
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("clone.toml");
+    std::fs::write(&path, config.to_toml()).unwrap();
+    let env = [
+        ("ZE_SIM_CONFIG", path.to_str().unwrap()),
+        ("LAZY_USM_HOST_BUDGET", "64MiB"),
+    ];
+    let Some((figures, stderr)) = run("clone", 64, &env) else {
+        return;
+    };
+    let steps = ["cloned", "b-read", "c-read", "freed"];
+    assert_eq!(pinned(&figures, &steps), [64, 128, 64, 0], "{stderr}");
 }
 
 #[test]

@@ -197,6 +197,80 @@ static int busy(void) {
     return 0;
 }
 
+/* As in-turn, but the program waits for each copy through its event, never for the list: the
+ * shim asks the list itself whether its work is done. */
+static int by_events(void) {
+    ze_command_list_handle_t reader = immediate(device[1]);
+    ze_event_pool_desc_t pool_desc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
+    ze_event_pool_handle_t pool;
+    CALL(zeEventPoolCreate, context, &pool_desc, 1, &device[1], &pool);
+    ze_event_desc_t event_desc = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, ZE_EVENT_SCOPE_FLAG_HOST,
+                                  ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_handle_t done;
+    CALL(zeEventCreate, pool, &event_desc, &done);
+    uint8_t *allocation[4];
+    for (int i = 0; i < 4; i++)
+        allocation[i] = filled(i);
+    char name[32];
+    for (int i = 0; i < 5; i++) {
+        for (size_t offset = 0; offset < size; offset += CHUNK) {
+            size_t length = size - offset < CHUNK ? size - offset : CHUNK;
+            CALL(zeCommandListAppendMemoryCopy, reader, host, allocation[i % 4] + offset, length, done, 0, NULL);
+            CALL(zeEventHostSynchronize, done, UINT64_MAX);
+            CALL(zeEventHostReset, done);
+            check(host, length, i % 4);
+        }
+        snprintf(name, sizeof name, "read%d", i);
+        step(name);
+    }
+    CALL(zeEventDestroy, done);
+    CALL(zeEventPoolDestroy, pool);
+    for (int i = 0; i < 4; i++)
+        CALL(zeMemFree, context, allocation[i]);
+    step("freed");
+    return 0;
+}
+
+/* A clone of a regular list keeps what its source's commands read, after the source is gone,
+ * until the clone itself ran and is destroyed. */
+static int clone(void) {
+    uint8_t *a = filled(0), *b = filled(1);
+    uint8_t *copy = malloc(CHUNK);
+    if (!copy) {
+        printf("error no host memory\n");
+        return 1;
+    }
+    ze_command_list_desc_t desc = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, ZE_COMMAND_LIST_FLAG_EXP_CLONEABLE};
+    ze_command_list_handle_t source, cloned;
+    CALL(zeCommandListCreate, context, device[1], &desc, &source);
+    CALL(zeCommandListAppendMemoryCopy, source, copy, a, CHUNK, NULL, 0, NULL);
+    CALL(zeCommandListClose, source);
+    CALL(zeCommandListCreateCloneExp, source, &cloned);
+    CALL(zeCommandListDestroy, source);
+    step("cloned");
+    ze_command_list_handle_t reader = immediate(device[1]);
+    read_all(reader, b, 1); /* a stays for the clone: the budget passes */
+    step("b-read");
+    ze_command_queue_desc_t queue_desc = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0,
+                                          ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_handle_t queue;
+    CALL(zeCommandQueueCreate, context, device[1], &queue_desc, &queue);
+    CALL(zeCommandQueueExecuteCommandLists, queue, 1, &cloned, NULL);
+    CALL(zeCommandQueueSynchronize, queue, UINT64_MAX);
+    check(copy, CHUNK, 0);
+    CALL(zeCommandQueueDestroy, queue);
+    CALL(zeCommandListDestroy, cloned);
+    uint8_t *c = filled(2);
+    read_all(reader, c, 2); /* nothing holds a or b now: both go */
+    step("c-read");
+    CALL(zeMemFree, context, a);
+    CALL(zeMemFree, context, b);
+    CALL(zeMemFree, context, c);
+    free(copy);
+    step("freed");
+    return 0;
+}
+
 /* One copy on device 1 from one of device 0's allocations to another: the first made resident
  * for it is not evicted to make room for the second, whatever the budget. */
 static int one_copy(void) {
@@ -353,6 +427,10 @@ int main(int argc, char **argv) {
         failed = in_turn();
     else if (!strcmp(scenario, "busy"))
         failed = busy();
+    else if (!strcmp(scenario, "events"))
+        failed = by_events();
+    else if (!strcmp(scenario, "clone"))
+        failed = clone();
     else if (!strcmp(scenario, "threads"))
         failed = threads();
     else if (!strcmp(scenario, "one-copy"))
