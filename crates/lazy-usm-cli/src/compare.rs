@@ -452,7 +452,9 @@ fn with_host_budget(
     program: &[String],
     outcomes: &[Outcome],
 ) -> Result<Outcome, String> {
-    let from_caller = std::env::var(HOST_BUDGET).ok().filter(|value| !value.is_empty());
+    let from_caller = std::env::var(HOST_BUDGET)
+        .ok()
+        .filter(|value| !value.is_empty());
     let half_of_the_shims = || {
         let peak = outcomes
             .iter()
