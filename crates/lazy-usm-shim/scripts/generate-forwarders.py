@@ -208,7 +208,7 @@ def main():
     list_calls = {
         name
         for name, (params, _) in entries
-        if params and params[0][1].strip() == "ze_command_list_handle_t"
+        if params and params[0][1].strip() in ("ze_command_list_handle_t", "zet_command_list_handle_t")
         and name not in INTERCEPTED and name not in NOT_FORWARDED and operands_of[name] is None
     }
     generated |= list_calls

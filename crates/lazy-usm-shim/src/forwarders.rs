@@ -5945,7 +5945,8 @@ pub unsafe extern "C" fn zesVFManagementGetVFCapabilitiesExp2(arg1: zes_vf_handl
     }
 }
 
-/// `zetCommandListAppendMetricStreamerMarker`: forwarded to the real loader.
+/// `zetCommandListAppendMetricStreamerMarker`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -5953,14 +5954,17 @@ pub unsafe extern "C" fn zesVFManagementGetVFCapabilitiesExp2(arg1: zes_vf_handl
 pub unsafe extern "C" fn zetCommandListAppendMetricStreamerMarker(arg1: zet_command_list_handle_t, arg2: zet_metric_streamer_handle_t, arg3: u32) -> ze_result_t {
     static REAL: Real = Real::new(c"zetCommandListAppendMetricStreamerMarker");
     // SAFETY: the real loader's `zetCommandListAppendMetricStreamerMarker` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(zet_command_list_handle_t, zet_metric_streamer_handle_t, u32) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(zet_command_list_handle_t, zet_metric_streamer_handle_t, u32) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3) }
 }
 
-/// `zetCommandListAppendMetricQueryBegin`: forwarded to the real loader.
+/// `zetCommandListAppendMetricQueryBegin`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -5968,14 +5972,17 @@ pub unsafe extern "C" fn zetCommandListAppendMetricStreamerMarker(arg1: zet_comm
 pub unsafe extern "C" fn zetCommandListAppendMetricQueryBegin(arg1: zet_command_list_handle_t, arg2: zet_metric_query_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zetCommandListAppendMetricQueryBegin");
     // SAFETY: the real loader's `zetCommandListAppendMetricQueryBegin` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(zet_command_list_handle_t, zet_metric_query_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(zet_command_list_handle_t, zet_metric_query_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2) }
 }
 
-/// `zetCommandListAppendMetricQueryEnd`: forwarded to the real loader.
+/// `zetCommandListAppendMetricQueryEnd`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -5983,14 +5990,17 @@ pub unsafe extern "C" fn zetCommandListAppendMetricQueryBegin(arg1: zet_command_
 pub unsafe extern "C" fn zetCommandListAppendMetricQueryEnd(arg1: zet_command_list_handle_t, arg2: zet_metric_query_handle_t, arg3: ze_event_handle_t, arg4: u32, arg5: *mut ze_event_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zetCommandListAppendMetricQueryEnd");
     // SAFETY: the real loader's `zetCommandListAppendMetricQueryEnd` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(zet_command_list_handle_t, zet_metric_query_handle_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(zet_command_list_handle_t, zet_metric_query_handle_t, ze_event_handle_t, u32, *mut ze_event_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3, arg4, arg5) }
 }
 
-/// `zetCommandListAppendMetricMemoryBarrier`: forwarded to the real loader.
+/// `zetCommandListAppendMetricMemoryBarrier`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -5998,14 +6008,17 @@ pub unsafe extern "C" fn zetCommandListAppendMetricQueryEnd(arg1: zet_command_li
 pub unsafe extern "C" fn zetCommandListAppendMetricMemoryBarrier(arg1: zet_command_list_handle_t) -> ze_result_t {
     static REAL: Real = Real::new(c"zetCommandListAppendMetricMemoryBarrier");
     // SAFETY: the real loader's `zetCommandListAppendMetricMemoryBarrier` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(zet_command_list_handle_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(zet_command_list_handle_t) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1) }
 }
 
-/// `zetCommandListAppendMarkerExp`: forwarded to the real loader.
+/// `zetCommandListAppendMarkerExp`, intercepted: forwarded under the list's lock (the host budget's
+/// question whether the list's work is done never runs beside it).
 ///
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
@@ -6013,11 +6026,13 @@ pub unsafe extern "C" fn zetCommandListAppendMetricMemoryBarrier(arg1: zet_comma
 pub unsafe extern "C" fn zetCommandListAppendMarkerExp(arg1: zet_command_list_handle_t, arg2: zet_metric_group_handle_t, arg3: u32) -> ze_result_t {
     static REAL: Real = Real::new(c"zetCommandListAppendMarkerExp");
     // SAFETY: the real loader's `zetCommandListAppendMarkerExp` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(zet_command_list_handle_t, zet_metric_group_handle_t, u32) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(arg1, arg2, arg3) },
-        None => Unsupported::unsupported(),
-    }
+    let Some(function) = (unsafe { REAL.get::<unsafe extern "C" fn(zet_command_list_handle_t, zet_metric_group_handle_t, u32) -> ze_result_t>() }) else {
+        return Unsupported::unsupported();
+    };
+    let record = crate::intercept::list_for_append(arg1);
+    let _calling = crate::intercept::calling(&record);
+    // SAFETY: the caller's arguments, passed on unchanged.
+    unsafe { function(arg1, arg2, arg3) }
 }
 
 /// `zetContextActivateMetricGroups`: forwarded to the real loader.
@@ -7709,36 +7724,6 @@ pub unsafe extern "C" fn zesGetVFManagementExpProcAddrTable(version: ze_api_vers
     static REAL: Real = Real::new(c"zesGetVFManagementExpProcAddrTable");
     // SAFETY: the real loader's `zesGetVFManagementExpProcAddrTable` has the signature the headers declare.
     match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut zes_vf_management_exp_dditable_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(version, table) },
-        None => Unsupported::unsupported(),
-    }
-}
-
-/// `zetGetCommandListProcAddrTable`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zetGetCommandListProcAddrTable(version: ze_api_version_t, table: *mut zet_command_list_dditable_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zetGetCommandListProcAddrTable");
-    // SAFETY: the real loader's `zetGetCommandListProcAddrTable` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut zet_command_list_dditable_t) -> ze_result_t>() } {
-        // SAFETY: the caller's arguments, passed on unchanged.
-        Some(function) => unsafe { function(version, table) },
-        None => Unsupported::unsupported(),
-    }
-}
-
-/// `zetGetCommandListExpProcAddrTable`: forwarded to the real loader.
-///
-/// # Safety
-/// The caller passes what the Level Zero specification requires of this function.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zetGetCommandListExpProcAddrTable(version: ze_api_version_t, table: *mut zet_command_list_exp_dditable_t) -> ze_result_t {
-    static REAL: Real = Real::new(c"zetGetCommandListExpProcAddrTable");
-    // SAFETY: the real loader's `zetGetCommandListExpProcAddrTable` has the signature the headers declare.
-    match unsafe { REAL.get::<unsafe extern "C" fn(ze_api_version_t, *mut zet_command_list_exp_dditable_t) -> ze_result_t>() } {
         // SAFETY: the caller's arguments, passed on unchanged.
         Some(function) => unsafe { function(version, table) },
         None => Unsupported::unsupported(),

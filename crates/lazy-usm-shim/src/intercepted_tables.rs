@@ -114,6 +114,17 @@ wrapped_getter!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, |minor|
     pfnUnmap => zeVirtualMemUnmap,
 ]);
 
+wrapped_getter!(zetGetCommandListProcAddrTable, zet_command_list_dditable_t, |minor| true, [
+    pfnAppendMetricStreamerMarker => zetCommandListAppendMetricStreamerMarker,
+    pfnAppendMetricQueryBegin => zetCommandListAppendMetricQueryBegin,
+    pfnAppendMetricQueryEnd => zetCommandListAppendMetricQueryEnd,
+    pfnAppendMetricMemoryBarrier => zetCommandListAppendMetricMemoryBarrier,
+]);
+
+wrapped_getter!(zetGetCommandListExpProcAddrTable, zet_command_list_exp_dditable_t, |minor| true, [
+    pfnAppendMarkerExp => zetCommandListAppendMarkerExp,
+]);
+
 /// The shim's function for an intercepted name, for `zeDriverGetExtensionFunctionAddress`.
 pub(crate) fn intercepted(name: &[u8]) -> Option<*mut c_void> {
     let function = match name {
@@ -198,6 +209,11 @@ pub(crate) fn intercepted(name: &[u8]) -> Option<*mut c_void> {
         b"zeVirtualMemMap" => zeVirtualMemMap as *mut c_void,
         b"zeVirtualMemReserve" => zeVirtualMemReserve as *mut c_void,
         b"zeVirtualMemUnmap" => zeVirtualMemUnmap as *mut c_void,
+        b"zetCommandListAppendMarkerExp" => zetCommandListAppendMarkerExp as *mut c_void,
+        b"zetCommandListAppendMetricMemoryBarrier" => zetCommandListAppendMetricMemoryBarrier as *mut c_void,
+        b"zetCommandListAppendMetricQueryBegin" => zetCommandListAppendMetricQueryBegin as *mut c_void,
+        b"zetCommandListAppendMetricQueryEnd" => zetCommandListAppendMetricQueryEnd as *mut c_void,
+        b"zetCommandListAppendMetricStreamerMarker" => zetCommandListAppendMetricStreamerMarker as *mut c_void,
         _ => return None,
     };
     Some(function)

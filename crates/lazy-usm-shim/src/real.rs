@@ -65,6 +65,39 @@ pub fn loader() -> Option<&'static libloading::Library> {
 }
 
 /// One function of the real loader, looked up by name on first use.
+/// The real loader's function `name`, if it exports one.
+pub fn exported(name: &[u8]) -> Option<usize> {
+    loader()
+        // SAFETY: only looked up as an address; callers say what it is.
+        .and_then(|library| unsafe { library.get::<*const c_void>(name) }.ok())
+        .map(|symbol| *symbol as usize)
+        .filter(|&address| address != 0)
+}
+
+/// The driver's functions for names it handed out through `zeDriverGetExtensionFunctionAddress`
+/// while the shim handed out its own: the shim's function calls on to them.
+static EXTENSIONS: std::sync::Mutex<Vec<(Vec<u8>, usize)>> = std::sync::Mutex::new(Vec::new());
+
+/// Records the driver's function `address` for extension `name`.
+pub fn record_extension(name: &[u8], address: usize) {
+    let mut extensions = EXTENSIONS
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    if address != 0 && !extensions.iter().any(|(known, _)| known == name) {
+        extensions.push((name.to_vec(), address));
+    }
+}
+
+/// The driver's function recorded for extension `name`.
+fn extension_address(name: &[u8]) -> Option<usize> {
+    EXTENSIONS
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner())
+        .iter()
+        .find(|(known, _)| known == name)
+        .map(|&(_, address)| address)
+}
+
 pub struct Real {
     name: &'static CStr,
     address: OnceLock<usize>,
@@ -79,20 +112,27 @@ impl Real {
         }
     }
 
-    /// The function as `F`, or `None` if the real loader has none of that name.
+    /// The function as `F`: the real loader's of that name, else the driver's answer to
+    /// `zeDriverGetExtensionFunctionAddress` for it (an extension an older loader does not
+    /// export); `None` if neither has one yet.
     ///
     /// # Safety
     /// `F` must be a function-pointer type of the signature the headers give this name.
     pub unsafe fn get<F: Copy>(&self) -> Option<F> {
         const { assert!(size_of::<F>() == size_of::<usize>()) };
-        let address = *self.address.get_or_init(|| {
-            loader()
-                // SAFETY: only looked up; the caller says what it is.
-                .and_then(|library| {
-                    unsafe { library.get::<*const c_void>(self.name.to_bytes()) }.ok()
-                })
-                .map_or(0, |symbol| *symbol as usize)
-        });
+        let address = match self.address.get() {
+            Some(&address) => address,
+            None => {
+                let address = exported(self.name.to_bytes())
+                    .or_else(|| extension_address(self.name.to_bytes()))
+                    .unwrap_or(0);
+                // Not found is not kept: the driver may hand the extension out later.
+                if address != 0 {
+                    let _ = self.address.set(address);
+                }
+                address
+            }
+        };
         // SAFETY: a non-null address of the function, whose type the caller names.
         (address != 0).then(|| unsafe { std::mem::transmute_copy::<usize, F>(&address) })
     }

@@ -385,7 +385,10 @@ impl Shim {
         // Their residency went with their memory. Outside the allocations lock: a free holds
         // its record's residency lock while it takes that one.
         for record in gone {
-            self.residency_gone(&record, &mut lock(&record.peers));
+            let mut peers = lock(&record.peers);
+            // Its memory is gone: a late use through an old reference makes nothing resident.
+            record.freeing.store(true, Ordering::Release);
+            self.residency_gone(&record, &mut peers);
         }
         allocation
     }

@@ -65,7 +65,8 @@ macro_rules! wrapped_getter {
 mod intercepted_tables;
 use intercepted_tables::intercepted;
 
-/// Forwarded; for a name the shim intercepts, the shim's own function is handed back.
+/// Forwarded; for a name the shim intercepts, the shim's own function is handed back (which
+/// calls on to the driver's where the real loader does not export the name).
 ///
 /// # Safety
 /// As the specification requires of `zeDriverGetExtensionFunctionAddress`.
@@ -89,6 +90,10 @@ pub unsafe extern "C" fn zeDriverGetExtensionFunctionAddress(
         let bytes = unsafe { CStr::from_ptr(name) }.to_bytes();
         if let Some(ours) = intercepted(bytes) {
             // SAFETY: the caller's output, which the real call just wrote.
+            let theirs = unsafe { function.read() };
+            // Ours calls on to theirs where the real loader does not export the name.
+            crate::real::record_extension(bytes, theirs as usize);
+            // SAFETY: as above.
             unsafe { function.write(ours) };
         }
     }

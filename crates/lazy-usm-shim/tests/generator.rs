@@ -71,3 +71,50 @@ fn an_append_with_an_unclassified_pointer_stops_the_generator_and_a_usm_one_is_i
         "and patched into its table"
     );
 }
+
+/// Under a host budget, the shim asks whether a list's work is done only while none of the
+/// program's calls on the list is in the driver: every exported function whose first parameter
+/// is a command list (generated or written by hand) takes the list's lock, or is one of the
+/// few that need not (a clone reads a closed regular list, which the budget never asks about).
+#[test]
+fn every_call_on_a_command_list_takes_the_lists_lock() {
+    let source = |file: &str| {
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(file))
+            .unwrap()
+    };
+    let mut checked = 0;
+    for file in ["forwarders.rs", "intercept.rs"] {
+        let text = source(file);
+        for (start, _) in text.match_indices("pub unsafe extern \"C\" fn ") {
+            let signature = &text[start
+                ..text[start..]
+                    .find('{')
+                    .map_or(text.len(), |end| start + end)];
+            let name = signature["pub unsafe extern \"C\" fn ".len()..]
+                .split('(')
+                .next()
+                .unwrap();
+            let first = signature.split_once('(').map_or("", |(_, parameters)| {
+                parameters.split(',').next().unwrap_or("")
+            });
+            if !(first.contains("ze_command_list_handle_t")
+                || first.contains("zet_command_list_handle_t"))
+                || name == "zeCommandListCreateCloneExp"
+            {
+                continue;
+            }
+            let body_end = text[start..]
+                .find("\n}\n")
+                .map_or(text.len(), |end| start + end);
+            let body = &text[start..body_end];
+            assert!(
+                ["calling(", "forwarding(", "write(&record.driver_calls)"]
+                    .iter()
+                    .any(|lock| body.contains(lock)),
+                "{name} ({file}) takes no lock of its list"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 60, "only {checked} functions on lists found");
+}
