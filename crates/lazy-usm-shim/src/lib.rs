@@ -17,10 +17,8 @@
 //! `LAZY_USM_REPORT=1` prints at exit what was asked for and made; `LAZY_USM_LOG=1` traces
 //! each decision.
 
-#[allow(clippy::all, non_snake_case)]
-#[rustfmt::skip]
-mod forwarders;
 mod budget;
+mod generated;
 mod intercept;
 mod loader_entry;
 mod real;

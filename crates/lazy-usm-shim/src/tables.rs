@@ -61,7 +61,7 @@ macro_rules! wrapped_getter {
 // Which entries of which tables, and every intercepted function by name: generated with the
 // forwarders, so each intercepted function is patched into its table (scripts/generate-forwarders.py).
 #[rustfmt::skip]
-#[path = "intercepted_tables.rs"]
+#[path = "generated/intercepted_tables.rs"]
 mod intercepted_tables;
 use intercepted_tables::intercepted;
 

@@ -7,7 +7,7 @@
 # `apt-get install -y libclang-dev` and `cargo install bindgen-cli --version 0.73.2 --locked`.
 # The output is committed, so building this crate needs neither libclang nor the headers.
 # Running this script again with the same headers and bindgen version reproduces the file byte
-# for byte; CI checks that (scripts/check-generated.sh).
+# for byte; CI checks that (`cargo xtask generated check`).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"

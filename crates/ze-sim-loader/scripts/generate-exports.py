@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/api_exports.rs: every Level Zero API function of the spec 1.17 headers, exported
+"""Writes src/generated/api_exports.rs: every Level Zero API function of the spec 1.17 headers, exported
 by name, and the table getters the simulator does not export itself.
 
 Inputs (both committed, so this runs offline and CI checks the output byte for byte):
@@ -28,7 +28,7 @@ EMPTY = re.compile(r"empty_tables! \{(.*?)\}", re.S)
 
 
 def main():
-    out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "src" / "api_exports.rs"
+    out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "src" / "generated" / "api_exports.rs"
     pfns, tables, getters = read()
     sim = SIM_DDI.read_text(encoding="utf-8")
     filled = {table: getter for getter, table in FILLED.findall(sim)}

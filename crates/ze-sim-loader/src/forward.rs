@@ -1,7 +1,7 @@
 //! How a generated export reaches the simulator: one copy of each table the simulator fills,
 //! and the answer for what it does not implement.
 
-use crate::api_exports::{Tables, fill};
+use crate::generated::api_exports::{Tables, fill};
 use level_zero_sys::{Unsupported, ze_api_version_t, ze_major_version, ze_result_t};
 use std::sync::OnceLock;
 

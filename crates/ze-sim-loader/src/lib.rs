@@ -14,12 +14,10 @@
 //! - the simulator's accounting (`zesim_*`).
 //!
 //! The simulated platform is the process-wide one of `ze-sim`, configured by `ZE_SIM_CONFIG`.
-//! Regenerate `src/api_exports.rs` with `scripts/generate-exports.py` after the bindings change;
-//! `scripts/check-generated.sh` (run by CI) checks it is current.
+//! `src/generated/api_exports.rs` is written by `scripts/generate-exports.py` (`cargo xtask
+//! generated write` after the bindings change; CI checks it with `cargo xtask generated check`).
 
 mod forward;
 mod loader_entry;
 
-#[allow(clippy::all, missing_docs, non_snake_case)]
-#[rustfmt::skip]
-mod api_exports;
+mod generated;

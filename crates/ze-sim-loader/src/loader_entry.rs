@@ -5,7 +5,7 @@
 //! `zelLoaderTracingLayerInit`, `zelLoaderZerTracingLayerInit`, `zelLoaderGetContext`,
 //! `zelRegisterTeardownCallback` and `zelLoaderDriverCheck`.
 
-use crate::api_exports::{
+use crate::generated::api_exports::{
     zelTracerCreate, zelTracerDestroy, zelTracerSetEnabled, zelTracerSetEpilogues,
     zelTracerSetPrologues,
 };

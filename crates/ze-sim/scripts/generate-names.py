@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/entry/by_name.rs: every Level Zero function the simulator implements, found by
+"""Writes src/generated/by_name.rs: every Level Zero function the simulator implements, found by
 name through the DDI tables it fills (src/ddi.rs), so in-process resolution and the loader's
 tables are one list and cannot drift apart.
 
@@ -21,7 +21,7 @@ FILLED = re.compile(r"fn (zeGet\w+ProcAddrTable)\(\s*version: ze_api_version_t,\
 
 
 def main():
-    out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "src" / "entry" / "by_name.rs"
+    out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "src" / "generated" / "by_name.rs"
     _, tables, _ = read()
     filled = FILLED.findall((HERE / "src" / "ddi.rs").read_text(encoding="utf-8"))
     lines = [

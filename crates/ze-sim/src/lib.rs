@@ -38,11 +38,10 @@
 mod backing;
 mod config;
 pub mod ddi;
-#[rustfmt::skip]
-mod ddi_field_counts;
 mod entry;
 mod exec;
 mod exports;
+mod generated;
 pub mod loader_test;
 mod machine;
 mod opencl;

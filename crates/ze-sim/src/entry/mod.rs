@@ -14,10 +14,7 @@ pub(crate) mod sampler;
 pub(crate) mod virtual_mem;
 pub(crate) mod zex;
 
-// Every implemented entry point by name, read from the DDI tables (scripts/generate-names.py).
-#[rustfmt::skip]
-mod by_name;
-pub(crate) use by_name::resolve;
+pub(crate) use crate::generated::by_name::resolve;
 
 use level_zero_sys::ze_result_t;
 use std::panic::AssertUnwindSafe;

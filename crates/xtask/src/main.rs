@@ -1,0 +1,227 @@
+//! `cargo xtask generated write|check`: every generated file of the workspace from one command.
+//!
+//! Each crate keeps its generated code in a `generated` module (level-zero-sys's bindings are
+//! `src/generated.rs`) and its generator in its `scripts/` folder. `write` runs every generator
+//! over the committed files; `check` runs each into a fresh folder and fails unless every file
+//! comes out byte for byte as committed (CI runs it). A generator whose tools are missing is
+//! SKIPPED, except under CI (`CI` set), where that fails.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// One generator: the program that writes `outputs` (paths from the workspace root), given
+/// where to write them.
+struct Generator {
+    name: &'static str,
+    /// Programs it needs on the PATH, and how to get them.
+    tools: &'static [(&'static str, &'static str)],
+    /// Files it writes, in the order its command line takes them; or one folder of files.
+    outputs: Outputs,
+    /// Its command line before the output paths.
+    command: &'static [&'static str],
+}
+
+enum Outputs {
+    Files(&'static [&'static str]),
+    /// Every file with this extension in the folder.
+    Folder(&'static str, &'static str),
+}
+
+const GENERATORS: &[Generator] = &[
+    Generator {
+        name: "level-zero-sys bindings",
+        tools: &[(
+            "bindgen",
+            "apt-get install -y libclang-dev; cargo install bindgen-cli --version 0.73.2 --locked",
+        )],
+        outputs: Outputs::Files(&["crates/level-zero-sys/src/generated.rs"]),
+        command: &["bash", "crates/level-zero-sys/scripts/generate.sh"],
+    },
+    Generator {
+        name: "ze-sim-loader exports",
+        tools: &[("python3", "apt-get install -y python3")],
+        outputs: Outputs::Files(&["crates/ze-sim-loader/src/generated/api_exports.rs"]),
+        command: &[
+            "python3",
+            "crates/ze-sim-loader/scripts/generate-exports.py",
+        ],
+    },
+    Generator {
+        name: "lazy-usm-shim forwarders",
+        tools: &[("python3", "apt-get install -y python3")],
+        outputs: Outputs::Files(&[
+            "crates/lazy-usm-shim/src/generated/forwarders.rs",
+            "crates/lazy-usm-shim/src/generated/intercepted_tables.rs",
+        ]),
+        command: &[
+            "python3",
+            "crates/lazy-usm-shim/scripts/generate-forwarders.py",
+        ],
+    },
+    Generator {
+        name: "ze-sim entry points by name",
+        tools: &[("python3", "apt-get install -y python3")],
+        outputs: Outputs::Files(&["crates/ze-sim/src/generated/by_name.rs"]),
+        command: &["python3", "crates/ze-sim/scripts/generate-names.py"],
+    },
+    Generator {
+        name: "ze-sim test kernels",
+        tools: &[
+            ("clang-15", "apt-get install -y clang-15"),
+            ("llvm-spirv-15", "apt-get install -y llvm-spirv-15"),
+            ("spirv-as", "apt-get install -y spirv-tools"),
+        ],
+        outputs: Outputs::Folder("crates/ze-sim/tests/kernels", "spv"),
+        command: &["bash", "crates/ze-sim/scripts/build-kernels.sh"],
+    },
+];
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = root.canonicalize().unwrap_or(root);
+    let outcome = match args.as_slice() {
+        ["generated", "write"] => each(&root, write),
+        ["generated", "check"] => each(&root, check),
+        _ => Err(
+            "usage: cargo xtask generated write   (every generator over the committed files)\n       \
+             cargo xtask generated check   (every generator into a fresh folder, compared)"
+                .to_string(),
+        ),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(why) => {
+            eprintln!("xtask: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs `task` for every generator whose tools are here; says SKIPPED for the others (a
+/// failure under CI), and fails at the end if any failed.
+fn each(root: &Path, task: fn(&Path, &Generator) -> Result<(), String>) -> Result<(), String> {
+    let mut failures = Vec::new();
+    for generator in GENERATORS {
+        let missing: Vec<String> = generator
+            .tools
+            .iter()
+            .filter(|(tool, _)| !on_path(tool))
+            .map(|(tool, how)| format!("{tool} ({how})"))
+            .collect();
+        if !missing.is_empty() {
+            let why = format!("{}: missing {}", generator.name, missing.join(", "));
+            if std::env::var_os("CI").is_some() {
+                failures.push(why);
+            } else {
+                println!("SKIPPED {why}");
+            }
+            continue;
+        }
+        if let Err(why) = task(root, generator) {
+            failures.push(format!("{}: {why}", generator.name));
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n"))
+    }
+}
+
+fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|folder| folder.join(tool).is_file()))
+}
+
+/// Runs `generator` with `outputs` as its output arguments.
+fn run(root: &Path, generator: &Generator, outputs: &[PathBuf]) -> Result<(), String> {
+    let (program, args) = generator
+        .command
+        .split_first()
+        .ok_or("an empty command line")?;
+    let status = Command::new(program)
+        .args(args)
+        .args(outputs)
+        .current_dir(root)
+        .status()
+        .map_err(|error| format!("cannot run {program}: {error}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{} failed ({status})", generator.command.join(" ")))
+    }
+}
+
+fn write(root: &Path, generator: &Generator) -> Result<(), String> {
+    let outputs: Vec<PathBuf> = match &generator.outputs {
+        Outputs::Files(files) => files.iter().map(|file| root.join(file)).collect(),
+        Outputs::Folder(folder, _) => vec![root.join(folder)],
+    };
+    run(root, generator, &outputs)?;
+    println!("{}: written", generator.name);
+    Ok(())
+}
+
+fn check(root: &Path, generator: &Generator) -> Result<(), String> {
+    let fresh = tempfile::tempdir().map_err(|error| format!("no temporary folder: {error}"))?;
+    let pairs: Vec<(PathBuf, PathBuf)> = match &generator.outputs {
+        Outputs::Files(files) => {
+            let pairs: Vec<(PathBuf, PathBuf)> = files
+                .iter()
+                .map(|file| {
+                    let name = Path::new(file).file_name().unwrap_or_default();
+                    (root.join(file), fresh.path().join(name))
+                })
+                .collect();
+            let outputs: Vec<PathBuf> = pairs.iter().map(|(_, fresh)| fresh.clone()).collect();
+            run(root, generator, &outputs)?;
+            pairs
+        }
+        Outputs::Folder(folder, extension) => {
+            run(root, generator, &[fresh.path().to_path_buf()])?;
+            let committed = files_with(&root.join(folder), extension)?;
+            let made = files_with(fresh.path(), extension)?;
+            let names = |files: &[PathBuf]| -> Vec<std::ffi::OsString> {
+                files
+                    .iter()
+                    .filter_map(|file| file.file_name().map(Into::into))
+                    .collect()
+            };
+            if names(&committed) != names(&made) {
+                return Err(format!(
+                    "{folder} holds {:?}, the generator makes {:?}",
+                    names(&committed),
+                    names(&made)
+                ));
+            }
+            committed.into_iter().zip(made).collect()
+        }
+    };
+    for (committed, made) in &pairs {
+        let read = |path: &Path| {
+            std::fs::read(path).map_err(|error| format!("cannot read {}: {error}", path.display()))
+        };
+        if read(committed)? != read(made)? {
+            return Err(format!(
+                "{} differs from what `{}` makes (run `cargo xtask generated write`)",
+                committed.display(),
+                generator.command.join(" ")
+            ));
+        }
+    }
+    println!("{}: reproduced byte for byte", generator.name);
+    Ok(())
+}
+
+/// The files of `folder` with `extension`, sorted by name.
+fn files_with(folder: &Path, extension: &str) -> Result<Vec<PathBuf>, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+        .map_err(|error| format!("cannot read {}: {error}", folder.display()))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|found| found == extension))
+        .collect();
+    files.sort();
+    Ok(files)
+}
