@@ -1,10 +1,13 @@
 //! `cargo xtask generated write|check`: every generated file of the workspace from one command.
+//! `cargo xtask imports`: each crate's imports between its own files, and the loops they make.
 //!
 //! Each crate keeps its generated code in a `generated` module (level-zero-sys's bindings are
 //! `src/generated.rs`) and its generator in its `scripts/` folder. `write` runs every generator
 //! over the committed files; `check` runs each into a fresh folder and fails unless every file
 //! comes out byte for byte as committed (CI runs it). A generator whose tools are missing is
 //! SKIPPED, except under CI (`CI` set), where that fails.
+
+mod imports;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -84,9 +87,14 @@ fn main() -> ExitCode {
     let outcome = match args.as_slice() {
         ["generated", "write"] => each(&root, write),
         ["generated", "check"] => each(&root, check),
+        ["imports"] => {
+            report_imports(&root);
+            Ok(())
+        }
         _ => Err(
             "usage: cargo xtask generated write   (every generator over the committed files)\n       \
-             cargo xtask generated check   (every generator into a fresh folder, compared)"
+             cargo xtask generated check   (every generator into a fresh folder, compared)\n       \
+             cargo xtask imports           (each crate's imports between its files, and loops)"
                 .to_string(),
         ),
     };
@@ -224,4 +232,45 @@ fn files_with(folder: &Path, extension: &str) -> Result<Vec<PathBuf>, String> {
         .collect();
     files.sort();
     Ok(files)
+}
+
+/// Prints each crate's imports between its own files and the loops they make.
+fn report_imports(root: &Path) {
+    let mut crates = vec![("lazy-usm".to_string(), root.join("src"))];
+    if let Ok(entries) = std::fs::read_dir(root.join("crates")) {
+        let mut found: Vec<(String, PathBuf)> = entries
+            .flatten()
+            .map(|entry| {
+                let path = entry.path();
+                (
+                    entry.file_name().to_string_lossy().into_owned(),
+                    path.join("src"),
+                )
+            })
+            .filter(|(_, src)| src.is_dir())
+            .collect();
+        found.sort();
+        crates.extend(found);
+    }
+    for (name, src) in crates {
+        let figures = imports::figures(&name, &src);
+        println!(
+            "{}: {} files, {} imports between them, {} of them inside loops; {} loops{}",
+            figures.name,
+            figures.files,
+            figures.imports,
+            figures.imports_in_loops,
+            figures.loops.len(),
+            figures
+                .loops
+                .first()
+                .map_or(String::new(), |largest| format!(
+                    ", the largest of {} files",
+                    largest.len()
+                )),
+        );
+        for files in &figures.loops {
+            println!("  loop: {}", files.join(", "));
+        }
+    }
 }
