@@ -1,6 +1,8 @@
 //! Kernels that run for real: SPIR-V modules with code, built and run by the OpenCL CPU runtime
 //! (`tests/kernels`, built by `scripts/build-kernels.sh`), on the simulated devices' memory.
-//! Each test says SKIPPED without a runtime, and fails under CI, which installs one.
+//! Each test is ignored, with its reason, where no runtime was found when it was built
+//! (`build.rs`), says SKIPPED where one was found but does not load, and fails under CI,
+//! which installs one.
 
 mod common;
 
@@ -135,6 +137,10 @@ impl Bench {
 }
 
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn a_kernel_with_code_runs_on_each_device_and_reads_what_copies_wrote() {
     if !runtime_present("a_kernel_with_code_runs_on_each_device") {
         return;
@@ -174,6 +180,10 @@ fn a_kernel_with_code_runs_on_each_device_and_reads_what_copies_wrote() {
 }
 
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn local_memory_structs_three_dimensions_atomics_and_required_group_sizes() {
     if !runtime_present("local_memory_structs_three_dimensions_atomics") {
         return;
@@ -327,6 +337,10 @@ fn build_specialized(
 }
 
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn specialization_constants_reach_the_build_and_what_opencl_cannot_build_runs_as_a_no_op() {
     if !runtime_present("specialization_constants_reach_the_build") {
         return;
@@ -370,6 +384,10 @@ fn specialization_constants_reach_the_build_and_what_opencl_cannot_build_runs_as
 }
 
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn pointer_arguments_are_checked_and_a_pointer_outside_every_allocation_is_not_run() {
     if !runtime_present("pointer_arguments_are_checked") {
         return;
@@ -514,6 +532,10 @@ fn with_kernel_execution_off_a_launch_is_counted_as_not_executed() {
 }
 
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn threads_launching_kernels_at_once_each_get_their_results() {
     if !runtime_present("threads_launching_kernels_at_once") {
         return;
@@ -567,6 +589,10 @@ fn threads_launching_kernels_at_once_each_get_their_results() {
 }
 
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn a_global_offset_moves_the_first_work_items_id() {
     if !runtime_present("a_global_offset_moves_the_first_work_items_id") {
         return;
@@ -625,6 +651,10 @@ fn a_global_offset_moves_the_first_work_items_id() {
 }
 
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn memory_a_queued_kernel_reaches_through_a_table_outlives_its_free() {
     if !runtime_present("memory_a_queued_kernel_reaches_through_a_table_outlives_its_free") {
         return;
@@ -706,6 +736,10 @@ fn memory_a_queued_kernel_reaches_through_a_table_outlives_its_free() {
 }
 
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn atomics_through_generic_pointers_run_with_the_builtins_the_cpu_runtime_lacks() {
     if !runtime_present("atomics_through_generic_pointers_run") {
         return;
@@ -746,6 +780,10 @@ fn atomics_through_generic_pointers_run_with_the_builtins_the_cpu_runtime_lacks(
 }
 
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn an_indirect_launch_reads_its_group_counts_when_it_runs() {
     if !runtime_present("an_indirect_launch_reads_its_group_counts_when_it_runs") {
         return;
@@ -849,6 +887,10 @@ fn an_indirect_launch_reads_its_group_counts_when_it_runs() {
 }
 
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn a_native_binary_builds_the_module_again_with_its_constants() {
     if !runtime_present("a_native_binary_builds_the_module_again") {
         return;
@@ -918,6 +960,10 @@ fn a_native_binary_builds_the_module_again_with_its_constants() {
 }
 
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn a_module_destroyed_before_its_kernels_leaves_them_running_and_counts_a_hazard() {
     if !runtime_present("a_module_destroyed_before_its_kernels") {
         return;
@@ -1067,6 +1113,10 @@ fn modules_and_kernels_describe_themselves_as_the_driver_does() {
 /// Several kernels launched indirectly: each with its own group counts, and only as many as
 /// the count in device memory says when they run (here 2 of 3).
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn multiple_indirect_launches_run_as_many_as_the_count_says() {
     if !runtime_present("multiple_indirect_launches_run_as_many_as_the_count_says") {
         return;
@@ -1155,6 +1205,10 @@ fn multiple_indirect_launches_run_as_many_as_the_count_says() {
 /// page, as on hardware (a driver backs USM with whole pages), not into its neighbours or this
 /// process's heap.
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn a_small_overrun_stays_in_the_allocations_page() {
     if !runtime_present("a_small_overrun_stays_in_the_allocations_page") {
         return;
@@ -1207,6 +1261,10 @@ fn a_small_overrun_stays_in_the_allocations_page() {
 /// function's address from `zeModuleGetFunctionPointer` is callable from a kernel; unknown
 /// names get the specification's errors.
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn global_variables_and_function_pointers_as_the_driver_hands_them_out() {
     if !runtime_present("global_variables_and_function_pointers") {
         return;
@@ -1305,6 +1363,10 @@ fn global_variables_and_function_pointers_as_the_driver_hands_them_out() {
 /// OpenCL samplers of the same modes, refused as arguments when they are no live sampler or
 /// of the wrong size, and counted while they live.
 #[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+)]
 fn samplers_are_kernel_arguments() {
     if !runtime_present("samplers_are_kernel_arguments") {
         return;
