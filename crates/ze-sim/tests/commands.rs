@@ -1,9 +1,8 @@
 //! Regular command lists on queues with fences, fills, barriers, host and shared memory, and
 //! allocation queries.
 
-mod common;
 
-use common::{Sim, ok};
+use crate::common::{Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::ptr::null_mut;
@@ -1535,7 +1534,7 @@ fn multiple_indirect_launches_refuse_what_the_device_cannot_read() {
         .unwrap()
     };
     let context = sim.context(&[0]);
-    let (module, log) = common::modules::build(
+    let (module, log) = crate::common::modules::build(
         &sim,
         context,
         0,
@@ -1543,9 +1542,9 @@ fn multiple_indirect_launches_refuse_what_the_device_cannot_read() {
         &ze_sim::spirv::module_with_kernels(&[("k", 1)]),
     );
     let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
-    let kernel = common::modules::kernel(&sim, module, "k").unwrap();
+    let kernel = crate::common::modules::kernel(&sim, module, "k").unwrap();
     let buffer = sim.alloc_device(context, 0, 4096);
-    ok(common::modules::set_argument(&sim, kernel, 0, &buffer));
+    ok(crate::common::modules::set_argument(&sim, kernel, 0, &buffer));
     let list = sim.immediate_list(context, 0, 0);
     let pool = sim.event_pool(context, 1);
     let done = sim.event(pool, 0);

@@ -1,8 +1,7 @@
 //! Several threads allocating, copying and freeing on one context, on separate engines.
 
-mod common;
 
-use common::{Sim, ok};
+use crate::common::{Sim, ok};
 use level_zero_sys::{
     ze_command_list_handle_t, ze_context_handle_t, ze_device_handle_t, ze_result_t,
 };
@@ -108,7 +107,7 @@ fn synchronizing_returns_while_other_threads_keep_submitting() {
         config.async_execution = true;
         config.faults.command_delay_us = Some(100);
         let sim = Sim::in_process(config);
-        let common::Accounting::InProcess(platform) = &sim.accounting else {
+        let crate::common::Accounting::InProcess(platform) = &sim.accounting else {
             unreachable!("in process")
         };
         type DeviceSync = unsafe extern "C" fn(ze_device_handle_t) -> ze_result_t;

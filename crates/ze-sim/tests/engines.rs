@@ -3,9 +3,8 @@
 //! engine does, while other engines, and a device's low-priority compute context, run beside
 //! it. Every wait here has a timeout: a test that could hang fails instead.
 
-mod common;
 
-use common::{Sim, ok};
+use crate::common::{Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::ptr::null_mut;

@@ -1,8 +1,7 @@
 //! Fault injection: each fault gives the error the spec names for it.
 
-mod common;
 
-use common::{GIB, MIB, Sim, ok};
+use crate::common::{GIB, MIB, Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::ptr::null_mut;

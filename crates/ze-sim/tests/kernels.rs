@@ -3,10 +3,9 @@
 //! checks, the built-in kernels' data, and residency of pointer arguments and of reads through
 //! pointers.
 
-mod common;
 
-use common::modules::{build, kernel, launch, read_u32, set_argument};
-use common::{Sim, ok};
+use crate::common::modules::{build, kernel, launch, read_u32, set_argument};
+use crate::common::{Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::ptr::null_mut;

@@ -1,8 +1,7 @@
 //! What the simulated driver reports equals its configuration, field by field.
 
-mod common;
 
-use common::{Sim, ok};
+use crate::common::{Sim, ok};
 use level_zero_sys::*;
 use std::ffi::CStr;
 use std::ptr::null_mut;

@@ -4,10 +4,9 @@
 //! (`build.rs`), says SKIPPED where one was found but does not load, and fails under CI,
 //! which installs one.
 
-mod common;
 
-use common::modules::{build, build_with, kernel, read_u32, set_argument};
-use common::{MIB, Sim, ok};
+use crate::common::modules::{build, build_with, kernel, read_u32, set_argument};
+use crate::common::{MIB, Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::ptr::null_mut;

@@ -1,9 +1,8 @@
 //! Seed 000's raw Level Zero table, strict residency and pending-work hazards, replayed in-process
 //! and through the system loader (plain and with its validation layer).
 
-mod common;
 
-use common::{GIB, MIB, Sim, ok};
+use crate::common::{GIB, MIB, Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::ptr::null_mut;

@@ -1,9 +1,8 @@
 //! Event timestamps report the modelled durations (seed 000's bandwidths), and platforms are
 //! independent of each other.
 
-mod common;
 
-use common::{MIB, Sim, ok};
+use crate::common::{MIB, Sim, ok};
 use level_zero_sys::*;
 
 fn timed_copy(sim: &Sim, peer: bool, size: usize) -> u64 {

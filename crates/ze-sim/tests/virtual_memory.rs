@@ -2,9 +2,8 @@
 //! answers the specification and compute-runtime give; a mapping is device memory of the
 //! physical memory's device, resident elsewhere only when asked, with its bytes shared.
 
-mod common;
 
-use common::{Sim, ok};
+use crate::common::{Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::ptr::null_mut;

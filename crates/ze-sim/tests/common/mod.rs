@@ -491,6 +491,15 @@ pub fn run_in_loader_child(name: &str, preset: &str, validation: bool) {
     ze_sim::loader_test::run_in_loader_child(name, preset, validation);
 }
 
+/// The name the test harness gives the `child` test beside the caller, from the caller's
+/// `module_path!()` (whose first segment is the test binary's crate, which names leave out).
+pub fn child_test(module_path: &str) -> String {
+    let path = module_path
+        .split_once("::")
+        .map_or(module_path, |(_, rest)| rest);
+    format!("{path}::child")
+}
+
 /// [`run_in_loader_child`] with the child's platform in checking mode.
 pub fn run_in_loader_child_checking(name: &str, preset: &str, validation: bool) {
     ze_sim::loader_test::run_in_loader_child_with(
@@ -530,8 +539,8 @@ macro_rules! on_both_paths {
 
             #[test]
             fn loader() {
-                common::run_in_loader_child_checking(
-                    concat!(stringify!($body), "::child"),
+                crate::common::run_in_loader_child_checking(
+                    &crate::common::child_test(module_path!()),
                     $preset,
                     false,
                 );
@@ -539,8 +548,8 @@ macro_rules! on_both_paths {
 
             #[test]
             fn loader_validated() {
-                common::run_in_loader_child_checking(
-                    concat!(stringify!($body), "::child"),
+                crate::common::run_in_loader_child_checking(
+                    &crate::common::child_test(module_path!()),
                     $preset,
                     true,
                 );
@@ -564,12 +573,12 @@ macro_rules! on_both_paths {
 
             #[test]
             fn loader() {
-                common::run_in_loader_child(concat!(stringify!($body), "::child"), $preset, false);
+                crate::common::run_in_loader_child(&crate::common::child_test(module_path!()), $preset, false);
             }
 
             #[test]
             fn loader_validated() {
-                common::run_in_loader_child(concat!(stringify!($body), "::child"), $preset, true);
+                crate::common::run_in_loader_child(&crate::common::child_test(module_path!()), $preset, true);
             }
         }
     };
