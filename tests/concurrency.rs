@@ -4,9 +4,7 @@
 //! every run the simulator saw no residency violation, no hazard, no leak, and the manager's
 //! host cost equals the simulator's pinned bytes.
 
-mod common;
-
-use common::{Harness, Random, run_with_timeout};
+use crate::common::{Harness, Random, run_with_timeout};
 use lazy_usm::*;
 use std::sync::Arc;
 use std::time::Duration;

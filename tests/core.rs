@@ -1,9 +1,7 @@
 //! The safe core on the simulator and behind the real loader: enumeration, properties, buffers,
 //! copies of random sizes and offsets, bad input, lifetimes and threads.
 
-mod common;
-
-use common::{Harness, Random};
+use crate::common::{Harness, Random};
 use lazy_usm::*;
 
 fn devices(harness: &Harness) -> Vec<Device> {
@@ -440,7 +438,10 @@ fn auto_child() {
 
 #[test]
 fn auto_prefers_a_system_gpu() {
-    common::run_in_loader_child("auto_child", "b70x2");
+    crate::common::run_in_loader_child(
+        &crate::common::test_named(module_path!(), "auto_child"),
+        "b70x2",
+    );
 }
 
 /// A recorded list runs on a queue, twice, each submission tracked by a fence; the list owns
@@ -503,5 +504,8 @@ fn loader_versions_child() {
 
 #[test]
 fn the_loaders_versions_are_read() {
-    common::run_in_loader_child("loader_versions_child", "b70x2");
+    crate::common::run_in_loader_child(
+        &crate::common::test_named(module_path!(), "loader_versions_child"),
+        "b70x2",
+    );
 }

@@ -1,9 +1,7 @@
 //! Registered host memory on the simulator: round trip, release on drop, errors, the hidden
 //! extension (logged once, copies still correct), and which copies run direct.
 
-mod common;
-
-use common::Harness;
+use crate::common::Harness;
 use lazy_usm::*;
 use std::sync::Mutex;
 

@@ -3,9 +3,7 @@
 //! evictions and the budget without a violation, and bad launches are typed errors. The data is
 //! checked with the simulator's built-in kernels.
 
-mod common;
-
-use common::{Harness, run_with_timeout};
+use crate::common::{Harness, run_with_timeout};
 use lazy_usm::*;
 use std::time::Duration;
 

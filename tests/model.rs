@@ -3,9 +3,7 @@
 //! residency view and host cost equal the simulator's accounting, copied bytes arrive intact,
 //! and at the end everything returns to zero.
 
-mod common;
-
-use common::Harness;
+use crate::common::Harness;
 use lazy_usm::*;
 use proptest::prelude::*;
 

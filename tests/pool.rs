@@ -1,9 +1,7 @@
 //! The caching pool: reuse, the three size paths, peer hints and collateral residency, reuse
 //! after pending work, out of memory, trim, and the trace goals.
 
-mod common;
-
-use common::{Harness, Random};
+use crate::common::{Harness, Random};
 use lazy_usm::trace::{TraceOp, ddp, serving};
 use lazy_usm::*;
 use std::collections::HashMap;
@@ -682,7 +680,7 @@ fn block_containing_answers_from_threads_while_blocks_come_and_go() {
     let pool =
         std::sync::Arc::new(DevicePool::new(&manager, &devices[0], PoolConfig::default()).unwrap());
     let shared = std::sync::Arc::clone(&pool);
-    common::run_with_timeout(std::time::Duration::from_secs(120), move || {
+    crate::common::run_with_timeout(std::time::Duration::from_secs(120), move || {
         let pool = &shared;
         let trimming = std::sync::atomic::AtomicBool::new(true);
         std::thread::scope(|scope| {

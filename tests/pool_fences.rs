@@ -3,9 +3,7 @@
 //! dropped under a fence that cannot settle leaks rather than frees, and by-pointer residency
 //! never bypasses a segment's sharing.
 
-mod common;
-
-use common::{Harness, run_with_timeout};
+use crate::common::{Harness, run_with_timeout};
 use lazy_usm::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};

@@ -3,9 +3,7 @@
 //! next call, or when they exit), a pool dropped under a thread's cache leaves nothing behind,
 //! and a cache of no bytes sends every block to the shared lists.
 
-mod common;
-
-use common::{Harness, run_with_timeout};
+use crate::common::{Harness, run_with_timeout};
 use lazy_usm::*;
 use std::sync::{Arc, Barrier, mpsc};
 use std::time::Duration;
@@ -466,7 +464,7 @@ fn caches_taken_under_running_threads_never_hand_a_block_out_twice() {
             .map(|thread| {
                 let (pool, live, stop) = (Arc::clone(&pool), Arc::clone(&live), Arc::clone(&stop));
                 std::thread::spawn(move || {
-                    let mut random = common::Random::new(thread + 1);
+                    let mut random = crate::common::Random::new(thread + 1);
                     let mut held = Vec::new();
                     let mut rounds = 0u64;
                     while !stop.load(std::sync::atomic::Ordering::Relaxed) || rounds < 2000 {

@@ -1,9 +1,7 @@
 //! The pointer registry against a plain model, from several threads, and the manager's
 //! allocations found and made resident by raw pointer.
 
-mod common;
-
-use common::{Harness, run_with_timeout};
+use crate::common::{Harness, run_with_timeout};
 use lazy_usm::*;
 use proptest::prelude::*;
 use std::collections::BTreeMap;

@@ -1,9 +1,7 @@
 //! Residency policies against the simulator's accounting: seed 000's workload, lazy first use,
 //! mirror modes, refused and corrupting links, peer-access switches, the host budget.
 
-mod common;
-
-use common::{Harness, Random};
+use crate::common::{Harness, Random};
 use lazy_usm::*;
 
 const MIB: usize = 1 << 20;

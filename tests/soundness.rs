@@ -2,9 +2,7 @@
 //! could once make the device touch freed memory, destroy what queued work uses, evict memory
 //! under a copy, deadlock, or read what Level Zero never initialised.
 
-mod common;
-
-use common::{Harness, run_with_timeout};
+use crate::common::{Harness, run_with_timeout};
 use lazy_usm::*;
 use std::sync::Arc;
 use std::time::Duration;

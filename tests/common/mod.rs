@@ -104,6 +104,15 @@ impl Harness {
     }
 }
 
+/// The name the test harness gives test `name` beside the caller, from the caller's
+/// `module_path!()` (whose first segment is the test binary's crate, which names leave out).
+pub fn test_named(module_path: &str, name: &str) -> String {
+    match module_path.split_once("::") {
+        Some((_, path)) => format!("{path}::{name}"),
+        None => name.to_string(),
+    }
+}
+
 /// Runs the `#[ignore]`d test `name` in a child process behind the real loader, with its
 /// validation layer on.
 pub fn run_in_loader_child(name: &str, config: &str) {
@@ -120,22 +129,23 @@ pub fn run_in_loader_child(name: &str, config: &str) {
 macro_rules! on_both_paths {
     ($body:ident, $preset:literal) => {
         mod $body {
-            use super::*;
-
             #[test]
             fn in_process() {
-                super::$body(&common::Harness::simulated($preset));
+                super::$body(&$crate::common::Harness::simulated($preset));
             }
 
             #[test]
             #[ignore = "runs in a child process started by the loader test"]
             fn child() {
-                super::$body(&common::Harness::loader_child());
+                super::$body(&$crate::common::Harness::loader_child());
             }
 
             #[test]
             fn loader() {
-                common::run_in_loader_child(concat!(stringify!($body), "::child"), $preset);
+                $crate::common::run_in_loader_child(
+                    &$crate::common::test_named(module_path!(), "child"),
+                    $preset,
+                );
             }
         }
     };

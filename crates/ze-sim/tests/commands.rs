@@ -1,7 +1,6 @@
 //! Regular command lists on queues with fences, fills, barriers, host and shared memory, and
 //! allocation queries.
 
-
 use crate::common::{Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;
@@ -1544,7 +1543,9 @@ fn multiple_indirect_launches_refuse_what_the_device_cannot_read() {
     let module = module.unwrap_or_else(|result| panic!("{result:?}: {log}"));
     let kernel = crate::common::modules::kernel(&sim, module, "k").unwrap();
     let buffer = sim.alloc_device(context, 0, 4096);
-    ok(crate::common::modules::set_argument(&sim, kernel, 0, &buffer));
+    ok(crate::common::modules::set_argument(
+        &sim, kernel, 0, &buffer,
+    ));
     let list = sim.immediate_list(context, 0, 0);
     let pool = sim.event_pool(context, 1);
     let done = sim.event(pool, 0);

@@ -1,6 +1,5 @@
 //! Several threads allocating, copying and freeing on one context, on separate engines.
 
-
 use crate::common::{Sim, ok};
 use level_zero_sys::{
     ze_command_list_handle_t, ze_context_handle_t, ze_device_handle_t, ze_result_t,

@@ -1,7 +1,6 @@
 //! Device memory's host backing: more live allocations than the process may have mappings,
 //! and a freed range that comes back to a later allocation reads as zero, shared or not.
 
-
 use crate::common::{Sim, ok};
 use level_zero_sys::*;
 use std::ptr::null_mut;

@@ -3,7 +3,6 @@
 //! engine does, while other engines, and a device's low-priority compute context, run beside
 //! it. Every wait here has a timeout: a test that could hang fails instead.
 
-
 use crate::common::{Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;

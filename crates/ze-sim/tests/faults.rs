@@ -1,6 +1,5 @@
 //! Fault injection: each fault gives the error the spec names for it.
 
-
 use crate::common::{GIB, MIB, Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;

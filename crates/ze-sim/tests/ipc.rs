@@ -1,7 +1,6 @@
 //! IPC handles of device memory within a process: the opened mapping has the exporter's bytes
 //! at a new address; a made-up handle is refused and changes nothing.
 
-
 use crate::common::{Sim, ok};
 use level_zero_sys::*;
 use std::ptr::null_mut;

@@ -3,7 +3,6 @@
 //! checks, the built-in kernels' data, and residency of pointer arguments and of reads through
 //! pointers.
 
-
 use crate::common::modules::{build, kernel, launch, read_u32, set_argument};
 use crate::common::{Sim, ok};
 use level_zero_sys::*;

@@ -1,6 +1,5 @@
 //! What the simulated driver reports equals its configuration, field by field.
 
-
 use crate::common::{Sim, ok};
 use level_zero_sys::*;
 use std::ffi::CStr;

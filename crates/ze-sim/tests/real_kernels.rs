@@ -4,7 +4,6 @@
 //! (`build.rs`), says SKIPPED where one was found but does not load, and fails under CI,
 //! which installs one.
 
-
 use crate::common::modules::{build, build_with, kernel, read_u32, set_argument};
 use crate::common::{MIB, Sim, ok};
 use level_zero_sys::*;

@@ -1,7 +1,6 @@
 //! Seed 000's raw Level Zero table, strict residency and pending-work hazards, replayed in-process
 //! and through the system loader (plain and with its validation layer).
 
-
 use crate::common::{GIB, MIB, Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;

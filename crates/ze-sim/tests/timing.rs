@@ -1,7 +1,6 @@
 //! Event timestamps report the modelled durations (seed 000's bandwidths), and platforms are
 //! independent of each other.
 
-
 use crate::common::{MIB, Sim, ok};
 use level_zero_sys::*;
 

@@ -2,7 +2,6 @@
 //! answers the specification and compute-runtime give; a mapping is device memory of the
 //! physical memory's device, resident elsewhere only when asked, with its bytes shared.
 
-
 use crate::common::{Sim, ok};
 use level_zero_sys::*;
 use std::ffi::c_void;

@@ -539,8 +539,8 @@ macro_rules! on_both_paths {
 
             #[test]
             fn loader() {
-                crate::common::run_in_loader_child_checking(
-                    &crate::common::child_test(module_path!()),
+                $crate::common::run_in_loader_child_checking(
+                    &$crate::common::child_test(module_path!()),
                     $preset,
                     false,
                 );
@@ -548,8 +548,8 @@ macro_rules! on_both_paths {
 
             #[test]
             fn loader_validated() {
-                crate::common::run_in_loader_child_checking(
-                    &crate::common::child_test(module_path!()),
+                $crate::common::run_in_loader_child_checking(
+                    &$crate::common::child_test(module_path!()),
                     $preset,
                     true,
                 );
@@ -573,12 +573,20 @@ macro_rules! on_both_paths {
 
             #[test]
             fn loader() {
-                crate::common::run_in_loader_child(&crate::common::child_test(module_path!()), $preset, false);
+                $crate::common::run_in_loader_child(
+                    &$crate::common::child_test(module_path!()),
+                    $preset,
+                    false,
+                );
             }
 
             #[test]
             fn loader_validated() {
-                crate::common::run_in_loader_child(&crate::common::child_test(module_path!()), $preset, true);
+                $crate::common::run_in_loader_child(
+                    &$crate::common::child_test(module_path!()),
+                    $preset,
+                    true,
+                );
             }
         }
     };
