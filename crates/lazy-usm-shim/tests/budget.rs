@@ -3,8 +3,6 @@
 //! executing device is a counted violation), and an eviction of memory that queued work still
 //! uses is counted as one too.
 
-mod common;
-
 use std::collections::HashMap;
 
 /// Runs `scenario` with allocations of `mib` MiB: its figures, its stderr, and whether it ended
@@ -14,14 +12,14 @@ fn scenario(
     mib: u64,
     env: &[(&str, &str)],
 ) -> Option<(HashMap<String, u64>, String, std::process::ExitStatus)> {
-    let program = common::build("budget")?;
+    let program = crate::common::build("budget")?;
     let mib = mib.to_string();
     let output = program.output(
         &[name.as_ref(), mib.as_ref(), program.module.as_os_str()],
         env,
     );
     Some((
-        common::figures(&output),
+        crate::common::figures(&output),
         String::from_utf8_lossy(&output.stderr).into_owned(),
         output.status,
     ))

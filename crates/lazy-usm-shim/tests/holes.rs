@@ -2,8 +2,6 @@
 //! scenario (`tests/c/holes.c`) run through the shim over the simulator (strict residency: a use
 //! of memory not resident on the executing device is a counted violation).
 
-mod common;
-
 use std::collections::HashMap;
 
 const SUCCESS: u64 = 0;
@@ -18,10 +16,10 @@ fn step(figures: &HashMap<String, u64>, name: &str) -> (u64, u64, u64) {
 }
 
 fn scenario(name: &str, env: &[(&str, &str)]) -> Option<(HashMap<String, u64>, String)> {
-    let program = common::build("holes")?;
+    let program = crate::common::build("holes")?;
     let output = program.run(&[name.as_ref(), program.module.as_os_str()], env);
     Some((
-        common::figures(&output),
+        crate::common::figures(&output),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     ))
 }

@@ -3,13 +3,11 @@
 //! launch, once; a gather through a table of pointers no argument shows is a violation the
 //! simulator reports under `LAZY_USM_INDIRECT=args`, and not under `all`.
 
-mod common;
-
 use std::collections::HashMap;
 
 /// Each printed step's (resident calls, pinned bytes, violations).
 fn run(indirect: &str) -> Option<HashMap<String, (u64, u64, u64)>> {
-    let program = common::build("kernels")?;
+    let program = crate::common::build("kernels")?;
     let output = program.run(
         &[program.module.as_os_str()],
         &[("LAZY_USM_INDIRECT", indirect)],
