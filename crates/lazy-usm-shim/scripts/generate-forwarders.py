@@ -229,11 +229,10 @@ def main():
         pointer = " ".join(
             ["unsafe extern \"C\" fn(", ", ".join(t.strip() for _, t in params), f") -> {ret}"]
         ).replace("( ", "(").replace(" )", ")")
-        if name in list_calls:
-            list_param = params[0][0].strip()
-            lines += [
-                f"/// `{name}`, intercepted: forwarded under the list's lock (the host budget's",
-                "/// question whether the list's work is done never runs beside it).",
+        def intercepted_prologue(summary):
+            """An intercept's doc comment (`summary`, its lines), signature and real function."""
+            return [
+                *summary,
                 "///",
                 "/// # Safety",
                 "/// The caller passes what the Level Zero specification requires of this function.",
@@ -244,6 +243,15 @@ def main():
                 f"    let Some(function) = (unsafe {{ REAL.get::<{pointer}>() }}) else {{",
                 "        return Unsupported::unsupported();",
                 "    };",
+            ]
+
+        if name in list_calls:
+            list_param = params[0][0].strip()
+            lines += [
+                *intercepted_prologue([
+                    f"/// `{name}`, intercepted: forwarded under the list's lock (the host budget's",
+                    "/// question whether the list's work is done never runs beside it).",
+                ]),
                 f"    let record = crate::intercept::list_for_append({list_param});",
                 "    let _calling = crate::intercept::calling(&record);",
                 "    // SAFETY: the caller's arguments, passed on unchanged.",
@@ -293,18 +301,10 @@ def main():
             else []
         )
         lines += [
-            f"/// `{name}`, intercepted: a peer's allocation or mapping its pointer operands'",
-            "/// ranges touch becomes resident on the list's device first.",
-            "///",
-            "/// # Safety",
-            "/// The caller passes what the Level Zero specification requires of this function.",
-            "#[unsafe(no_mangle)]",
-            f"pub unsafe extern \"C\" fn {name}({args}) -> {ret} {{",
-            f"    static REAL: Real = Real::new(c\"{name}\");",
-            f"    // SAFETY: the real loader's `{name}` has the signature the headers declare.",
-            f"    let Some(function) = (unsafe {{ REAL.get::<{pointer}>() }}) else {{",
-            "        return Unsupported::unsupported();",
-            "    };",
+            *intercepted_prologue([
+                f"/// `{name}`, intercepted: a peer's allocation or mapping its pointer operands'",
+                "/// ranges touch becomes resident on the list's device first.",
+            ]),
             *safety,
             "    // Until the driver has the work, what it uses stays resident under a host budget.",
             f"    let record = crate::intercept::list_for_append({list_param});",

@@ -7,44 +7,13 @@
  * the simulator's built-in kernels). */
 #include <level_zero/ze_api.h>
 
-#include <dlfcn.h>
 #include <pthread.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "harness.h"
 
 /* Reads go to the host through a buffer of this size. */
 #define CHUNK ((size_t)64 << 20)
-
-static void *loader, *simulator;
-
-static void *symbol(void *library, const char *name) {
-    void *address = dlsym(library, name);
-    if (!address) {
-        printf("error %s missing\n", name);
-        exit(1);
-    }
-    return address;
-}
-
-#define TRY(name, ...) (((ze_result_t(*)())symbol(loader, #name))(__VA_ARGS__))
-#define CALL(name, ...)                                                                        \
-    do {                                                                                       \
-        ze_result_t result = TRY(name, __VA_ARGS__);                                           \
-        if (result != ZE_RESULT_SUCCESS) {                                                     \
-            printf("error %s returned 0x%x\n", #name, (unsigned)result);                     \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
-
-static uint64_t counter(const char *name) {
-    return ((uint64_t(*)(const char *))symbol(simulator, "zesim_counter"))(name);
-}
-
-static uint64_t pinned(void) { return ((uint64_t(*)(void))symbol(simulator, "zesim_host_pinned_bytes"))(); }
-
-static void value(const char *name, uint64_t number) { printf("%s %llu\n", name, (unsigned long long)number); }
 
 /* "step.pinned": host memory pinned now, in MiB. */
 static void step(const char *name) {
@@ -70,6 +39,22 @@ static ze_command_list_handle_t immediate_in(ze_device_handle_t on, uint32_t ord
 }
 
 static ze_command_list_handle_t immediate(ze_device_handle_t on) { return immediate_in(on, 0); }
+
+/* An event the host waits for and signals, in a pool of its own (on device 1). */
+static ze_event_handle_t host_event(ze_event_pool_handle_t *pool) {
+    ze_event_pool_desc_t pool_desc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
+    CALL(zeEventPoolCreate, context, &pool_desc, 1, &device[1], pool);
+    ze_event_desc_t event_desc = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, ZE_EVENT_SCOPE_FLAG_HOST,
+                                  ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_handle_t event;
+    CALL(zeEventCreate, *pool, &event_desc, &event);
+    return event;
+}
+
+static void drop_event(ze_event_handle_t event, ze_event_pool_handle_t pool) {
+    CALL(zeEventDestroy, event);
+    CALL(zeEventPoolDestroy, pool);
+}
 
 static void wait_idle(ze_command_list_handle_t on) { CALL(zeCommandListHostSynchronize, on, UINT64_MAX); }
 
@@ -137,13 +122,8 @@ static int in_turn(void) {
  * evict them; once they ran (and the regular list was reset), they go first. */
 static int busy(void) {
     uint8_t *a = filled(0), *b = filled(1), *c = filled(2), *d = filled(3);
-    ze_event_pool_desc_t pool_desc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
     ze_event_pool_handle_t pool;
-    CALL(zeEventPoolCreate, context, &pool_desc, 1, &device[1], &pool);
-    ze_event_desc_t event_desc = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, ZE_EVENT_SCOPE_FLAG_HOST,
-                                  ZE_EVENT_SCOPE_FLAG_HOST};
-    ze_event_handle_t go;
-    CALL(zeEventCreate, pool, &event_desc, &go);
+    ze_event_handle_t go = host_event(&pool);
     uint8_t *waiting_copy = malloc(CHUNK), *recorded_copy = malloc(CHUNK);
     if (!waiting_copy || !recorded_copy) {
         printf("error no host memory\n");
@@ -186,8 +166,7 @@ static int busy(void) {
     CALL(zeCommandListDestroy, recorded);
     CALL(zeCommandQueueDestroy, queue);
     CALL(zeCommandListDestroy, waiting);
-    CALL(zeEventDestroy, go);
-    CALL(zeEventPoolDestroy, pool);
+    drop_event(go, pool);
     uint8_t *all[] = {a, b, c, d};
     for (int i = 0; i < 4; i++)
         CALL(zeMemFree, context, all[i]);
@@ -201,13 +180,8 @@ static int busy(void) {
  * shim asks the list itself whether its work is done. */
 static int by_events(void) {
     ze_command_list_handle_t reader = immediate(device[1]);
-    ze_event_pool_desc_t pool_desc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
     ze_event_pool_handle_t pool;
-    CALL(zeEventPoolCreate, context, &pool_desc, 1, &device[1], &pool);
-    ze_event_desc_t event_desc = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, ZE_EVENT_SCOPE_FLAG_HOST,
-                                  ZE_EVENT_SCOPE_FLAG_HOST};
-    ze_event_handle_t done;
-    CALL(zeEventCreate, pool, &event_desc, &done);
+    ze_event_handle_t done = host_event(&pool);
     uint8_t *allocation[4];
     for (int i = 0; i < 4; i++)
         allocation[i] = filled(i);
@@ -223,8 +197,7 @@ static int by_events(void) {
         snprintf(name, sizeof name, "read%d", i);
         step(name);
     }
-    CALL(zeEventDestroy, done);
-    CALL(zeEventPoolDestroy, pool);
+    drop_event(done, pool);
     for (int i = 0; i < 4; i++)
         CALL(zeMemFree, context, allocation[i]);
     step("freed");
@@ -363,20 +336,14 @@ static int indirect(void) {
         read_all(on, peer[i], i);
     read_all(on, later, 3);
     /* A launch queued behind an event keeps them all, though the list was waited for before. */
-    ze_event_pool_desc_t pool_desc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
     ze_event_pool_handle_t pool;
-    CALL(zeEventPoolCreate, context, &pool_desc, 1, &device[1], &pool);
-    ze_event_desc_t event_desc = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, ZE_EVENT_SCOPE_FLAG_HOST,
-                                  ZE_EVENT_SCOPE_FLAG_HOST};
-    ze_event_handle_t go;
-    CALL(zeEventCreate, pool, &event_desc, &go);
+    ze_event_handle_t go = host_event(&pool);
     CALL(zeCommandListAppendLaunchKernel, on, fill, &groups, NULL, 1, &go);
     void *last = filled(4);
     step("allocated-while-queued");
     CALL(zeEventHostSignal, go);
     wait_idle(on);
-    CALL(zeEventDestroy, go);
-    CALL(zeEventPoolDestroy, pool);
+    drop_event(go, pool);
     CALL(zeMemFree, context, last);
     CALL(zeKernelDestroy, fill);
     for (int i = 0; i < 3; i++)

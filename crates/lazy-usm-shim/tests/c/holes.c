@@ -6,7 +6,6 @@
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -16,36 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness.h"
+
 #define N 1024
-
-static void *loader, *simulator;
-
-static void *symbol(void *library, const char *name) {
-    void *address = dlsym(library, name);
-    if (!address) {
-        printf("error %s missing\n", name);
-        exit(1);
-    }
-    return address;
-}
-
-#define TRY(name, ...) (((ze_result_t(*)())symbol(loader, #name))(__VA_ARGS__))
-#define CALL(name, ...)                                                                        \
-    do {                                                                                       \
-        ze_result_t result = TRY(name, __VA_ARGS__);                                           \
-        if (result != ZE_RESULT_SUCCESS) {                                                     \
-            printf("error %s returned 0x%x\n", #name, (unsigned)result);                     \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
-
-static uint64_t counter(const char *name) {
-    return ((uint64_t(*)(const char *))symbol(simulator, "zesim_counter"))(name);
-}
-
-static uint64_t pinned(void) {
-    return ((uint64_t(*)(void))symbol(simulator, "zesim_host_pinned_bytes"))();
-}
 
 /* "step.calls", "step.pinned", "step.violations" */
 static void figures(const char *step) {
@@ -54,7 +26,6 @@ static void figures(const char *step) {
            (unsigned long long)counter("residency_violations"));
 }
 
-static void value(const char *name, uint64_t number) { printf("%s %llu\n", name, (unsigned long long)number); }
 
 static ze_driver_handle_t driver;
 static ze_device_handle_t device[2];

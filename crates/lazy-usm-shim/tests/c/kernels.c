@@ -6,43 +6,19 @@
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "harness.h"
+
 #define N 1024
 
-static void *loader, *simulator;
-
-static void *symbol(void *library, const char *name) {
-    void *address = dlsym(library, name);
-    if (!address) {
-        printf("error %s missing\n", name);
-        exit(1);
-    }
-    return address;
-}
-
-#define CALL(name, ...)                                                                        \
-    do {                                                                                       \
-        ze_result_t result = ((ze_result_t(*)())symbol(loader, #name))(__VA_ARGS__);           \
-        if (result != ZE_RESULT_SUCCESS) {                                                     \
-            printf("error %s returned 0x%x\n", #name, (unsigned)result);                     \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
-
-static uint64_t counter(const char *name) {
-    return ((uint64_t(*)(const char *))symbol(simulator, "zesim_counter"))(name);
-}
-
 static void figures(const char *step) {
-    uint64_t pinned = ((uint64_t(*)(void))symbol(simulator, "zesim_host_pinned_bytes"))();
     printf("%s %llu %llu %llu\n", step, (unsigned long long)counter("make_resident_calls"),
-           (unsigned long long)pinned, (unsigned long long)counter("residency_violations"));
+           (unsigned long long)pinned(), (unsigned long long)counter("residency_violations"));
 }
 
 static void *device_memory(ze_context_handle_t context, ze_device_handle_t device, size_t size) {

@@ -1,0 +1,44 @@
+/* What the C scenarios share: the loader (the shim, found as libze_loader.so.1) and the
+ * simulator behind it, each function looked up by name, a failing call ending the program with
+ * "error ..." (the Rust side reads stdout), and the simulator's figures. */
+#ifndef LAZY_USM_TEST_HARNESS_H
+#define LAZY_USM_TEST_HARNESS_H
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void *loader, *simulator;
+
+static inline void *symbol(void *library, const char *name) {
+    void *address = dlsym(library, name);
+    if (!address) {
+        printf("error %s missing\n", name);
+        exit(1);
+    }
+    return address;
+}
+
+#define TRY(name, ...) (((ze_result_t(*)())symbol(loader, #name))(__VA_ARGS__))
+#define CALL(name, ...)                                                                        \
+    do {                                                                                       \
+        ze_result_t result = TRY(name, __VA_ARGS__);                                           \
+        if (result != ZE_RESULT_SUCCESS) {                                                     \
+            printf("error %s returned 0x%x\n", #name, (unsigned)result);                     \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+/* The simulator's counter `name` (see ze-sim's Counters::NAMES). */
+static inline uint64_t counter(const char *name) {
+    return ((uint64_t(*)(const char *))symbol(simulator, "zesim_counter"))(name);
+}
+
+/* Host memory the simulated driver pins now. */
+static inline uint64_t pinned(void) { return ((uint64_t(*)(void))symbol(simulator, "zesim_host_pinned_bytes"))(); }
+
+/* A "name value" line. */
+static inline void value(const char *name, uint64_t number) { printf("%s %llu\n", name, (unsigned long long)number); }
+
+#endif
