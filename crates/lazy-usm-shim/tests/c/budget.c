@@ -371,20 +371,11 @@ int main(int argc, char **argv) {
     }
     size = (size_t)strtoull(argv[2], NULL, 10) << 20;
     host = malloc(CHUNK);
-    loader = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!loader || !host || !size) {
-        printf("error no loader, host memory or size: %s\n", loader ? "" : dlerror());
+    if (!host || !size) {
+        printf("error no host memory, or no size\n");
         return 1;
     }
-    CALL(zeInit, 0);
-    simulator = dlopen(getenv("ZE_SIM_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
-    if (!simulator) {
-        printf("error the simulator is not loaded: %s\n", dlerror());
-        return 1;
-    }
-    uint32_t count = 1, devices = 2;
-    CALL(zeDriverGet, &count, &driver);
-    CALL(zeDeviceGet, driver, &devices, device);
+    start(&driver, device);
     ze_context_desc_t context_desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
     CALL(zeContextCreate, driver, &context_desc, &context);
     load_module(argv[3]);

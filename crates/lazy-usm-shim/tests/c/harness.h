@@ -41,4 +41,23 @@ static inline uint64_t pinned(void) { return ((uint64_t(*)(void))symbol(simulato
 /* A "name value" line. */
 static inline void value(const char *name, uint64_t number) { printf("%s %llu\n", name, (unsigned long long)number); }
 
+/* Opens the loader (the shim) and initialises Level Zero, then finds the simulator the shim
+ * loaded as its real loader; writes the first driver and its first two devices. */
+static inline void start(ze_driver_handle_t *driver, ze_device_handle_t device[2]) {
+    loader = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!loader) {
+        printf("error no loader: %s\n", dlerror());
+        exit(1);
+    }
+    CALL(zeInit, 0);
+    simulator = dlopen(getenv("ZE_SIM_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    if (!simulator) {
+        printf("error the simulator is not loaded: %s\n", dlerror());
+        exit(1);
+    }
+    uint32_t count = 1, devices = 2;
+    CALL(zeDriverGet, &count, driver);
+    CALL(zeDeviceGet, *driver, &devices, device);
+}
+
 #endif

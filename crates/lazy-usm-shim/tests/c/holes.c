@@ -625,20 +625,7 @@ int main(int argc, char **argv) {
         printf("error usage: holes SCENARIO MODULE.spv\n");
         return 1;
     }
-    loader = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!loader) {
-        printf("error no loader: %s\n", dlerror());
-        return 1;
-    }
-    CALL(zeInit, 0);
-    simulator = dlopen(getenv("ZE_SIM_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
-    if (!simulator) {
-        printf("error the simulator is not loaded: %s\n", dlerror());
-        return 1;
-    }
-    uint32_t count = 1, devices = 2;
-    CALL(zeDriverGet, &count, &driver);
-    CALL(zeDeviceGet, driver, &devices, device);
+    start(&driver, device);
     context = new_context();
     list[0] = immediate(context, device[0]);
     list[1] = immediate(context, device[1]);

@@ -80,23 +80,9 @@ int main(int argc, char **argv) {
         printf("error usage: kernels MODULE.spv\n");
         return 1;
     }
-    loader = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!loader) {
-        printf("error no loader: %s\n", dlerror());
-        return 1;
-    }
-    CALL(zeInit, 0);
-    /* The shim has loaded the simulator's stand-in as its real loader by now. */
-    simulator = dlopen(getenv("ZE_SIM_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
-    if (!simulator) {
-        printf("error the simulator is not loaded: %s\n", dlerror());
-        return 1;
-    }
-    uint32_t count = 1, devices = 2;
     ze_driver_handle_t driver;
     ze_device_handle_t device[2];
-    CALL(zeDriverGet, &count, &driver);
-    CALL(zeDeviceGet, driver, &devices, device);
+    start(&driver, device);
     ze_context_desc_t context_desc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
     ze_context_handle_t context;
     CALL(zeContextCreate, driver, &context_desc, &context);
