@@ -8,7 +8,7 @@
 //! command lists and queues, events, modules and kernels), the residency manager (policies,
 //! host budget, host-cost accounting), a caching [`DevicePool`], and copies and kernel
 //! launches through the manager that make memory resident where it is used. Without an Intel
-//! GPU everything runs on the simulated platform:
+//! GPU everything runs on the simulated platform (the `simulator` feature):
 //!
 //! ```
 //! use lazy_usm::{Context, Memory, Runtime};

@@ -238,7 +238,7 @@ fn run(platform_choice: usize, manager_policy: usize, budget: Option<u64>, ops: 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: crate::common::regressions_beside_source(), ..ProptestConfig::default() })]
 
     #[test]
     fn residency_matches_the_simulator(

@@ -408,7 +408,7 @@ mod model {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 24, failure_persistence: crate::common::regressions_beside_source(), ..ProptestConfig::default() })]
 
         /// Random allocate / free / copy / trim sequences agree with a reference model: live
         /// blocks never overlap, their bytes survive, the statistics add up, and everything is
@@ -508,7 +508,7 @@ mod threaded_model {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 16, failure_persistence: crate::common::regressions_beside_source(), ..ProptestConfig::default() })]
 
         /// Two threads run their own random allocate / free sequences on one pool at once: no
         /// block is ever handed to both, bytes survive, and everything is returned.

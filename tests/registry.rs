@@ -27,7 +27,11 @@ fn operation() -> impl Strategy<Value = Operation> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig {
+        cases: 200,
+        failure_persistence: crate::common::regressions_beside_source(),
+        ..ProptestConfig::default()
+    })]
     #[test]
     fn the_registry_answers_as_a_list_of_ranges_would(operations in prop::collection::vec(operation(), 1..200)) {
         let registry = PointerRegistry::new();

@@ -38,7 +38,7 @@ impl std::fmt::Display for Source {
     }
 }
 
-/// What [`Runtime::auto`] chose, and why.
+/// What `Runtime::auto` (the `simulator` feature) chose, and why.
 ///
 /// ```
 /// let (_, choice) = lazy_usm::Runtime::auto("b70x2")?;

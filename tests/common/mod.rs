@@ -209,3 +209,12 @@ pub fn run_with_timeout(limit: std::time::Duration, body: impl FnOnce() + Send +
         }
     }
 }
+
+/// Failing cases kept beside each test's source (`tests/NAME.proptest-regressions`, committed
+/// and replayed first): proptest's default looks for the binary's root, which is `tests/main.rs`
+/// now that the tests are one binary, and would keep them elsewhere.
+pub fn regressions_beside_source() -> Option<Box<dyn proptest::test_runner::FailurePersistence>> {
+    Some(Box::new(
+        proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+    ))
+}

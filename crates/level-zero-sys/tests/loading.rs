@@ -67,15 +67,19 @@ fn the_loader_path_override_is_honoured() {
         );
         return;
     }
-    let status = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "the_loader_path_override_is_honoured",
-            "--exact",
-            "--nocapture",
-        ])
+    // This test's name as the harness gives it: its module path without the binary's crate.
+    let path = module_path!().split_once("::").map_or("", |(_, path)| path);
+    let name = format!("{path}::the_loader_path_override_is_honoured");
+    let name = name.trim_start_matches("::");
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
         .env("LOADING_TEST_CHILD", "1")
         .env(level_zero_sys::LOADER_PATH_ENV, "/nonexistent/override.so")
-        .status()
+        .output()
         .unwrap();
-    assert!(status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "the child ran {name}: {stdout}"
+    );
 }

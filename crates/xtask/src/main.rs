@@ -1,8 +1,10 @@
-//! `cargo xtask generated write|check`: every generated file of the workspace from one command.
+//! `cargo xtask generated write|check`: the workspace's generated files from one command (all
+//! but ze-sim's DDI field counts, made from the Level Zero loader's release tags, which are not
+//! committed: `crates/ze-sim/scripts/ddi_field_counts.py` says how).
 //! `cargo xtask imports`: each crate's imports between its own files, and the loops they make.
 //!
 //! Each crate keeps its generated code in a `generated` module (level-zero-sys's bindings are
-//! `src/generated.rs`) and its generator in its `scripts/` folder. `write` runs every generator
+//! `src/generated.rs`) and its generator in its `scripts/` folder. `write` runs each generator
 //! over the committed files; `check` runs each into a fresh folder and fails unless every file
 //! comes out byte for byte as committed (CI runs it). A generator whose tools are missing is
 //! SKIPPED, except under CI (`CI` set), where that fails.

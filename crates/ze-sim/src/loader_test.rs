@@ -48,7 +48,8 @@ pub fn driver_library() -> Result<PathBuf, String> {
     }
 }
 
-/// Runs the `#[ignore]`d test `name` of the running test binary in a child process whose Level
+/// Runs the `#[ignore]`d test `name` (its full path as the harness names it, without the
+/// binary's crate: `--exact` matches it) of the running test binary in a child process whose Level
 /// Zero is the system loader driving `libze_sim.so` configured by `config` (a preset or TOML
 /// path), with the loader's validation layer on if `validation`. Skips, saying why, where the
 /// loader path is unavailable, unless `CI` is set: there that is a failure. Panics with the

@@ -137,7 +137,7 @@ impl Bench {
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn a_kernel_with_code_runs_on_each_device_and_reads_what_copies_wrote() {
     if !runtime_present("a_kernel_with_code_runs_on_each_device") {
@@ -180,7 +180,7 @@ fn a_kernel_with_code_runs_on_each_device_and_reads_what_copies_wrote() {
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn local_memory_structs_three_dimensions_atomics_and_required_group_sizes() {
     if !runtime_present("local_memory_structs_three_dimensions_atomics") {
@@ -337,7 +337,7 @@ fn build_specialized(
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn specialization_constants_reach_the_build_and_what_opencl_cannot_build_runs_as_a_no_op() {
     if !runtime_present("specialization_constants_reach_the_build") {
@@ -384,7 +384,7 @@ fn specialization_constants_reach_the_build_and_what_opencl_cannot_build_runs_as
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn pointer_arguments_are_checked_and_a_pointer_outside_every_allocation_is_not_run() {
     if !runtime_present("pointer_arguments_are_checked") {
@@ -532,7 +532,7 @@ fn with_kernel_execution_off_a_launch_is_counted_as_not_executed() {
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn threads_launching_kernels_at_once_each_get_their_results() {
     if !runtime_present("threads_launching_kernels_at_once") {
@@ -589,7 +589,7 @@ fn threads_launching_kernels_at_once_each_get_their_results() {
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn a_global_offset_moves_the_first_work_items_id() {
     if !runtime_present("a_global_offset_moves_the_first_work_items_id") {
@@ -651,7 +651,7 @@ fn a_global_offset_moves_the_first_work_items_id() {
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn memory_a_queued_kernel_reaches_through_a_table_outlives_its_free() {
     if !runtime_present("memory_a_queued_kernel_reaches_through_a_table_outlives_its_free") {
@@ -736,7 +736,7 @@ fn memory_a_queued_kernel_reaches_through_a_table_outlives_its_free() {
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn atomics_through_generic_pointers_run_with_the_builtins_the_cpu_runtime_lacks() {
     if !runtime_present("atomics_through_generic_pointers_run") {
@@ -780,7 +780,7 @@ fn atomics_through_generic_pointers_run_with_the_builtins_the_cpu_runtime_lacks(
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn an_indirect_launch_reads_its_group_counts_when_it_runs() {
     if !runtime_present("an_indirect_launch_reads_its_group_counts_when_it_runs") {
@@ -887,7 +887,7 @@ fn an_indirect_launch_reads_its_group_counts_when_it_runs() {
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn a_native_binary_builds_the_module_again_with_its_constants() {
     if !runtime_present("a_native_binary_builds_the_module_again") {
@@ -960,7 +960,7 @@ fn a_native_binary_builds_the_module_again_with_its_constants() {
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn a_module_destroyed_before_its_kernels_leaves_them_running_and_counts_a_hazard() {
     if !runtime_present("a_module_destroyed_before_its_kernels") {
@@ -1113,7 +1113,7 @@ fn modules_and_kernels_describe_themselves_as_the_driver_does() {
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn multiple_indirect_launches_run_as_many_as_the_count_says() {
     if !runtime_present("multiple_indirect_launches_run_as_many_as_the_count_says") {
@@ -1205,7 +1205,7 @@ fn multiple_indirect_launches_run_as_many_as_the_count_says() {
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn a_small_overrun_stays_in_the_allocations_page() {
     if !runtime_present("a_small_overrun_stays_in_the_allocations_page") {
@@ -1261,7 +1261,7 @@ fn a_small_overrun_stays_in_the_allocations_page() {
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn global_variables_and_function_pointers_as_the_driver_hands_them_out() {
     if !runtime_present("global_variables_and_function_pointers") {
@@ -1363,7 +1363,7 @@ fn global_variables_and_function_pointers_as_the_driver_hands_them_out() {
 #[test]
 #[cfg_attr(
     no_kernel_runtime,
-    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt (OPENCL_DYLIB_PATH)"
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
 )]
 fn samplers_are_kernel_arguments() {
     if !runtime_present("samplers_are_kernel_arguments") {

@@ -85,7 +85,6 @@ pub fn build(name: &str) -> Option<Program> {
 impl Program {
     /// Runs the program with `args` through the shim, with `env` set; fails the test if it
     /// fails or runs past two minutes (`timeout`).
-    #[allow(dead_code)] // each test binary uses part of this harness
     pub fn run(&self, args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> Output {
         let output = self.output(args, env);
         assert!(
@@ -124,8 +123,7 @@ impl Program {
     }
 }
 
-/// A program's "name number" lines (each test binary uses part of this harness).
-#[allow(dead_code)]
+/// A program's "name number" lines.
 pub fn figures(output: &Output) -> HashMap<String, u64> {
     String::from_utf8_lossy(&output.stdout)
         .lines()
