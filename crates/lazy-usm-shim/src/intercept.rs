@@ -389,9 +389,19 @@ fn list_done(user: &ListUse, last_use: u64) -> bool {
     let Some(synchronize) = (unsafe { SYNCHRONIZE.get::<Synchronize>() }) else {
         return false;
     };
+    let now = shim().budget.as_ref().map_or(0, Budget::tick);
     // SAFETY: a live immediate list, which no other call, reset or destruction touches while
     // its lock is held here; asked without waiting.
-    unsafe { synchronize(user.list as ze_command_list_handle_t, 0) == SUCCESS }
+    if unsafe { synchronize(user.list as ze_command_list_handle_t, 0) } != SUCCESS {
+        return false;
+    }
+    // Every use handed to the driver before now is done: remembered, so that the list's later
+    // work does not hold those again (an append that began and is not in the driver yet has
+    // uses from its start on).
+    let since = record.appending_since.load(Ordering::SeqCst);
+    let until = if since == 0 { now } else { since.min(now) };
+    record.done_until.fetch_max(until, Ordering::AcqRel);
+    true
 }
 
 /// Makes `allocation` resident on `device` if it is a use the shim answers for: of `context`,

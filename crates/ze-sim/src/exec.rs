@@ -409,6 +409,8 @@ pub(crate) struct CommandList {
     pub recording: Mutex<Recording>,
     /// Present for immediate lists.
     pub immediate: Option<CommandQueue>,
+    /// Appends to it in progress (see the `list_call_overlaps` counter).
+    pub appends_in_progress: std::sync::atomic::AtomicU32,
 }
 
 /// Device-memory access of one command on the executing device.

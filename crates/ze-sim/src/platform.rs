@@ -69,6 +69,11 @@ counters! {
     residency_violations,
     /// Allocations freed while submitted work still used them.
     free_hazards,
+    /// `zeCommandListHostSynchronize` on an immediate list while an append to it is in
+    /// progress: compute-runtime's answer recycles the list's temporary and fill-pattern
+    /// allocations unguarded against the append (`level_zero/core/source/cmdlist/
+    /// cmdlist_hw_immediate.inl`, `hostSynchronize`).
+    list_call_overlaps,
     /// Events, command lists and queues whose destruction was refused because queued work
     /// still used them (Level Zero forbids destroying them then).
     destroy_hazards,

@@ -266,6 +266,7 @@ static int one_copy(void) {
 #define ROUNDS 24
 static uint8_t *shared_allocations[THREAD_ALLOCATIONS];
 static _Atomic uint64_t thread_wrong_bytes;
+static int through_events;
 
 static void *reader_thread(void *argument) {
     int thread = (int)(intptr_t)argument;
@@ -275,14 +276,25 @@ static void *reader_thread(void *argument) {
         printf("error no host memory\n");
         exit(1);
     }
+    /* With `through_events`, each copy is waited for through its event, never on the list: the
+     * budget asks the lists themselves, beside the other threads' appends. */
+    ze_event_pool_handle_t pool;
+    ze_event_handle_t done = host_event(&pool);
     for (int round = 0; round < ROUNDS; round++) {
         int index = (thread * 5 + round) % THREAD_ALLOCATIONS;
-        CALL(zeCommandListAppendMemoryCopy, on, buffer, shared_allocations[index], size, NULL, 0, NULL);
-        wait_idle(on);
+        if (through_events) {
+            CALL(zeCommandListAppendMemoryCopy, on, buffer, shared_allocations[index], size, done, 0, NULL);
+            CALL(zeEventHostSynchronize, done, UINT64_MAX);
+            CALL(zeEventHostReset, done);
+        } else {
+            CALL(zeCommandListAppendMemoryCopy, on, buffer, shared_allocations[index], size, NULL, 0, NULL);
+            wait_idle(on);
+        }
         memset(expected, (uint8_t)(0x11 * (index + 1)), size);
         if (memcmp(buffer, expected, size) != 0)
             thread_wrong_bytes += 1;
     }
+    drop_event(done, pool);
     CALL(zeCommandListDestroy, on);
     free(buffer);
     free(expected);
@@ -391,6 +403,10 @@ int main(int argc, char **argv) {
         failed = clone();
     else if (!strcmp(scenario, "threads"))
         failed = threads();
+    else if (!strcmp(scenario, "threads-events")) {
+        through_events = 1;
+        failed = threads();
+    }
     else if (!strcmp(scenario, "one-copy"))
         failed = one_copy();
     else if (!strcmp(scenario, "indirect"))
@@ -405,5 +421,6 @@ int main(int argc, char **argv) {
     value("make_resident_calls", counter("make_resident_calls"));
     value("evict_calls", counter("evict_calls"));
     value("hazards", counter("free_hazards") + counter("destroy_hazards"));
+    value("overlaps", counter("list_call_overlaps"));
     return failed;
 }

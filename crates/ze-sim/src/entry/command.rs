@@ -261,7 +261,14 @@ pub(crate) unsafe extern "C" fn list_host_synchronize(
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?
             .worker
             .id;
-        let state = platform.lock();
+        let mut state = platform.lock();
+        if object
+            .appends_in_progress
+            .load(std::sync::atomic::Ordering::Acquire)
+            > 0
+        {
+            state.counters.list_call_overlaps += 1;
+        }
         let done = platform.wait_until(state, timeout, |state| {
             let done = state.outstanding.get(&worker).copied().unwrap_or(0) == 0;
             if done {
@@ -298,6 +305,7 @@ pub(crate) unsafe extern "C" fn list_create(
             cloneable,
             recording: Mutex::new(Recording::default()),
             immediate: None,
+            appends_in_progress: Default::default(),
         };
         *list = adopt(&platform, context as usize, Object::List(Arc::new(object)))
             as ze_command_list_handle_t;
@@ -322,6 +330,7 @@ pub(crate) unsafe extern "C" fn list_create_immediate(
             cloneable: false,
             recording: Mutex::new(Recording::default()),
             immediate: Some(queue),
+            appends_in_progress: Default::default(),
         };
         *list = adopt(&platform, context as usize, Object::List(Arc::new(object)))
             as ze_command_list_handle_t;
@@ -366,6 +375,7 @@ pub(crate) unsafe extern "C" fn list_create_clone(
                 closed: true,
             }),
             immediate: None,
+            appends_in_progress: Default::default(),
         };
         *clone = adopt(&platform, source.context, Object::List(Arc::new(object)))
             as ze_command_list_handle_t;
@@ -453,6 +463,17 @@ pub(crate) fn append(
     commands: Vec<Command>,
 ) -> Result<(), ze_result_t> {
     let (platform, object) = registry::list(list as usize)?;
+    /// Counts the append as in progress while it lives.
+    struct InProgress<'a>(&'a std::sync::atomic::AtomicU32);
+    impl Drop for InProgress<'_> {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        }
+    }
+    object
+        .appends_in_progress
+        .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    let _in_progress = InProgress(&object.appends_in_progress);
     match &object.immediate {
         Some(queue) => exec::submit(
             &platform,
