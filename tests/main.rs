@@ -19,21 +19,44 @@ mod registry;
 mod residency;
 mod soundness;
 
-/// Every file of `tests/` is a module here: in one binary, a file left out would never run.
+/// Every crate that builds its integration tests as one binary (`autotests = false`, with
+/// `tests/main.rs`) declares each file of its `tests/` as a module of it: a file left out would
+/// never run. One test for the whole workspace, here.
 #[test]
-fn every_test_file_is_a_module_of_this_binary() {
-    let main = include_str!("main.rs");
-    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    for entry in std::fs::read_dir(&folder).expect("the tests folder") {
-        let path = entry.expect("an entry").path();
-        let Some(stem) = path.file_stem().and_then(|stem| stem.to_str()) else {
+fn every_test_file_is_a_module_of_its_crates_test_binary() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let crates = std::fs::read_dir(root.join("crates"))
+        .expect("the crates folder")
+        .map(|entry| entry.expect("an entry").path())
+        .chain([root.to_path_buf()]);
+    let mut checked = 0;
+    for folder in crates {
+        let (Ok(manifest), Ok(main)) = (
+            std::fs::read_to_string(folder.join("Cargo.toml")),
+            std::fs::read_to_string(folder.join("tests/main.rs")),
+        ) else {
             continue;
         };
-        if path.extension().is_some_and(|extension| extension == "rs") && stem != "main" {
-            assert!(
-                main.contains(&format!("mod {stem};")),
-                "tests/{stem}.rs is not a module of tests/main.rs: it would never run"
-            );
+        if !manifest.contains("autotests = false") {
+            continue;
+        }
+        checked += 1;
+        for entry in std::fs::read_dir(folder.join("tests")).expect("a tests folder") {
+            let path = entry.expect("an entry").path();
+            let Some(stem) = path.file_stem().and_then(|stem| stem.to_str()) else {
+                continue;
+            };
+            if path.extension().is_some_and(|extension| extension == "rs") && stem != "main" {
+                assert!(
+                    main.contains(&format!("mod {stem};")),
+                    "{}/tests/{stem}.rs is not a module of its tests/main.rs: it would never run",
+                    folder.display()
+                );
+            }
         }
     }
+    assert_eq!(
+        checked, 4,
+        "the four crates whose tests are one binary each"
+    );
 }

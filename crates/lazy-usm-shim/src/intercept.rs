@@ -298,7 +298,10 @@ fn evict_if_idle(budget: &Budget, allocation: &Allocation, device: usize) -> Res
                 place()
             ));
         }
-        // The next launch there makes every peer allocation resident again.
+        // The next launch there makes every peer allocation resident again. Cleared before the
+        // eviction, under the marks' lock: a launch after it runs the pass, which waits for this
+        // allocation's lock (held here) and finds it evicted; if the driver refuses, that pass
+        // only finds everything resident still.
         mark.complete = false;
     }
     drop(marks);

@@ -7,22 +7,3 @@ mod budget;
 mod generator;
 mod holes;
 mod kernels;
-
-/// Every file of `tests/` is a module here: in one binary, a file left out would never run.
-#[test]
-fn every_test_file_is_a_module_of_this_binary() {
-    let main = include_str!("main.rs");
-    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    for entry in std::fs::read_dir(&folder).expect("the tests folder") {
-        let path = entry.expect("an entry").path();
-        let Some(stem) = path.file_stem().and_then(|stem| stem.to_str()) else {
-            continue;
-        };
-        if path.extension().is_some_and(|extension| extension == "rs") && stem != "main" {
-            assert!(
-                main.contains(&format!("mod {stem};")),
-                "tests/{stem}.rs is not a module of tests/main.rs: it would never run"
-            );
-        }
-    }
-}
