@@ -19,6 +19,49 @@ pub struct Figures {
     pub loops: Vec<Vec<String>>,
     /// Imports between files of one loop.
     pub imports_in_loops: usize,
+    /// Every import, as (importing file, imported file).
+    pub edges: BTreeSet<(String, String)>,
+}
+
+/// A crate's layers, bottom up: each a list of files or folders (ending in `/`) of `src`. A file
+/// belongs to the layer of its longest matching entry.
+pub struct Layers {
+    pub krate: &'static str,
+    pub layers: &'static [&'static [&'static str]],
+    /// How many imports may run from a lower layer to a higher one.
+    pub most_back_up: usize,
+}
+
+/// The layer of `file`, or `None` when no entry names it.
+pub fn layer_of(layers: &Layers, file: &str) -> Option<usize> {
+    layers
+        .layers
+        .iter()
+        .enumerate()
+        .flat_map(|(index, entries)| entries.iter().map(move |entry| (index, *entry)))
+        .filter(|(_, entry)| {
+            if entry.ends_with('/') {
+                file.starts_with(entry)
+            } else {
+                file == *entry
+            }
+        })
+        .max_by_key(|(_, entry)| entry.len())
+        .map(|(index, _)| index)
+}
+
+/// The imports of `figures` that run from a lower layer up to a higher one.
+pub fn back_up<'a>(figures: &'a Figures, layers: &Layers) -> Vec<&'a (String, String)> {
+    figures
+        .edges
+        .iter()
+        .filter(
+            |(from, to)| match (layer_of(layers, from), layer_of(layers, to)) {
+                (Some(from), Some(to)) => to > from,
+                _ => false,
+            },
+        )
+        .collect()
 }
 
 /// The module path of `file` under `src`: `lib.rs` and `main.rs` are the root, `a/mod.rs` and
@@ -105,6 +148,7 @@ fn named_paths(text: &str, module: &[String], owns_folder: bool) -> Vec<Vec<Stri
         } else {
             None
         };
+        let grouped = group.is_some();
         if let Some(open) = group {
             let close = text[open..]
                 .find('}')
@@ -118,10 +162,118 @@ fn named_paths(text: &str, module: &[String], owns_folder: bool) -> Vec<Vec<Stri
                 }
             }
         }
-        paths.push(base);
+        // A group names its items, not the module they are in.
+        if !grouped {
+            paths.push(base);
+        }
         at = end.max(at + 1);
     }
     paths
+}
+
+/// The names `code` (the module `module`'s) re-exports with `pub use` or `pub(crate) use`, each
+/// as (the name's path from the crate root, the path it stands for). Names from other crates are
+/// left out.
+fn reexported(
+    code: &str,
+    module: &[String],
+    owns_folder: bool,
+    modules: &BTreeMap<Vec<String>, String>,
+) -> Vec<(Vec<String>, Vec<String>)> {
+    let mut found = Vec::new();
+    for statement in code.split(';') {
+        let statement = statement.trim();
+        let Some(tree) = statement
+            .strip_prefix("pub use ")
+            .or_else(|| statement.strip_prefix("pub(crate) use "))
+        else {
+            continue;
+        };
+        let tree: String = tree.split_whitespace().collect::<Vec<_>>().join(" ");
+        // `a::b::{X, Y as Z, c::W}` or `a::b::X` (one level of braces).
+        let (prefix, items): (&str, Vec<&str>) = match tree.split_once('{') {
+            Some((prefix, rest)) => (
+                prefix.trim_end_matches("::"),
+                rest.trim_end_matches('}').split(',').collect(),
+            ),
+            None => match tree.rsplit_once("::") {
+                Some((prefix, item)) => (prefix, vec![item]),
+                None => continue,
+            },
+        };
+        let mut base: Vec<String> = Vec::new();
+        let mut segments = prefix.split("::").filter(|segment| !segment.is_empty());
+        match segments.next() {
+            Some("crate") => {}
+            Some("self") => base.extend_from_slice(module),
+            Some("super") => {
+                base.extend_from_slice(module);
+                if owns_folder || !base.is_empty() {
+                    base.pop();
+                }
+            }
+            Some(first) => {
+                let mut child = module.to_vec();
+                child.push(first.to_string());
+                if !modules.contains_key(&child) {
+                    continue; // another crate's names
+                }
+                base = child;
+            }
+            None => continue,
+        }
+        for segment in segments {
+            if segment == "super" {
+                base.pop();
+            } else {
+                base.push(segment.to_string());
+            }
+        }
+        for item in items {
+            let item = item.trim();
+            let (path, alias) = match item.split_once(" as ") {
+                Some((path, alias)) => (path.trim(), alias.trim()),
+                None => (item, item.rsplit("::").next().unwrap_or(item)),
+            };
+            if path.is_empty() || path == "self" {
+                continue;
+            }
+            let mut target = base.clone();
+            target.extend(path.split("::").map(str::to_string));
+            let mut name = module.to_vec();
+            name.push(alias.to_string());
+            found.push((name, target));
+        }
+    }
+    found
+}
+
+/// The file a path from the crate root names: its longest prefix that is a module, after
+/// following re-exports.
+fn resolve<'a>(
+    path: &[String],
+    modules: &'a BTreeMap<Vec<String>, String>,
+    reexports: &BTreeMap<Vec<String>, Vec<String>>,
+) -> Option<&'a String> {
+    let mut path = path.to_vec();
+    for _ in 0..8 {
+        let length = (0..=path.len())
+            .rev()
+            .find(|&length| modules.contains_key(&path[..length]))?;
+        match path
+            .get(..=length)
+            .filter(|_| length < path.len())
+            .and_then(|named| reexports.get(named))
+        {
+            Some(target) => {
+                let mut followed = target.clone();
+                followed.extend_from_slice(&path[length + 1..]);
+                path = followed;
+            }
+            None => return modules.get(&path[..length]),
+        }
+    }
+    None
 }
 
 /// The figures of the crate whose sources are in `src`.
@@ -136,7 +288,9 @@ pub fn figures(name: &str, src: &Path) -> Figures {
             Some((module, label))
         })
         .collect();
-    let mut edges: BTreeSet<(String, String)> = BTreeSet::new();
+    // Each file's code (comments and tests left out), and the names it re-exports.
+    let mut sources = Vec::new();
+    let mut reexports: BTreeMap<Vec<String>, Vec<String>> = BTreeMap::new();
     for file in &files {
         let (Some(module), Ok(text)) = (module_of(src, file), std::fs::read_to_string(file)) else {
             continue;
@@ -149,12 +303,14 @@ pub fn figures(name: &str, src: &Path) -> Figures {
             .filter(|line| !line.trim_start().starts_with("//"))
             .collect::<Vec<_>>()
             .join("\n");
-        let from = modules[&module].clone();
-        for path in named_paths(&code, &module, owns_folder) {
-            let target = (0..=path.len())
-                .rev()
-                .find_map(|length| modules.get(&path[..length]));
-            if let Some(target) = target
+        reexports.extend(reexported(&code, &module, owns_folder, &modules));
+        sources.push((module, owns_folder, code));
+    }
+    let mut edges: BTreeSet<(String, String)> = BTreeSet::new();
+    for (module, owns_folder, code) in &sources {
+        let from = modules[module].clone();
+        for path in named_paths(code, module, *owns_folder) {
+            if let Some(target) = resolve(&path, &modules, &reexports)
                 && *target != from
             {
                 edges.insert((from.clone(), target.clone()));
@@ -177,6 +333,7 @@ pub fn figures(name: &str, src: &Path) -> Figures {
         imports: edges.len(),
         loops,
         imports_in_loops,
+        edges,
     }
 }
 
@@ -276,6 +433,78 @@ mod tests {
         // In a folder's own file, `super` is the folder's parent.
         let paths = named_paths("use super::error::Error;", &["pool".to_string()], true);
         assert_eq!(paths, vec![vec!["error".to_string(), "Error".to_string()]]);
+    }
+
+    #[test]
+    fn a_name_the_root_reexports_resolves_to_the_module_that_defines_it() {
+        let module = |path: &str| -> Vec<String> {
+            path.split("::")
+                .filter(|part| !part.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        let modules: BTreeMap<Vec<String>, String> = [
+            (module(""), "lib.rs"),
+            (module("ze"), "ze/mod.rs"),
+            (module("ze::memory"), "ze/memory.rs"),
+            (module("pool"), "pool/mod.rs"),
+            (module("pool::block"), "pool/block.rs"),
+        ]
+        .into_iter()
+        .map(|(path, file)| (path, file.to_string()))
+        .collect();
+        let mut reexports = BTreeMap::new();
+        reexports.extend(reexported(
+            "pub use ze::memory::{Memory, Buffer as Plain};\npub use pool::Block;\npub use other_crate::Thing;",
+            &[],
+            true,
+            &modules,
+        ));
+        reexports.extend(reexported(
+            "pub(crate) use block::Block;",
+            &module("pool"),
+            true,
+            &modules,
+        ));
+        let file = |path: &str| resolve(&module(path), &modules, &reexports).cloned();
+        assert_eq!(file("Memory").as_deref(), Some("ze/memory.rs"));
+        assert_eq!(file("Plain::new").as_deref(), Some("ze/memory.rs"));
+        // Through two re-exports: the root's of pool's.
+        assert_eq!(file("Block").as_deref(), Some("pool/block.rs"));
+        // Another crate's name stays with the file that re-exports it.
+        assert_eq!(file("Thing").as_deref(), Some("lib.rs"));
+        assert_eq!(file("pool::Unknown").as_deref(), Some("pool/mod.rs"));
+    }
+
+    #[test]
+    fn imports_from_a_lower_layer_to_a_higher_one_run_back_up() {
+        let layers = Layers {
+            krate: "x",
+            layers: &[&["a.rs", "low/"], &["b.rs"], &["low/special.rs"]],
+            most_back_up: 0,
+        };
+        assert_eq!(layer_of(&layers, "low/x.rs"), Some(0));
+        assert_eq!(layer_of(&layers, "low/special.rs"), Some(2));
+        assert_eq!(layer_of(&layers, "c.rs"), None);
+        let edge = |from: &str, to: &str| (from.to_string(), to.to_string());
+        let figures = Figures {
+            name: "x".to_string(),
+            files: 4,
+            imports: 3,
+            loops: Vec::new(),
+            imports_in_loops: 0,
+            edges: [
+                edge("b.rs", "a.rs"),
+                edge("a.rs", "b.rs"),
+                edge("b.rs", "low/special.rs"),
+            ]
+            .into_iter()
+            .collect(),
+        };
+        assert_eq!(
+            back_up(&figures, &layers),
+            vec![&edge("a.rs", "b.rs"), &edge("b.rs", "low/special.rs")]
+        );
     }
 
     #[test]

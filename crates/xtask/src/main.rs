@@ -11,6 +11,7 @@
 
 mod imports;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -90,13 +91,20 @@ fn main() -> ExitCode {
         ["generated", "write"] => each(&root, write),
         ["generated", "check"] => each(&root, check),
         ["imports"] => {
-            report_imports(&root);
+            let _ = report_imports(&root, None);
+            Ok(())
+        }
+        ["imports", "check"] => report_imports(&root, None),
+        ["imports", "edges", name] => {
+            let _ = report_imports(&root, Some(name));
             Ok(())
         }
         _ => Err(
             "usage: cargo xtask generated write   (every generator over the committed files)\n       \
              cargo xtask generated check   (every generator into a fresh folder, compared)\n       \
-             cargo xtask imports           (each crate's imports between its files, and loops)"
+             cargo xtask imports           (each crate's imports between its files, loops, layers)\n       \
+             cargo xtask imports check     (fails on a loop of more than 3 files or too many imports back up)\n       \
+             cargo xtask imports edges CRATE (and every import of CRATE)"
                 .to_string(),
         ),
     };
@@ -236,8 +244,55 @@ fn files_with(folder: &Path, extension: &str) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
-/// Prints each crate's imports between its own files and the loops they make.
-fn report_imports(root: &Path) {
+/// The layers of the crates that have them, bottom up (`docs/ARCHITECTURE.md` draws them).
+const LAYERS: &[imports::Layers] = &[
+    imports::Layers {
+        krate: "lazy-usm",
+        layers: &[
+            &["error.rs", "os.rs"],
+            &["ze/handles.rs"],
+            &["ze/runtime.rs"],
+            &["ze/driver.rs"],
+            &["ze/device.rs"],
+            &["ze/context.rs"],
+            &["ze/memory.rs"],
+            &["ze/event.rs", "ze/host.rs", "ze/module.rs"],
+            &["ze/import_probe.rs", "ze/command.rs"],
+            &["ze/queue.rs"],
+            &["ze/launch.rs"],
+            &["ze/"],
+            &["residency/"],
+            &["pool/", "transfer/"],
+            &["tools/"],
+            &["lib.rs"],
+        ],
+        most_back_up: 1,
+    },
+    imports::Layers {
+        krate: "ze-sim",
+        layers: &[
+            &["config.rs", "backing.rs", "report.rs", "machine.rs"],
+            &["spirv.rs", "opencl.rs"],
+            &["platform.rs", "exec.rs"],
+            &[
+                "registry.rs",
+                "slots.rs",
+                "entry/",
+                "ddi.rs",
+                "exports.rs",
+                "generated/",
+            ],
+            &["lib.rs", "loader_test.rs"],
+        ],
+        most_back_up: 3,
+    },
+];
+
+/// The largest loop any crate may have, in files.
+const LARGEST_LOOP: usize = 3;
+
+/// Every crate of the workspace, as (name, its `src` folder).
+fn crates(root: &Path) -> Vec<(String, PathBuf)> {
     let mut crates = vec![("lazy-usm".to_string(), root.join("src"))];
     if let Ok(entries) = std::fs::read_dir(root.join("crates")) {
         let mut found: Vec<(String, PathBuf)> = entries
@@ -254,10 +309,26 @@ fn report_imports(root: &Path) {
         found.sort();
         crates.extend(found);
     }
-    for (name, src) in crates {
+    crates
+}
+
+/// Prints each crate's imports between its own files, the loops they make and, where the crate
+/// has layers, the imports that run back up; with `edges_of`, that crate's every import. Fails
+/// (for `check`) when a loop spans more than [`LARGEST_LOOP`] files, more imports run back up
+/// than a crate allows, or a file is in none of its crate's layers.
+fn report_imports(root: &Path, edges_of: Option<&str>) -> Result<(), String> {
+    let mut failures = Vec::new();
+    for (name, src) in crates(root) {
         let figures = imports::figures(&name, &src);
+        if edges_of == Some(name.as_str()) {
+            for (from, to) in &figures.edges {
+                println!("{from} -> {to}");
+            }
+        }
+        let layers = LAYERS.iter().find(|layers| layers.krate == name);
+        let back_up = layers.map(|layers| imports::back_up(&figures, layers));
         println!(
-            "{}: {} files, {} imports between them, {} of them inside loops; {} loops{}",
+            "{}: {} files, {} imports between them, {} of them inside loops; {} loops{}{}",
             figures.name,
             figures.files,
             figures.imports,
@@ -270,9 +341,42 @@ fn report_imports(root: &Path) {
                     ", the largest of {} files",
                     largest.len()
                 )),
+            back_up.as_ref().map_or(String::new(), |back_up| format!(
+                "; {} imports run back up",
+                back_up.len()
+            )),
         );
         for files in &figures.loops {
             println!("  loop: {}", files.join(", "));
+            if files.len() > LARGEST_LOOP {
+                failures.push(format!("{name}: a loop of {} files", files.len()));
+            }
         }
+        if let (Some(layers), Some(back_up)) = (layers, back_up) {
+            for (from, to) in &back_up {
+                println!("  back up: {from} -> {to}");
+            }
+            if back_up.len() > layers.most_back_up {
+                failures.push(format!(
+                    "{name}: {} imports run back up, at most {} may",
+                    back_up.len(),
+                    layers.most_back_up
+                ));
+            }
+            let mut files: BTreeSet<&String> = figures.edges.iter().map(|(from, _)| from).collect();
+            files.extend(figures.edges.iter().map(|(_, to)| to));
+            for file in files {
+                if imports::layer_of(layers, file).is_none() {
+                    failures.push(format!(
+                        "{name}: {file} is in none of its layers (xtask's LAYERS)"
+                    ));
+                }
+            }
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n"))
     }
 }
