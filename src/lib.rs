@@ -63,7 +63,7 @@ pub use tools::{measure, workload};
 pub use transfer::copy::{CopyPath, CopyReport};
 pub use transfer::launch::LaunchReport;
 pub use ze::command::{CommandList, Completion, Deferrable, PendingCopy};
-pub use ze::context::{Context, PointerInfo};
+pub use ze::context::Context;
 pub use ze::device::{
     Device, DeviceProperties, Engine, MemoryProperties, PciAddress, PeerAccess, PeerAccessFlags,
     PeerBandwidth, QueueGroup, QueueGroupFlags,
@@ -80,8 +80,8 @@ pub use ze::host::{
 pub use ze::import_probe::{ImportRules, NestedImport, probe_import_rules};
 pub use ze::launch::{Arg, Dims, ListArg};
 pub use ze::memory::{
-    DeviceBuffer, FreePolicy, HostBuffer, MAX_ALIGNMENT, Memory, MemoryKind, SharedBuffer,
-    Unmanaged,
+    DeviceBuffer, FreePolicy, HostBuffer, MAX_ALIGNMENT, Memory, MemoryKind, PointerInfo,
+    SharedBuffer, Unmanaged,
 };
 pub use ze::module::{Kernel, KernelIndirectAccess, KernelProperties, Module};
 pub use ze::queue::{CommandQueue, Held, RecordedList, Submission, Unsubmitted};

@@ -5,11 +5,13 @@ use super::classes::GRANULE;
 use super::fence::{Deferred, WorkFence};
 use super::{DevicePool, Segment, Slot, lock};
 use crate::error::{Error, Result};
-use crate::residency::{ResidencyHandle, Resident};
+use crate::residency::{DeviceAllocation, ResidencyHandle, Resident};
 use crate::ze::command::Completion;
 use crate::ze::context::Context;
 use crate::ze::device::Device;
 use crate::ze::memory::{AllocationView, Memory, MemoryKind, sealed};
+use crate::ze::uses::{HeldUse, UseTracking};
+use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -115,17 +117,36 @@ impl Memory for Block<'_> {
         self
     }
 
-    fn as_resident(&self) -> Option<&dyn Resident> {
+    fn use_tracking(&self) -> Option<&dyn UseTracking> {
         Some(self)
+    }
+}
+
+impl UseTracking for Block<'_> {
+    fn begin_use(&self) {
+        self.segment_allocation().begin_use();
+    }
+
+    fn end_use(&self) {
+        self.segment_allocation().end_use();
+    }
+
+    fn hold_use(&self) -> HeldUse {
+        self.segment_allocation().hold_use()
+    }
+
+    fn record(&self) -> &dyn Any {
+        self.segment_allocation()
+    }
+
+    fn note_use_on(&self, device: u32) -> bool {
+        self.note_peer_use(device)
     }
 }
 
 impl Resident for Block<'_> {
     fn residency(&self) -> ResidencyHandle<'_> {
-        self.segment_ref
-            .get_or_init(|| self.pool.segment(self.segment))
-            .allocation
-            .residency()
+        self.segment_allocation().residency()
     }
 
     fn note_peer_use(&self, device: u32) -> bool {
@@ -149,6 +170,14 @@ impl Resident for Block<'_> {
 }
 
 impl Block<'_> {
+    /// The allocation of the segment the block lies in (it carries the block's residency).
+    fn segment_allocation(&self) -> &DeviceAllocation {
+        &self
+            .segment_ref
+            .get_or_init(|| self.pool.segment(self.segment))
+            .allocation
+    }
+
     /// Bytes the block really occupies (its size rounded up to its class or granule).
     ///
     /// ```

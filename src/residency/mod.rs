@@ -15,5 +15,5 @@ pub use by_pointer::PointerTarget;
 pub use device_set::{DeviceSet, MAX_DEVICES};
 pub(crate) use manager::{AllocationState, LinkState, Request, Shared};
 pub use manager::{DeviceAllocation, ResidencyHandle, ResidencyManager, Resident};
-pub(crate) use pin::{Pin, pin_all, pin_for_call};
+pub(crate) use pin::residency_of;
 pub use policy::{EngineChoice, MAX_STAGING_CHUNK, Policy, ResidencyConfig, SelfTest};

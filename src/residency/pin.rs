@@ -19,19 +19,21 @@
 //! `ensure_resident_on`, which notes a block's peer use before reading the bit. A leaked pin
 //! (its guard forgotten) only keeps the residency: safe.
 
-use super::manager::{AllocationState, Shared};
+use super::manager::{AllocationState, DeviceAllocation, ResidencyHandle, Resident, Shared};
 use crate::ze::memory::Memory;
+use crate::ze::uses::{HeldUse, UseTracking};
+use std::any::Any;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// One use of one managed allocation, held until the work using it is done.
-pub(crate) struct Pin {
+struct Pin {
     state: Arc<AllocationState>,
     manager: Arc<Shared>,
 }
 
 impl Pin {
-    pub(crate) fn new(state: &Arc<AllocationState>, manager: &Arc<Shared>) -> Self {
+    fn new(state: &Arc<AllocationState>, manager: &Arc<Shared>) -> Self {
         state.pins.fetch_add(1, Ordering::SeqCst);
         Self {
             state: Arc::clone(state),
@@ -48,43 +50,34 @@ impl Drop for Pin {
     }
 }
 
-/// Pins held for the length of a call that waits for its device work (a synchronous copy or
-/// launch): they borrow the memory the call borrows, so they need no reference counts. Being
-/// local to lazy-usm's own functions, they cannot be leaked by a caller.
-pub(crate) struct CallPins<'a> {
-    pinned: Vec<(&'a AllocationState, &'a Shared)>,
-}
+impl UseTracking for DeviceAllocation {
+    fn begin_use(&self) {
+        self.residency().state.pins.fetch_add(1, Ordering::SeqCst);
+    }
 
-impl Drop for CallPins<'_> {
-    fn drop(&mut self) {
-        for (state, manager) in &self.pinned {
-            state.pins.fetch_sub(1, Ordering::SeqCst);
-            manager.settle(state);
-        }
+    fn end_use(&self) {
+        let handle = self.residency();
+        handle.state.pins.fetch_sub(1, Ordering::SeqCst);
+        // Peer residencies whose pair was disabled while this use held them can go now.
+        handle.manager.settle(handle.state);
+    }
+
+    fn hold_use(&self) -> HeldUse {
+        let handle = self.residency();
+        HeldUse::new(Pin::new(handle.state, handle.manager))
+    }
+
+    fn record(&self) -> &dyn Any {
+        self
     }
 }
 
-/// Pins the managed memory among `memories` for the length of a call.
-pub(crate) fn pin_for_call<'a>(memories: &[&'a dyn Memory]) -> CallPins<'a> {
-    let pinned = memories
-        .iter()
-        .filter_map(|memory| memory.residency_handle())
-        .map(|handle| {
-            let (state, manager): (&'a AllocationState, &'a Shared) =
-                (&**handle.state, &**handle.manager);
-            state.pins.fetch_add(1, Ordering::SeqCst);
-            (state, manager)
-        })
-        .collect();
-    CallPins { pinned }
-}
-
-/// Pins of the managed memory among `memories` (unmanaged memory needs none), owned: for work
-/// that outlives the call (an asynchronous copy, a recorded list's held buffer).
-pub(crate) fn pin_all(memories: &[&dyn Memory]) -> Vec<Pin> {
-    memories
-        .iter()
-        .filter_map(|memory| memory.residency_handle())
-        .map(|handle| Pin::new(handle.state, handle.manager))
-        .collect()
+/// The residency record of `memory`, when a manager tracks it (a [`DeviceAllocation`], or a
+/// pool block through its segment's).
+pub(crate) fn residency_of(memory: &dyn Memory) -> Option<ResidencyHandle<'_>> {
+    memory
+        .use_tracking()?
+        .record()
+        .downcast_ref::<DeviceAllocation>()
+        .map(Resident::residency)
 }

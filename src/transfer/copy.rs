@@ -6,10 +6,10 @@
 
 use crate::error::{Error, Result};
 use crate::residency::{
-    AllocationState, LinkState, Request, ResidencyManager, Resident, SelfTest, Shared, pin_all,
+    AllocationState, LinkState, Request, ResidencyManager, Resident, SelfTest, Shared,
 };
 use crate::ze::command::{CommandList, staged_copy};
-use crate::ze::memory::HostBuffer;
+use crate::ze::memory::{HostBuffer, held_uses};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// How a copy between device allocations travelled.
@@ -325,7 +325,7 @@ impl ResidencyManager {
         let (executing, owner) = (dst.residency().state.owner, src.residency().state.owner);
         // Pinned before any residency is read (the protocol of the `pin` module), held until
         // the copy has completed.
-        let _pins = pin_all(&[&*dst, src]);
+        let _pins = held_uses(&[&*dst, src]);
         let src_state = src.residency().state;
         let direct = if executing == owner {
             Some(CopyPath::Local)

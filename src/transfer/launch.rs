@@ -4,11 +4,11 @@
 
 use crate::error::{Error, Result};
 use crate::residency::{
-    AllocationState, Policy, Request, ResidencyManager, Resident, pin_for_call,
+    AllocationState, Policy, Request, ResidencyManager, Resident, residency_of,
 };
 use crate::ze::event::KernelTimestamp;
 use crate::ze::launch::{Arg, Dims};
-use crate::ze::memory::Memory;
+use crate::ze::memory::{Memory, uses_for_call};
 use crate::ze::module::Kernel;
 use std::sync::Arc;
 
@@ -78,7 +78,7 @@ impl ResidencyManager {
         let mut used: Vec<&dyn Memory> = args.iter().filter_map(Arg::memory).collect();
         used.extend(reaches.iter().map(|resident| *resident as &dyn Memory));
         for memory in &used {
-            if let Some(handle) = memory.residency_handle()
+            if let Some(handle) = residency_of(*memory)
                 && !Arc::ptr_eq(handle.manager, &self.shared)
             {
                 return Err(Error::ForeignMemory {
@@ -89,10 +89,10 @@ impl ResidencyManager {
             }
         }
         // Pinned before any residency is read (the `pin` protocol), until the kernel is done.
-        let _pins = pin_for_call(&used);
+        let _pins = uses_for_call(&used);
         let mut made_resident = 0;
         for memory in &used {
-            let Some(handle) = memory.residency_handle() else {
+            let Some(handle) = residency_of(*memory) else {
                 continue;
             };
             if handle.state.owner == executing {
@@ -102,8 +102,8 @@ impl ResidencyManager {
                 made_resident += 1;
             }
             // Counted once the use is allowed (a pool weighs it when trimming).
-            if let Some(resident) = memory.as_resident() {
-                let _ = resident.note_peer_use(executing);
+            if let Some(tracking) = memory.use_tracking() {
+                let _ = tracking.note_use_on(executing);
             }
         }
         // SAFETY: the caller's promise; the memory is borrowed for this call, which waits.

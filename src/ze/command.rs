@@ -1,12 +1,12 @@
 //! Immediate command lists: copies and fills on a chosen engine, synchronous or asynchronous.
 
 use crate::error::{Error, Result, check};
-use crate::residency::{Pin, pin_all, pin_for_call};
 use crate::ze::context::Context;
 use crate::ze::device::Engine;
 use crate::ze::event::{Event, EventPool, KernelTimestamp};
 use crate::ze::handles::CommandListHandle;
-use crate::ze::memory::Memory;
+use crate::ze::memory::{Memory, held_uses, uses_for_call};
+use crate::ze::uses::HeldUse;
 use level_zero_sys::*;
 use std::cell::Cell;
 use std::ffi::c_void;
@@ -289,7 +289,7 @@ impl CommandList {
         self.context().check_memory(src)?;
         let to = locate(dst, dst_offset, len, "destination")?;
         let from = locate(src, src_offset, len, "source")?;
-        let _pins = pin_for_call(&[&*dst, src]);
+        let _pins = uses_for_call(&[&*dst, src]);
         self.copy_and_wait(to, from, len)
     }
 
@@ -324,7 +324,7 @@ impl CommandList {
                 dst_offset + len
             )));
         }
-        let _pins = pin_for_call(&[&*buffer]);
+        let _pins = uses_for_call(&[&*buffer]);
         self.copy_and_wait(to, from, len)
     }
 
@@ -344,7 +344,7 @@ impl CommandList {
     pub fn write(&self, dst: &mut impl Memory, dst_offset: usize, data: &[u8]) -> Result<()> {
         self.context().check_memory(dst)?;
         let to = locate(dst, dst_offset, data.len(), "destination")?;
-        let _pins = pin_for_call(&[&*dst]);
+        let _pins = uses_for_call(&[&*dst]);
         self.copy_and_wait(to, data.as_ptr() as usize, data.len())
     }
 
@@ -365,7 +365,7 @@ impl CommandList {
     pub fn read(&self, src: &impl Memory, src_offset: usize, out: &mut [u8]) -> Result<()> {
         self.context().check_memory(src)?;
         let from = locate(src, src_offset, out.len(), "source")?;
-        let _pins = pin_for_call(&[src]);
+        let _pins = uses_for_call(&[src]);
         self.copy_and_wait(out.as_mut_ptr() as usize, from, out.len())
     }
 
@@ -408,7 +408,7 @@ impl CommandList {
         if len == 0 {
             return Ok(());
         }
-        let _pins = pin_for_call(&[&*dst]);
+        let _pins = uses_for_call(&[&*dst]);
         self.prepare_done()?;
         // SAFETY: the range lies in a live buffer; the pattern is copied at append.
         check("zeCommandListAppendMemoryFill", unsafe {
@@ -487,7 +487,7 @@ impl CommandList {
             )));
         }
         let event = EventPool::new(self.context(), 1)?.event(0)?;
-        let pins = pin_all(&[&dst, &src]);
+        let pins = held_uses(&[&dst, &src]);
         let gate = gate.map(Arc::clone);
         // SAFETY: the returned handle owns both buffers until the event has signalled (or
         // leaks them); the completion holds the list and the gate as long.
@@ -505,7 +505,7 @@ impl CommandList {
                 event,
                 list: Arc::clone(&self.handle),
                 _gate: gate,
-                _pins: pins,
+                _uses: pins,
             }),
             buffers: Some((dst, src)),
         })
@@ -520,7 +520,7 @@ pub struct Completion {
     event: Event,
     list: Arc<ListHandle>,
     _gate: Option<Arc<Event>>,
-    _pins: Vec<Pin>,
+    _uses: Vec<HeldUse>,
 }
 
 impl std::fmt::Debug for Completion {

@@ -4,7 +4,6 @@ use crate::error::{Error, Result, check};
 use crate::ze::device::Device;
 use crate::ze::driver::Driver;
 use crate::ze::handles::ContextHandle;
-use crate::ze::memory::{Memory, MemoryKind, Unmanaged};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
@@ -67,17 +66,6 @@ impl PartialEq for Context {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
-}
-
-/// What Level Zero knows about an arbitrary pointer in a context.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PointerInfo {
-    /// The kind of allocation, or `None` for memory this context did not allocate.
-    pub kind: Option<MemoryKind>,
-    /// The device of a device or shared allocation.
-    pub device: Option<Device>,
-    /// Base address and size of the allocation containing the pointer.
-    pub range: Option<(usize, usize)>,
 }
 
 /// `devices` as a context's: at least one, all of one driver, no repeats; the first.
@@ -276,59 +264,6 @@ impl Context {
         }
     }
 
-    pub(crate) fn check_memory(&self, memory: &dyn Memory) -> Result<()> {
-        if memory.context() == self {
-            Ok(())
-        } else {
-            Err(Error::ForeignMemory {
-                address: memory.address(),
-                len: memory.len(),
-                owner: "another context",
-            })
-        }
-    }
-
-    /// Makes `memory` resident on `device` (`zeContextMakeMemoryResident`). On a peer of the
-    /// owner this costs host memory on recent drivers: lazy-usm's residency layer decides when.
-    /// Memory a residency manager tracks goes through its manager instead ([`Unmanaged`]).
-    ///
-    /// ```
-    /// # use lazy_usm::*;
-    /// # let runtime = Runtime::simulated("b70x2")?;
-    /// # let devices = runtime.devices()?;
-    /// let context = Context::new(&devices)?;
-    /// let buffer = context.alloc_device(&devices[0], 1 << 20, 0)?;
-    /// context.make_resident(&buffer, &devices[1])?;
-    /// assert_eq!(runtime.simulator().unwrap().host_pinned_bytes(), 1 << 20, "the peer mirror");
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn make_resident(&self, memory: &impl Unmanaged, device: &Device) -> Result<()> {
-        self.residency(memory, device, false)
-    }
-
-    /// Evicts `memory` from `device` (`zeContextEvictMemory`). Takes `&mut`: no copy through
-    /// a shared reference can be using the memory meanwhile.
-    ///
-    /// ```
-    /// # use lazy_usm::*;
-    /// # let runtime = Runtime::simulated("b70x2")?;
-    /// # let devices = runtime.devices()?;
-    /// let context = Context::new(&devices)?;
-    /// let mut buffer = context.alloc_device(&devices[0], 1 << 20, 0)?;
-    /// context.make_resident(&buffer, &devices[1])?;
-    /// context.evict(&mut buffer, &devices[1])?;
-    /// assert_eq!(runtime.simulator().unwrap().host_pinned_bytes(), 0);
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn evict(&self, memory: &mut impl Unmanaged, device: &Device) -> Result<()> {
-        self.residency(memory, device, true)
-    }
-
-    fn residency(&self, memory: &dyn Memory, device: &Device, evict: bool) -> Result<()> {
-        self.check_memory(memory)?;
-        self.residency_range(memory.address(), memory.len(), device, evict)
-    }
-
     /// Residency of an allocation known only by its range: the caller guarantees it is a live
     /// allocation of this context.
     pub(crate) fn residency_range(
@@ -355,71 +290,6 @@ impl Context {
                 address as *mut c_void,
                 size,
             )
-        })
-    }
-
-    /// What the driver knows about the memory at `address`: a lookup of foreign pointers.
-    ///
-    /// ```
-    /// use lazy_usm::{Context, Memory, MemoryKind, Runtime};
-    /// let devices = Runtime::simulated("b70x2")?.devices()?;
-    /// let context = Context::new(&devices)?;
-    /// let buffer = context.alloc_device(&devices[1], 4096, 0)?;
-    /// let info = context.pointer_info(buffer.address() + 100)?;
-    /// assert_eq!(info.kind, Some(MemoryKind::Device));
-    /// assert_eq!(info.device.as_ref(), Some(&devices[1]));
-    /// assert_eq!(info.range, Some((buffer.address(), 4096)));
-    /// let stack = 0u8;
-    /// assert_eq!(context.pointer_info(&stack as *const u8 as usize)?.kind, None);
-    /// # Ok::<(), lazy_usm::Error>(())
-    /// ```
-    pub fn pointer_info(&self, address: usize) -> Result<PointerInfo> {
-        let pointer = address as *const c_void;
-        let mut properties = ze_memory_allocation_properties_t {
-            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES,
-            ..Default::default()
-        };
-        let mut device = std::ptr::null_mut();
-        // SAFETY: the driver only looks the address up; valid output pointers.
-        check("zeMemGetAllocProperties", unsafe {
-            (self.api().mem_get_alloc_properties)(
-                self.inner.handle.0,
-                pointer,
-                &mut properties,
-                &mut device,
-            )
-        })?;
-        let kind = match properties.type_ {
-            ze_memory_type_t::ZE_MEMORY_TYPE_DEVICE => Some(MemoryKind::Device),
-            ze_memory_type_t::ZE_MEMORY_TYPE_HOST => Some(MemoryKind::Host),
-            ze_memory_type_t::ZE_MEMORY_TYPE_SHARED => Some(MemoryKind::Shared),
-            _ => None,
-        };
-        let device = self
-            .inner
-            .devices
-            .iter()
-            .find(|candidate| candidate.handle().0 == device)
-            .cloned();
-        let range = if kind.is_some() {
-            let (mut base, mut size) = (std::ptr::null_mut(), 0usize);
-            // SAFETY: as above.
-            check("zeMemGetAddressRange", unsafe {
-                (self.api().mem_get_address_range)(
-                    self.inner.handle.0,
-                    pointer,
-                    &mut base,
-                    &mut size,
-                )
-            })?;
-            Some((base as usize, size))
-        } else {
-            None
-        };
-        Ok(PointerInfo {
-            kind,
-            device,
-            range,
         })
     }
 

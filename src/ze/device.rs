@@ -1,10 +1,11 @@
 //! Devices: properties, memory, command-queue groups and engines, peer access.
 
 use crate::error::{Error, Result, check};
-use crate::ze::driver::Driver;
+use crate::ze::driver::{Driver, c_name};
 use crate::ze::handles::{DeviceHandle, enumerate};
+use crate::ze::runtime::Runtime;
 use level_zero_sys::*;
-use std::ffi::{CStr, c_char, c_void};
+use std::ffi::{CStr, c_void};
 use std::fmt;
 
 /// A device of a [`Driver`].
@@ -249,15 +250,6 @@ pub struct PeerBandwidth {
     pub gigabytes_per_second: f64,
     /// Logical latency in nanoseconds.
     pub latency_ns: f64,
-}
-
-pub(crate) fn c_name(chars: &[c_char]) -> String {
-    let bytes: Vec<u8> = chars
-        .iter()
-        .take_while(|&&c| c != 0)
-        .map(|&c| c as u8)
-        .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 impl Device {
@@ -588,5 +580,71 @@ impl Device {
             (self.api().device_can_access_peer)(self.handle.0, peer.handle.0, &mut value)
         })?;
         Ok(value != 0)
+    }
+}
+
+impl Driver {
+    /// The devices of this driver, in enumeration order.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(runtime.drivers()?[0].devices()?, devices);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn devices(&self) -> Result<Vec<Device>> {
+        let api = self.api();
+        let handles = enumerate("zeDeviceGet", std::ptr::null_mut(), |count, array| {
+            // SAFETY: the count/fill pattern with pointers `enumerate` provides.
+            unsafe { (api.device_get)(self.handle().0, count, array) }
+        })?;
+        Ok(handles
+            .into_iter()
+            .enumerate()
+            .map(|(index, handle)| Device::new(self.clone(), DeviceHandle(handle), index as u32))
+            .collect())
+    }
+}
+
+impl Runtime {
+    /// Every device of the first driver that has any.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(devices[1].index(), 1);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn devices(&self) -> Result<Vec<crate::Device>> {
+        for driver in self.drivers()? {
+            let devices = driver.devices()?;
+            if !devices.is_empty() {
+                return Ok(devices);
+            }
+        }
+        Ok(Vec::new())
+    }
+
+    /// The device behind a raw Level Zero device handle (from SYCL's `get_native`, say), among
+    /// this runtime's drivers; [`Error::ForeignObject`](crate::Error::ForeignObject) if none has it.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// let runtime = Runtime::simulated("b70x2")?;
+    /// let devices = runtime.devices()?;
+    /// assert_eq!(runtime.device_by_handle(devices[1].handle())?, devices[1]);
+    /// assert!(runtime.device_by_handle(DeviceHandle(std::ptr::null_mut())).is_err());
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn device_by_handle(&self, handle: crate::DeviceHandle) -> Result<crate::Device> {
+        self.devices()?
+            .into_iter()
+            .find(|device| device.handle() == handle)
+            .ok_or_else(|| crate::Error::ForeignObject {
+                what: "device",
+                detail: format!("{:?} is no device of this runtime's drivers", handle.0),
+            })
     }
 }

@@ -1,11 +1,10 @@
 //! Drivers: properties, extensions, devices.
 
 use crate::error::{Result, check};
-use crate::ze::device::Device;
-use crate::ze::handles::{DeviceHandle, DriverHandle, enumerate};
+use crate::ze::handles::{DriverHandle, enumerate};
 use crate::ze::runtime::Runtime;
 use level_zero_sys::*;
-use std::ffi::{CStr, CString, c_void};
+use std::ffi::{CStr, CString, c_char, c_void};
 use std::sync::Arc;
 
 struct DriverInner {
@@ -104,28 +103,6 @@ impl Driver {
         self.inner.runtime.api()
     }
 
-    /// The devices of this driver, in enumeration order.
-    ///
-    /// ```
-    /// # use lazy_usm::*;
-    /// # let runtime = Runtime::simulated("b70x2")?;
-    /// # let devices = runtime.devices()?;
-    /// assert_eq!(runtime.drivers()?[0].devices()?, devices);
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn devices(&self) -> Result<Vec<Device>> {
-        let api = self.api();
-        let handles = enumerate("zeDeviceGet", std::ptr::null_mut(), |count, array| {
-            // SAFETY: the count/fill pattern with pointers `enumerate` provides.
-            unsafe { (api.device_get)(self.inner.handle.0, count, array) }
-        })?;
-        Ok(handles
-            .into_iter()
-            .enumerate()
-            .map(|(index, handle)| Device::new(self.clone(), DeviceHandle(handle), index as u32))
-            .collect())
-    }
-
     /// The API version the driver implements, as (major, minor).
     ///
     /// ```
@@ -190,7 +167,7 @@ impl Driver {
         )?;
         Ok(items
             .iter()
-            .map(|item| (crate::ze::device::c_name(&item.name), item.version))
+            .map(|item| (c_name(&item.name), item.version))
             .collect())
     }
 
@@ -229,5 +206,38 @@ impl Driver {
     /// ```
     pub fn has_extension_function(&self, name: &str) -> bool {
         CString::new(name).is_ok_and(|name| self.extension_function(&name).is_some())
+    }
+}
+
+/// The name in a fixed-size C string field of a driver's properties.
+pub(crate) fn c_name(chars: &[c_char]) -> String {
+    let bytes: Vec<u8> = chars
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+impl Runtime {
+    /// The drivers, in the loader's order.
+    ///
+    /// ```
+    /// # use lazy_usm::*;
+    /// # let runtime = Runtime::simulated("b70x2")?;
+    /// # let devices = runtime.devices()?;
+    /// assert_eq!(runtime.drivers()?.len(), 1);
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn drivers(&self) -> Result<Vec<Driver>> {
+        let api = self.api();
+        let handles = enumerate("zeDriverGet", std::ptr::null_mut(), |count, array| {
+            // SAFETY: the count/fill pattern with pointers `enumerate` provides.
+            unsafe { (api.driver_get)(count, array) }
+        })?;
+        Ok(handles
+            .into_iter()
+            .map(|handle| Driver::new(self.clone(), DriverHandle(handle)))
+            .collect())
     }
 }

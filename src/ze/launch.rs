@@ -6,9 +6,8 @@
 //! through the memory it declares with `reaches`.
 
 use crate::error::{Error, Result, check};
-use crate::residency::pin_for_call;
 use crate::ze::command::CommandList;
-use crate::ze::memory::Memory;
+use crate::ze::memory::{Memory, uses_for_call};
 use crate::ze::module::{ArgumentBytes, Kernel};
 use crate::ze::queue::{Held, RecordedList};
 use level_zero_sys::*;
@@ -231,7 +230,7 @@ impl CommandList {
     pub unsafe fn launch(&self, kernel: &Kernel, dims: Dims, args: &mut [Arg<'_>]) -> Result<()> {
         check_launch(self.context(), self.engine(), kernel, dims, args.len())?;
         let memories: Vec<&dyn Memory> = args.iter().filter_map(Arg::memory).collect();
-        let _pins = pin_for_call(&memories);
+        let _pins = uses_for_call(&memories);
         // SAFETY: the caller's promise.
         unsafe { self.launch_pinned(kernel, dims, args) }
     }

@@ -16,3 +16,4 @@ pub(crate) mod memory;
 pub(crate) mod module;
 pub(crate) mod queue;
 pub(crate) mod runtime;
+pub(crate) mod uses;

@@ -5,11 +5,11 @@
 //! the fence has signalled. Leaking a submission leaks all of that, which is safe.
 
 use crate::error::{Error, Result, check};
-use crate::residency::{Pin, pin_all};
 use crate::ze::context::Context;
 use crate::ze::device::Engine;
 use crate::ze::event::{Event, settle};
-use crate::ze::memory::Memory;
+use crate::ze::memory::{Memory, held_uses};
+use crate::ze::uses::HeldUse;
 use level_zero_sys::*;
 use std::any::Any;
 use std::ffi::c_void;
@@ -378,7 +378,7 @@ impl<T> std::fmt::Debug for Held<T> {
 struct HeldEntry {
     /// Managed memory stays pinned against eviction while the list holds it (declared first:
     /// it goes before the memory).
-    _pin: Option<Pin>,
+    _pin: Option<HeldUse>,
     /// `None` once taken back out.
     memory: Option<Box<dyn Any + Send>>,
     /// Where the commands recorded it; `execute` checks the held memory is still there.
@@ -511,7 +511,7 @@ impl RecordedList {
     pub fn hold<T: Memory + Send + 'static>(&mut self, memory: T) -> Result<Held<T>> {
         self.context.check_memory(&memory)?;
         let (address, len) = (memory.address(), memory.len());
-        let pin = pin_all(&[&memory]).pop();
+        let pin = held_uses(&[&memory]).pop();
         self.held.push(HeldEntry {
             _pin: pin,
             memory: Some(Box::new(memory)),

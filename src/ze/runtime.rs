@@ -3,8 +3,6 @@
 #[cfg(feature = "simulator")]
 use crate::error::Error;
 use crate::error::{Result, check};
-use crate::ze::driver::Driver;
-use crate::ze::handles::{DriverHandle, enumerate};
 use level_zero_sys::*;
 use std::sync::Arc;
 
@@ -145,27 +143,6 @@ impl Runtime {
         let api = ZeApi::load_already_loaded()?;
         let origin = api.origin().to_string();
         Self::start(api, Source::System { origin }).map(Self::from_inner)
-    }
-
-    /// The device behind a raw Level Zero device handle (from SYCL's `get_native`, say), among
-    /// this runtime's drivers; [`Error::ForeignObject`](crate::Error::ForeignObject) if none has it.
-    ///
-    /// ```
-    /// # use lazy_usm::*;
-    /// let runtime = Runtime::simulated("b70x2")?;
-    /// let devices = runtime.devices()?;
-    /// assert_eq!(runtime.device_by_handle(devices[1].handle())?, devices[1]);
-    /// assert!(runtime.device_by_handle(DeviceHandle(std::ptr::null_mut())).is_err());
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn device_by_handle(&self, handle: crate::DeviceHandle) -> Result<crate::Device> {
-        self.devices()?
-            .into_iter()
-            .find(|device| device.handle() == handle)
-            .ok_or_else(|| crate::Error::ForeignObject {
-                what: "device",
-                detail: format!("{:?} is no device of this runtime's drivers", handle.0),
-            })
     }
 
     /// A Level Zero loader (or driver library exporting the API) at an explicit path.
@@ -373,46 +350,6 @@ impl Runtime {
     #[cfg(feature = "simulator")]
     pub fn simulator(&self) -> Option<&ze_sim::Platform> {
         self.inner.simulator.as_ref()
-    }
-
-    /// The drivers, in the loader's order.
-    ///
-    /// ```
-    /// # use lazy_usm::*;
-    /// # let runtime = Runtime::simulated("b70x2")?;
-    /// # let devices = runtime.devices()?;
-    /// assert_eq!(runtime.drivers()?.len(), 1);
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn drivers(&self) -> Result<Vec<Driver>> {
-        let api = self.api();
-        let handles = enumerate("zeDriverGet", std::ptr::null_mut(), |count, array| {
-            // SAFETY: the count/fill pattern with pointers `enumerate` provides.
-            unsafe { (api.driver_get)(count, array) }
-        })?;
-        Ok(handles
-            .into_iter()
-            .map(|handle| Driver::new(self.clone(), DriverHandle(handle)))
-            .collect())
-    }
-
-    /// Every device of the first driver that has any.
-    ///
-    /// ```
-    /// # use lazy_usm::*;
-    /// # let runtime = Runtime::simulated("b70x2")?;
-    /// # let devices = runtime.devices()?;
-    /// assert_eq!(devices[1].index(), 1);
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn devices(&self) -> Result<Vec<crate::Device>> {
-        for driver in self.drivers()? {
-            let devices = driver.devices()?;
-            if !devices.is_empty() {
-                return Ok(devices);
-            }
-        }
-        Ok(Vec::new())
     }
 }
 
