@@ -67,7 +67,7 @@ const GENERATORS: &[Generator] = &[
     Generator {
         name: "ze-sim entry points by name",
         tools: &[("python3", "apt-get install -y python3")],
-        outputs: Outputs::Files(&["crates/ze-sim/src/generated/by_name.rs"]),
+        outputs: Outputs::Files(&["crates/ze-sim/src/abi/generated/by_name.rs"]),
         command: &["python3", "crates/ze-sim/scripts/generate-names.py"],
     },
     Generator {
@@ -271,17 +271,10 @@ const LAYERS: &[imports::Layers] = &[
     imports::Layers {
         krate: "ze-sim",
         layers: &[
-            &["config.rs", "backing.rs", "report.rs", "machine.rs"],
-            &["spirv.rs", "opencl.rs"],
-            &["platform.rs", "exec.rs"],
-            &[
-                "registry.rs",
-                "slots.rs",
-                "entry/",
-                "ddi.rs",
-                "exports.rs",
-                "generated/",
-            ],
+            &["model/"],
+            &["objects/"],
+            &["engine/"],
+            &["abi/"],
             &["lib.rs", "loader_test.rs"],
         ],
         most_back_up: 3,

@@ -5,7 +5,7 @@ by name, and the table getters the simulator does not export itself.
 Inputs (both committed, so this runs offline and CI checks the output byte for byte):
 - level-zero-sys/src/generated.rs, bindgen's output for the official headers: each DDI table's
   fields and each function-pointer type's parameters;
-- ze-sim/src/ddi.rs: which table getters the simulator exports and fills.
+- ze-sim/src/abi/ddi.rs: which table getters the simulator exports and fills.
 
 An API function's name is its function-pointer type's without `_pfn` and `_t`
 (`ze_pfnDeviceGetProperties_t` -> `zeDeviceGetProperties`). An export calls the simulator's
@@ -22,7 +22,7 @@ HERE = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE.parent / "level-zero-sys" / "scripts"))
 from ze_functions import api_name, read  # noqa: E402
 
-SIM_DDI = HERE.parent / "ze-sim" / "src" / "ddi.rs"
+SIM_DDI = HERE.parent / "ze-sim" / "src" / "abi" / "ddi.rs"
 FILLED = re.compile(r"fn (zeGet\w+ProcAddrTable)\(\s*version: ze_api_version_t,\s*table: \*mut (\w+),")
 EMPTY = re.compile(r"empty_tables! \{(.*?)\}", re.S)
 

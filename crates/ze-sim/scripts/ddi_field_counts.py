@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/generated/ddi_field_counts.rs: for each Level Zero DDI table, how many of its leading
+"""Writes src/abi/generated/ddi_field_counts.rs: for each Level Zero DDI table, how many of its leading
 function-pointer fields exist at each API minor version.
 
 A driver must write only the table fields that exist at the version the loader asks for: an

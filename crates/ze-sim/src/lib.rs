@@ -35,39 +35,33 @@
 
 #![warn(missing_docs)]
 
-mod backing;
-mod config;
-pub mod ddi;
-mod entry;
-mod exec;
-mod exports;
-mod generated;
+// The layers, bottom up; each imports only from those below it (`cargo xtask imports check`).
+mod model;
+mod objects;
+mod engine;
+mod abi;
 pub mod loader_test;
-mod machine;
-mod opencl;
-mod platform;
-mod registry;
-mod report;
-mod slots;
-pub mod spirv;
 
-pub use config::{
+pub use abi::ddi;
+pub use objects::spirv;
+
+pub use model::config::{
     ConfigError, DeviceConfig, Faults, LinkConfig, LinkKind, MirrorMode, PRESET_NAMES, SimConfig,
     TimingModel, compute_runtime_version, parse_pci_address,
 };
-pub use exports::{
+pub use abi::exports::{
     CHECKING_ENV, CONFIG_ENV, KERNELS_ENV, WALL_CLOCK_ENV, global_platform,
     record_unsupported_call, unsupported_calls, zesim_counter, zesim_fdinfo,
     zesim_host_pinned_bytes, zesim_host_pinned_peak_bytes,
 };
-pub use machine::{
+pub use model::machine::{
     MACHINE_ENV, MAX_PROCESSES, Machine, MachineDevice, MachineError, MachineFailure,
     MachineReport, ProcessReport, ProcessState,
 };
-pub use opencl::kernel_runtime;
-pub use platform::{Counters, DeviceUsage, Platform};
-pub use report::{DeviceReport, Figure, REPORT_ENV, Report};
-pub use slots::SLOT_COUNT;
+pub use objects::opencl::kernel_runtime;
+pub use engine::platform::{Counters, DeviceUsage, Platform};
+pub use model::report::{DeviceReport, Figure, REPORT_ENV, Report};
+pub use abi::slots::SLOT_COUNT;
 
 use level_zero_sys::ze_command_queue_group_property_flag_t as GroupFlag;
 

@@ -18,9 +18,9 @@
 //! the import also pins host memory on Battlemage is not known publicly: the configuration's
 //! `ipc_import_pins_host` decides (under the pinned mirror mode).
 use super::{guard, out};
-use crate::backing::Backing;
-use crate::platform::{Allocation, Inner, MemKind};
-use crate::registry;
+use crate::model::backing::Backing;
+use crate::engine::platform::{Allocation, Inner, MemKind};
+use crate::abi::registry;
 use level_zero_sys::*;
 use std::ffi::c_void;
 
@@ -273,7 +273,7 @@ pub(crate) unsafe extern "C" fn open_handle(
         let Some(owner) = owner else {
             // A device this process cannot see (ZE_AFFINITY_MASK): an import onto the opening
             // device, its cost charged here and released at close.
-            let pins = platform.config.mirror == crate::config::MirrorMode::Pinned
+            let pins = platform.config.mirror == crate::model::config::MirrorMode::Pinned
                 && platform.config.ipc_import_pins_host;
             platform.import_foreign(&mut state, size as u64, opening_device, pins)?;
             let export = join_export(&platform);
@@ -333,7 +333,7 @@ pub(crate) unsafe extern "C" fn close_handle(
             }
             _ => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT),
         }
-        let release_children = |state: &mut crate::platform::State| {
+        let release_children = |state: &mut crate::engine::platform::State| {
             state.counters.live_opened_ipc_handles -= 1;
             if let Some(children) = state.context_children.get_mut(&(context as usize)) {
                 *children = children.saturating_sub(1);

@@ -1,10 +1,11 @@
 //! One simulated platform: its devices, memory, residency accounting and counters.
 
-use crate::backing::Backing;
-use crate::config::{LinkKind, MirrorMode, SimConfig};
-use crate::machine::{Figure, Membership};
-use crate::registry::{self, Object};
-use crate::{SimError, slots};
+use crate::model::backing::Backing;
+use crate::model::config::{LinkKind, MirrorMode, SimConfig};
+use crate::model::machine::{Figure, Membership};
+use crate::abi::registry::{self, Object};
+use crate::SimError;
+use crate::abi::slots;
 use level_zero_sys::ze_result_t;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use rustc_hash::FxHashMap;
@@ -315,12 +316,12 @@ pub(crate) struct State {
     /// they complete.
     pub real_launches: u32,
     /// Reserved virtual address ranges by base.
-    pub reservations: BTreeMap<usize, crate::entry::virtual_mem::Reservation>,
+    pub reservations: BTreeMap<usize, crate::abi::entry::virtual_mem::Reservation>,
     /// Each mapping's physical memory and recorded access attribute, by the mapping's base.
     pub mapped_from: FxHashMap<
         usize,
         (
-            Arc<crate::entry::virtual_mem::PhysicalMemory>,
+            Arc<crate::abi::entry::virtual_mem::PhysicalMemory>,
             level_zero_sys::ze_memory_access_attribute_t,
         ),
     >,
@@ -333,7 +334,7 @@ pub(crate) struct State {
     /// The programs of destroyed modules whose globals were handed out: kept for the
     /// platform's life, so a command queued on a global's address never writes freed memory
     /// (a GPU would fault; the simulator's own memory stays safe).
-    pub retired_programs: Vec<Arc<crate::opencl::Program>>,
+    pub retired_programs: Vec<Arc<crate::objects::opencl::Program>>,
     /// Allocations with peer residencies whose pinned backing waits for a kernel.
     pub awaiting_backing: std::collections::BTreeSet<usize>,
     pub counters: Counters,
@@ -345,9 +346,9 @@ pub(crate) struct State {
     /// `zeDeviceSynchronize`, which waits for the jobs submitted before it).
     pub worker_jobs: FxHashMap<usize, WorkerJobs>,
     /// Modelled time (ns) at which each engine context is next free.
-    pub engine_clock: FxHashMap<crate::exec::EngineContext, u64>,
+    pub engine_clock: FxHashMap<crate::engine::exec::EngineContext, u64>,
     /// With `TimingModel::wall_clock`: when each engine context is next free on the wall clock.
-    pub engine_wall: FxHashMap<crate::exec::EngineContext, std::time::Instant>,
+    pub engine_wall: FxHashMap<crate::engine::exec::EngineContext, std::time::Instant>,
     /// Modelled end of the last job of each worker, and of the job each fence tracks.
     pub worker_end: FxHashMap<usize, u64>,
     pub fence_end: FxHashMap<usize, u64>,
@@ -374,16 +375,16 @@ pub(crate) struct State {
     pub kernel_uses: FxHashMap<usize, u32>,
     /// Each engine context's thread, while a queue or immediate list uses it.
     pub engine_threads:
-        FxHashMap<crate::exec::EngineContext, std::sync::Weak<crate::exec::EngineThread>>,
+        FxHashMap<crate::engine::exec::EngineContext, std::sync::Weak<crate::engine::exec::EngineThread>>,
     /// Engine context -> jobs submitted to it, from any queue, not yet completed.
-    pub engine_jobs: FxHashMap<crate::exec::EngineContext, u32>,
+    pub engine_jobs: FxHashMap<crate::engine::exec::EngineContext, u32>,
     /// (engine context, event) -> whether it was counted as a deadlock: the wait on the event
     /// that blocks the context's engine now.
-    pub blocked_waits: FxHashMap<(crate::exec::EngineContext, usize), bool>,
+    pub blocked_waits: FxHashMap<(crate::engine::exec::EngineContext, usize), bool>,
     /// Engine context -> jobs running on their appending thread (`exec::submit`).
-    pub inline_jobs: FxHashMap<crate::exec::EngineContext, u32>,
+    pub inline_jobs: FxHashMap<crate::engine::exec::EngineContext, u32>,
     /// (engine context, event) -> signals of the event queued there and not yet run.
-    pub queued_signals: FxHashMap<(crate::exec::EngineContext, usize), u32>,
+    pub queued_signals: FxHashMap<(crate::engine::exec::EngineContext, usize), u32>,
 }
 
 /// Adds `delta` to the count under `key`, removing it when it reaches zero.
@@ -1260,7 +1261,7 @@ impl Platform {
     /// ```
     pub fn resolve(&self, name: &str) -> Option<*const c_void> {
         let slot = self.inner.slot?;
-        slots::resolve(slot, name).or_else(|| crate::entry::resolve(name))
+        slots::resolve(slot, name).or_else(|| crate::abi::entry::resolve(name))
     }
 
     /// Memory use of device `index`.

@@ -3,7 +3,7 @@
 //! implemented, so no kernel here can sample with one; the argument itself is real.
 
 use super::{guard, input, out};
-use crate::registry::{self, Object};
+use crate::abi::registry::{self, Object};
 use level_zero_sys::*;
 
 /// A sampler as its descriptor made it.

@@ -1,9 +1,9 @@
 //! Command queues, command lists and the commands appended to them.
 
 use super::{guard, handles, input, out};
-use crate::exec::{self, Command, CommandList, CommandQueue, Engine, Recording};
-use crate::platform::Inner;
-use crate::registry::{self, Object};
+use crate::engine::exec::{self, Command, CommandList, CommandQueue, Engine, Recording};
+use crate::engine::platform::Inner;
+use crate::abi::registry::{self, Object};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
@@ -856,8 +856,8 @@ pub(crate) unsafe extern "C" fn append_memory_copy_region(
         let state = platform.lock();
         // Both ends in the same allocation, or both in none, and nothing of one between.
         let within_one = |start: usize, size: usize| {
-            let find = |address| crate::platform::Inner::find_allocation(&state, address, 1);
-            crate::platform::Inner::find_allocation(&state, start, size).is_ok()
+            let find = |address| crate::engine::platform::Inner::find_allocation(&state, address, 1);
+            crate::engine::platform::Inner::find_allocation(&state, start, size).is_ok()
                 && find(start).ok() == find(start + size - 1).ok()
                 && (find(start).ok().flatten().is_some()
                     || state
@@ -1089,7 +1089,7 @@ fn hinted_range(
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
     }
     let state = platform.lock();
-    let base = crate::platform::Inner::find_allocation(&state, pointer as usize, size.max(1))?
+    let base = crate::engine::platform::Inner::find_allocation(&state, pointer as usize, size.max(1))?
         .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
     if state.allocations[&base].context != object.context {
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);

@@ -24,9 +24,9 @@
 //! submitted work still uses (`HANDLE_OBJECT_IN_USE`, counted as a free hazard).
 
 use super::{guard, input, out};
-use crate::machine::Figure;
-use crate::platform::{Allocation, Inner, MemKind, State};
-use crate::registry::{self, Object};
+use crate::model::machine::Figure;
+use crate::engine::platform::{Allocation, Inner, MemKind, State};
+use crate::abi::registry::{self, Object};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -148,7 +148,7 @@ pub(crate) unsafe extern "C" fn physical_create(
             return Err(refused);
         }
         // Charged: undone if the memory file cannot be made.
-        let undo = |mut state: parking_lot::MutexGuard<'_, crate::platform::State>| {
+        let undo = |mut state: parking_lot::MutexGuard<'_, crate::engine::platform::State>| {
             platform.discharge(&mut state, figure, size64);
             ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
         };

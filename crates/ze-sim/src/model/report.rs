@@ -1,7 +1,7 @@
 //! The simulator's accounting as one value, for a report file written at process exit
 //! (`ZE_SIM_REPORT`) and for `lazy-usm run`, which reads it back.
 
-use crate::platform::{Counters, Platform};
+use crate::engine::platform::{Counters, Platform};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -88,7 +88,7 @@ impl Platform {
         Some(self.report_of(&state))
     }
 
-    fn report_of(&self, state: &crate::platform::State) -> Report {
+    fn report_of(&self, state: &crate::engine::platform::State) -> Report {
         let config = self.config();
         let figure = |current, peak| Figure { current, peak };
         let devices = state

@@ -1,8 +1,8 @@
 //! Event pools, events and fences.
 
 use super::{guard, input, out};
-use crate::platform::Inner;
-use crate::registry::{self, Event, EventPool, Fence, Object};
+use crate::engine::platform::Inner;
+use crate::abi::registry::{self, Event, EventPool, Fence, Object};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -26,7 +26,7 @@ fn wait_fault(platform: &Inner) -> Option<ze_result_t> {
 fn host_wait(
     platform: &Inner,
     timeout_ns: u64,
-    mut status: impl FnMut(&crate::platform::State) -> (bool, Option<u64>),
+    mut status: impl FnMut(&crate::engine::platform::State) -> (bool, Option<u64>),
 ) -> Result<(), ze_result_t> {
     if let Some(answer) = wait_fault(platform) {
         return Err(answer);
@@ -313,7 +313,7 @@ pub(crate) unsafe extern "C" fn host_synchronize(
             match deadline {
                 None => object.changed.wait(&mut state),
                 Some(deadline) => {
-                    if !crate::platform::wait_step(&object.changed, &mut state, deadline) {
+                    if !crate::engine::platform::wait_step(&object.changed, &mut state, deadline) {
                         return Err(ze_result_t::ZE_RESULT_NOT_READY);
                     }
                 }

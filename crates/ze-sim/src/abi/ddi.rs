@@ -7,11 +7,11 @@
 //! `zet`/`zes` tables, are acknowledged without writing anything: the loader requires every
 //! getter to exist and succeed.
 
-use crate::entry::{
+use crate::abi::entry::{
     command, context, device, driver, event, ipc, memory, module, sampler, virtual_mem,
 };
-use crate::exports;
-use crate::generated::ddi_field_counts::DDI_FIELD_COUNTS;
+use crate::abi::exports;
+use crate::abi::generated::ddi_field_counts::DDI_FIELD_COUNTS;
 use level_zero_sys::*;
 use std::ffi::c_void;
 

@@ -2,7 +2,7 @@
 //! `zeDriverGetExtensionFunctionAddress` unless the configuration hides it.
 
 use super::{guard, out};
-use crate::registry;
+use crate::abi::registry;
 use level_zero_sys::extensions::{
     ZEX_DRIVER_GET_HOST_POINTER_BASE_ADDRESS, ZEX_DRIVER_IMPORT_EXTERNAL_POINTER,
     ZEX_DRIVER_RELEASE_IMPORTED_POINTER,

@@ -3,9 +3,9 @@
 //! When `libze_sim.so` is loaded as a driver there is one platform per process, configured by
 //! `ZE_SIM_CONFIG` (a preset name or a TOML file; `b70x2` when unset).
 
-use crate::entry::driver;
-use crate::machine::{MACHINE_ENV, Membership};
-use crate::platform::{Counters, Platform};
+use crate::abi::entry::driver;
+use crate::model::machine::{MACHINE_ENV, Membership};
+use crate::engine::platform::{Counters, Platform};
 use crate::{SimConfig, SimError};
 use level_zero_sys::ze_init_driver_type_desc_t;
 use level_zero_sys::{ze_driver_handle_t, ze_init_flags_t, ze_result_t};
@@ -170,7 +170,7 @@ extern "C" fn write_report_at_exit() {
     );
 }
 
-fn global_inner() -> Option<std::sync::Arc<crate::platform::Inner>> {
+fn global_inner() -> Option<std::sync::Arc<crate::engine::platform::Inner>> {
     match global_platform() {
         Ok(platform) => Some(platform.inner),
         Err(error) => {

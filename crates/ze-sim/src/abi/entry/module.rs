@@ -8,11 +8,11 @@
 //! their pointer arguments' residency.
 
 use super::{fill_array, guard, input, native_binary, out};
-use crate::exec::{Builtin, Code, Command, Launch};
-use crate::opencl::{self, KernelInfo};
-use crate::platform::Inner;
-use crate::registry::{self, Object};
-use crate::spirv;
+use crate::engine::exec::{Builtin, Code, Command, Launch};
+use crate::objects::opencl::{self, KernelInfo};
+use crate::engine::platform::Inner;
+use crate::abi::registry::{self, Object};
+use crate::objects::spirv;
 use level_zero_sys::*;
 use std::ffi::{CStr, CString, c_char, c_void};
 use std::sync::{Arc, Mutex};

@@ -4,8 +4,8 @@
 //! meant for, so each platform gets a slot and these three functions are instantiated once per
 //! slot; every other entry point finds its platform through the handle it is given.
 
-use crate::entry::driver;
-use crate::platform::Inner;
+use crate::abi::entry::driver;
+use crate::engine::platform::Inner;
 use level_zero_sys::ze_init_driver_type_desc_t;
 use level_zero_sys::{ze_driver_handle_t, ze_init_flags_t, ze_result_t};
 use std::ffi::c_void;

@@ -4,9 +4,9 @@
 //! like a pointer, never dereferenced) registered here with its platform, so that one set of
 //! `extern "C"` functions serves any number of independent platform instances.
 
-use crate::entry::module::{BuildLog, Kernel, Module};
-use crate::exec::{CommandList, CommandQueue};
-use crate::platform::Inner;
+use crate::abi::entry::module::{BuildLog, Kernel, Module};
+use crate::engine::exec::{CommandList, CommandQueue};
+use crate::engine::platform::Inner;
 use dashmap::DashMap;
 use level_zero_sys::ze_result_t;
 use rustc_hash::FxBuildHasher;
@@ -37,7 +37,7 @@ pub(crate) struct EventPool {
 pub(crate) struct Event {
     pub pool: usize,
     pub index: u32,
-    pub state: parking_lot::Mutex<crate::platform::EventState>,
+    pub state: parking_lot::Mutex<crate::engine::platform::EventState>,
     pub changed: parking_lot::Condvar,
     /// Queued commands that wait on it or will signal or reset it (it cannot be destroyed then).
     pub uses: std::sync::atomic::AtomicU32,
@@ -146,8 +146,8 @@ pub(crate) enum Object {
     Module(Arc<Module>),
     Kernel(Arc<Kernel>),
     BuildLog(Arc<BuildLog>),
-    PhysicalMemory(Arc<crate::entry::virtual_mem::PhysicalMemory>),
-    Sampler(Arc<crate::entry::sampler::Sampler>),
+    PhysicalMemory(Arc<crate::abi::entry::virtual_mem::PhysicalMemory>),
+    Sampler(Arc<crate::abi::entry::sampler::Sampler>),
 }
 
 struct Entry {
@@ -221,11 +221,11 @@ typed_lookup!(fence, Fence, Arc<Fence>);
 typed_lookup!(module, Module, Arc<Module>);
 typed_lookup!(kernel, Kernel, Arc<Kernel>);
 typed_lookup!(build_log, BuildLog, Arc<BuildLog>);
-typed_lookup!(sampler, Sampler, Arc<crate::entry::sampler::Sampler>);
+typed_lookup!(sampler, Sampler, Arc<crate::abi::entry::sampler::Sampler>);
 typed_lookup!(
     physical_memory,
     PhysicalMemory,
-    Arc<crate::entry::virtual_mem::PhysicalMemory>
+    Arc<crate::abi::entry::virtual_mem::PhysicalMemory>
 );
 
 /// Whether a live kernel was made from `module`.

@@ -26,7 +26,7 @@
 //! reaped once the child is gone. Open-file-description locks need Linux 3.15 or later; on an
 //! older kernel a process cannot join a machine.
 
-use crate::config::SimConfig;
+use crate::model::config::SimConfig;
 use serde::{Deserialize, Serialize};
 use std::ffi::c_void;
 use std::os::fd::AsRawFd;
@@ -301,7 +301,7 @@ pub enum MachineError {
     },
     /// The configuration to make a machine of is invalid.
     #[error(transparent)]
-    Config(#[from] crate::config::ConfigError),
+    Config(#[from] crate::model::config::ConfigError),
     /// Every process slot has been used.
     #[error("the machine in {0} has had {MAX_PROCESSES} processes already")]
     Full(PathBuf),
@@ -604,7 +604,7 @@ impl Machine {
     pub fn report(&self) -> MachineReport {
         let region = self.region();
         let devices = self.device_count();
-        let figure = |figures: &Figures, peaks: &Figures, which| crate::report::Figure {
+        let figure = |figures: &Figures, peaks: &Figures, which| crate::model::report::Figure {
             current: figures.get(which).load(Ordering::Acquire),
             peak: peaks.get(which).load(Ordering::Acquire),
         };
@@ -677,11 +677,11 @@ pub struct MachineDevice {
     /// Index in `zeDeviceGet` order.
     pub index: u32,
     /// Device allocations resident on their owner.
-    pub vram_bytes: crate::report::Figure,
+    pub vram_bytes: crate::model::report::Figure,
     /// Other devices' allocations resident here.
-    pub gtt_bytes: crate::report::Figure,
+    pub gtt_bytes: crate::model::report::Figure,
     /// Device allocations owned here.
-    pub allocated_bytes: crate::report::Figure,
+    pub allocated_bytes: crate::model::report::Figure,
 }
 
 /// How a process of the machine stands.
@@ -727,7 +727,7 @@ pub struct ProcessReport {
     #[serde(flatten)]
     pub state: ProcessState,
     /// Host memory its driver pinned: at its end (or now) and at its peak.
-    pub host_pinned_bytes: crate::report::Figure,
+    pub host_pinned_bytes: crate::model::report::Figure,
     /// Its device figures.
     pub devices: Vec<MachineDevice>,
     /// `zeContextMakeMemoryResident` calls (published at exit).
@@ -757,7 +757,7 @@ pub struct MachineReport {
     /// The machine's host memory.
     pub host_limit_bytes: u64,
     /// Host pinned memory of the whole machine.
-    pub host_pinned_bytes: crate::report::Figure,
+    pub host_pinned_bytes: crate::model::report::Figure,
     /// Each device, machine-wide.
     pub devices: Vec<MachineDevice>,
     /// Every process that attached, in the order they did.
@@ -1143,7 +1143,7 @@ impl Membership {
     }
 
     /// Publishes the counters the report shows per process.
-    pub(crate) fn publish_counters(&self, counters: &crate::platform::Counters) {
+    pub(crate) fn publish_counters(&self, counters: &crate::engine::platform::Counters) {
         if !self.active() {
             return;
         }

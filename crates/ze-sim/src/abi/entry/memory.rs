@@ -1,8 +1,8 @@
 //! USM allocation, free and queries.
 
 use super::{guard, input, out};
-use crate::platform::{Inner, MemKind};
-use crate::registry;
+use crate::engine::platform::{Inner, MemKind};
+use crate::abi::registry;
 use level_zero_sys::*;
 use std::ffi::c_void;
 
@@ -191,7 +191,7 @@ pub(crate) unsafe extern "C" fn get_address_range(
 /// The allocation of `context` holding `pointer`, by its base, for the atomic attribute calls,
 /// which look only at the pointer (compute-runtime's `getSVMAlloc(ptr)`).
 fn allocation_at(
-    state: &crate::platform::State,
+    state: &crate::engine::platform::State,
     context: usize,
     pointer: *const c_void,
 ) -> Result<usize, ze_result_t> {

@@ -4,9 +4,9 @@
 //! handed to the engine's worker thread, which waits on events, moves the bytes and signals
 //! completion later: work really is asynchronous, as on hardware.
 
-use crate::config::LinkKind;
-use crate::platform::{Inner, MemKind, State, count_use};
-use crate::registry::Event;
+use crate::model::config::LinkKind;
+use crate::engine::platform::{Inner, MemKind, State, count_use};
+use crate::abi::registry::Event;
 use level_zero_sys::{ze_group_count_t, ze_result_t};
 use parking_lot::MutexGuard;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -88,9 +88,9 @@ impl Builtin {
 
 /// A kernel's code, where it runs for real: its built module, its name and its parameters.
 pub(crate) struct Code {
-    pub program: Arc<crate::opencl::Program>,
+    pub program: Arc<crate::objects::opencl::Program>,
     pub name: String,
-    pub parameters: Vec<crate::spirv::Parameter>,
+    pub parameters: Vec<crate::objects::spirv::Parameter>,
 }
 
 impl std::fmt::Debug for Code {
@@ -103,7 +103,7 @@ impl std::fmt::Debug for Code {
 #[derive(Debug)]
 struct Run {
     code: Arc<Code>,
-    arguments: Vec<crate::opencl::Argument>,
+    arguments: Vec<crate::objects::opencl::Argument>,
     global: [usize; 3],
     local: [usize; 3],
     offset: [usize; 3],
@@ -758,7 +758,7 @@ fn prepare_launch(
     launch: &Launch,
 ) -> Result<Op, ze_result_t> {
     let items = launch.groups[0] as usize * launch.group_size[0] as usize;
-    if crate::registry::kernel(launch.kernel).is_err() {
+    if crate::abi::registry::kernel(launch.kernel).is_err() {
         // Destroyed while a recorded list still launches it.
         state.counters.destroy_hazards += 1;
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
@@ -923,8 +923,8 @@ fn prepare_run(
     code: Arc<Code>,
     touched: &mut Vec<usize>,
 ) -> Result<Option<Run>, ze_result_t> {
-    use crate::opencl::Argument;
-    use crate::spirv::Parameter;
+    use crate::objects::opencl::Argument;
+    use crate::objects::spirv::Parameter;
     let mut arguments = Vec::with_capacity(code.parameters.len());
     let mut runnable = true;
     for (index, parameter) in code.parameters.iter().enumerate() {
@@ -972,7 +972,7 @@ fn prepare_run(
                     .map(usize::from_ne_bytes)
                     .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE)?;
                 // Destroyed since it was set: the driver would read freed state.
-                let (_, sampler) = crate::registry::sampler(handle)?;
+                let (_, sampler) = crate::abi::registry::sampler(handle)?;
                 arguments.push(Argument::sampler(
                     sampler.address_mode,
                     sampler.filter_mode,
@@ -1384,7 +1384,7 @@ fn run(platform: &Inner, job: Job) {
                 // Each event under its own lock; the engine holds nothing else while it waits.
                 // Destroying an awaited event is refused, so every event here is live.
                 for (event, arming) in &events {
-                    let done = |state: &crate::platform::EventState| {
+                    let done = |state: &crate::engine::platform::EventState| {
                         state.signaled || (*arming > 0 && state.completed_arming >= *arming)
                     };
                     let blocked = !done(&event.state.lock());

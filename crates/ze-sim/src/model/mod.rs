@@ -1,0 +1,7 @@
+//! The machine model: its configuration, host and device memory, the machine shared by a job's
+//! processes, and the figures and counters everything above reports.
+
+pub(crate) mod backing;
+pub(crate) mod config;
+pub(crate) mod machine;
+pub(crate) mod report;
