@@ -4,9 +4,11 @@
 //! `ZE_SIM_CONFIG` (a preset name or a TOML file; `b70x2` when unset).
 
 use crate::abi::entry::driver;
+use crate::engine::platform::Platform;
+use crate::model::config::SimConfig;
+use crate::model::counters::Counters;
+use crate::model::error::SimError;
 use crate::model::machine::{MACHINE_ENV, Membership};
-use crate::engine::platform::{Counters, Platform};
-use crate::{SimConfig, SimError};
 use level_zero_sys::ze_init_driver_type_desc_t;
 use level_zero_sys::{ze_driver_handle_t, ze_init_flags_t, ze_result_t};
 use std::ffi::{CStr, c_char};
@@ -19,51 +21,7 @@ pub const CONFIG_ENV: &str = "ZE_SIM_CONFIG";
 /// The driver's device selection (`ZE_AFFINITY_MASK`), which the loader-driven platform reads.
 const AFFINITY_ENV: &str = "ZE_AFFINITY_MASK";
 
-/// `ZE_SIM_WALL_CLOCK=1`: the loader-driven platform's commands take their modelled time on the
-/// wall clock too (`TimingModel::wall_clock`).
-pub const WALL_CLOCK_ENV: &str = "ZE_SIM_WALL_CLOCK";
-
-/// `ZE_SIM_CHECKING=1`: the loader-driven platform is in checking mode
-/// ([`crate::SimConfig::checking`]): a peer's memory used without residency is refused.
-pub const CHECKING_ENV: &str = "ZE_SIM_CHECKING";
-
-/// `ZE_SIM_KERNELS=off`: the loader-driven platform runs no module's kernels for real
-/// ([`crate::SimConfig::execute_kernels`]).
-pub const KERNELS_ENV: &str = "ZE_SIM_KERNELS";
-
 static GLOBAL: OnceLock<Result<Platform, String>> = OnceLock::new();
-
-/// Calls of Level Zero functions the simulator does not implement, by name, in this process.
-static UNSUPPORTED_CALLS: std::sync::Mutex<std::collections::BTreeMap<&'static str, u64>> =
-    std::sync::Mutex::new(std::collections::BTreeMap::new());
-
-/// Counts a call of a Level Zero function the simulator does not implement (the loader
-/// stand-in's exports answer such calls as unsupported); the report lists them.
-///
-/// ```
-/// ze_sim::record_unsupported_call("zeImageCreate");
-/// assert!(ze_sim::unsupported_calls().contains(&("zeImageCreate", 1)));
-/// ```
-pub fn record_unsupported_call(name: &'static str) {
-    let mut calls = UNSUPPORTED_CALLS
-        .lock()
-        .unwrap_or_else(|poison| poison.into_inner());
-    *calls.entry(name).or_default() += 1;
-}
-
-/// The unsupported calls counted so far, by name (see [`record_unsupported_call`]).
-///
-/// ```
-/// ze_sim::record_unsupported_call("zeSamplerCreate");
-/// let calls = ze_sim::unsupported_calls();
-/// assert!(calls.iter().any(|&(name, count)| name == "zeSamplerCreate" && count >= 1));
-/// ```
-pub fn unsupported_calls() -> Vec<(&'static str, u64)> {
-    let calls = UNSUPPORTED_CALLS
-        .lock()
-        .unwrap_or_else(|poison| poison.into_inner());
-    calls.iter().map(|(name, count)| (*name, *count)).collect()
-}
 
 /// The process-wide platform the loader path uses, built on first use from [`CONFIG_ENV`].
 ///
@@ -96,7 +54,7 @@ pub fn global_platform() -> Result<Platform, SimError> {
                     Platform::build(visible, false, machine, Some((machine_devices, total)))
                 })
                 .map_err(|error| error.to_string());
-            if platform.is_ok() && std::env::var_os(crate::REPORT_ENV).is_some() {
+            if platform.is_ok() && std::env::var_os(crate::model::report::REPORT_ENV).is_some() {
                 REPORTING_PROCESS.store(std::process::id(), std::sync::atomic::Ordering::SeqCst);
                 // SAFETY: registers a plain function that takes no arguments.
                 if unsafe { atexit(write_report_at_exit) } != 0 {
@@ -120,8 +78,26 @@ fn join_machine(
     let membership = Membership::join(std::path::Path::new(&path), config, machine_devices)
         .map_err(|error| SimError::Global(error.to_string()))?;
     let membership: &'static Membership = Box::leak(Box::new(membership));
-    Membership::install(membership);
+    Membership::install(membership, leave_machine);
     Ok(Some(membership))
+}
+
+/// What the machine's exit handler does for this process: publish the process-wide platform's
+/// counters under its lock, where every change of the figures is made (so none is half done
+/// while the share leaves), then leave the machine.
+fn leave_machine(membership: &Membership, status: std::ffi::c_int) {
+    let platform = GLOBAL.get().and_then(|platform| platform.as_ref().ok());
+    let state = platform.and_then(|platform| {
+        platform
+            .inner
+            .state
+            .try_lock_for(std::time::Duration::from_millis(200))
+    });
+    if let Some(state) = &state {
+        membership.publish_counters(&state.counters);
+    }
+    membership.leave(status);
+    drop(state);
 }
 
 unsafe extern "C" {
@@ -142,7 +118,7 @@ extern "C" fn write_report_at_exit() {
     if REPORTING_PROCESS.load(std::sync::atomic::Ordering::SeqCst) != std::process::id() {
         return;
     }
-    let Some(path) = std::env::var_os(crate::REPORT_ENV) else {
+    let Some(path) = std::env::var_os(crate::model::report::REPORT_ENV) else {
         return;
     };
     let Some(Ok(platform)) = GLOBAL.get() else {

@@ -4,9 +4,9 @@
 //! handed to the engine's worker thread, which waits on events, moves the bytes and signals
 //! completion later: work really is asynchronous, as on hardware.
 
-use crate::model::config::LinkKind;
-use crate::engine::platform::{Inner, MemKind, State, count_use};
 use crate::abi::registry::Event;
+use crate::engine::platform::{Inner, MemKind, State, count_use};
+use crate::model::config::LinkKind;
 use level_zero_sys::{ze_group_count_t, ze_result_t};
 use parking_lot::MutexGuard;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -365,7 +365,7 @@ impl CommandQueue {
         synchronous: bool,
         low_priority: bool,
     ) -> Result<Self, ze_result_t> {
-        let compute = crate::queue_groups(&platform.config.devices[engine.device as usize])
+        let compute = crate::model::queue_groups::queue_groups(&platform.config.devices[engine.device as usize])
             .get(engine.ordinal as usize)
             .is_some_and(|group| {
                 group.flags & level_zero_sys::ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE.0 != 0

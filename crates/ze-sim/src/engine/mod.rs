@@ -3,3 +3,4 @@
 
 pub(crate) mod exec;
 pub(crate) mod platform;
+pub(crate) mod report;

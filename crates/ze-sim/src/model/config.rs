@@ -5,6 +5,18 @@
 
 use serde::{Deserialize, Serialize};
 
+/// `ZE_SIM_WALL_CLOCK=1`: the loader-driven platform's commands take their modelled time on the
+/// wall clock too (`TimingModel::wall_clock`).
+pub const WALL_CLOCK_ENV: &str = "ZE_SIM_WALL_CLOCK";
+
+/// `ZE_SIM_CHECKING=1`: the loader-driven platform is in checking mode
+/// ([`crate::SimConfig::checking`]): a peer's memory used without residency is refused.
+pub const CHECKING_ENV: &str = "ZE_SIM_CHECKING";
+
+/// `ZE_SIM_KERNELS=off`: the loader-driven platform runs no module's kernels for real
+/// ([`crate::SimConfig::execute_kernels`]).
+pub const KERNELS_ENV: &str = "ZE_SIM_KERNELS";
+
 const GIB: u64 = 1 << 30;
 
 /// What peer residency costs on the host (see DESIGN.md, "The problem, in numbers").
@@ -543,7 +555,7 @@ impl SimConfig {
     /// assert!(!ze_sim::SimConfig::preset("b70x2").unwrap().with_wall_clock_variable(|_| None).timing.wall_clock);
     /// ```
     pub fn with_wall_clock_variable(mut self, lookup: impl Fn(&str) -> Option<String>) -> Self {
-        if lookup(crate::WALL_CLOCK_ENV).as_deref().map(str::trim) == Some("1") {
+        if lookup(WALL_CLOCK_ENV).as_deref().map(str::trim) == Some("1") {
             self.timing.wall_clock = true;
         }
         self
@@ -575,7 +587,7 @@ impl SimConfig {
     /// assert!(!config.implicit_peer_import);
     /// ```
     pub fn with_checking_variable(self, lookup: impl Fn(&str) -> Option<String>) -> Self {
-        if lookup(crate::CHECKING_ENV).as_deref().map(str::trim) == Some("1") {
+        if lookup(CHECKING_ENV).as_deref().map(str::trim) == Some("1") {
             self.checking()
         } else {
             self
@@ -592,7 +604,7 @@ impl SimConfig {
     /// assert!(ze_sim::SimConfig::preset("b70x2").unwrap().with_kernels_variable(|_| None).execute_kernels);
     /// ```
     pub fn with_kernels_variable(mut self, lookup: impl Fn(&str) -> Option<String>) -> Self {
-        if lookup(crate::KERNELS_ENV).as_deref().map(str::trim) == Some("off") {
+        if lookup(KERNELS_ENV).as_deref().map(str::trim) == Some("off") {
             self.execute_kernels = false;
         }
         self

@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use std::ffi::c_void;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 /// Environment variable naming the machine file the processes of one job share.
@@ -851,8 +852,10 @@ impl Membership {
         })
     }
 
-    /// Registers the exit handler and the fork handler; `membership` lives for the process.
-    pub(crate) fn install(membership: &'static Self) {
+    /// Registers the exit handler and the fork handler; `membership` lives for the process. At
+    /// exit the handler calls `leave`, which must end with [`Membership::leave`].
+    pub(crate) fn install(membership: &'static Self, leave: fn(&Self, std::ffi::c_int)) {
+        let _ = LEAVE_AT_EXIT.set(leave);
         // SAFETY: `pthread_atfork` with only a child handler, a plain function of this library
         // (fork handlers of a library are dropped when it is unloaded).
         unsafe { libc::pthread_atfork(None, None, Some(forked_child)) };
@@ -1143,7 +1146,7 @@ impl Membership {
     }
 
     /// Publishes the counters the report shows per process.
-    pub(crate) fn publish_counters(&self, counters: &crate::engine::platform::Counters) {
+    pub(crate) fn publish_counters(&self, counters: &crate::model::counters::Counters) {
         if !self.active() {
             return;
         }
@@ -1162,7 +1165,7 @@ impl Membership {
     }
 
     /// This process ends: its share leaves the machine, with its exit status.
-    fn leave(&self, status: i32) {
+    pub(crate) fn leave(&self, status: i32) {
         if !self.active() {
             return;
         }
@@ -1205,25 +1208,18 @@ fn pin_this_library() -> bool {
     }
 }
 
+/// What leaving at exit does beyond [`Membership::leave`] (publishing the platform's counters
+/// first), given by the layer that owns the platform.
+static LEAVE_AT_EXIT: OnceLock<fn(&Membership, std::ffi::c_int)> = OnceLock::new();
+
 extern "C" fn left_at_exit(status: std::ffi::c_int, argument: *mut c_void) {
     // SAFETY: the `&'static Membership` `install` registered.
     let membership = unsafe { &*(argument as *const Membership) };
-    let publish = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // Under the platform's lock, where every change of the figures is made, so none is
-        // half done while the share leaves.
-        let platform = crate::global_platform().ok();
-        let state = platform.as_ref().and_then(|platform| {
-            platform
-                .inner
-                .state
-                .try_lock_for(std::time::Duration::from_millis(200))
-        });
-        if let Some(state) = &state {
-            membership.publish_counters(&state.counters);
-        }
-        membership.leave(status);
-        drop(state);
-    }));
+    let publish =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match LEAVE_AT_EXIT.get() {
+            Some(leave) => leave(membership, status),
+            None => membership.leave(status),
+        }));
     if publish.is_err() {
         eprintln!("ze-sim: the machine's exit handler failed");
     }

@@ -3,5 +3,9 @@
 
 pub(crate) mod backing;
 pub(crate) mod config;
+pub(crate) mod counters;
+pub(crate) mod error;
 pub(crate) mod machine;
+pub(crate) mod queue_groups;
 pub(crate) mod report;
+pub(crate) mod unsupported;

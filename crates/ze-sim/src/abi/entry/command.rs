@@ -1,16 +1,17 @@
 //! Command queues, command lists and the commands appended to them.
 
 use super::{guard, handles, input, out};
+use crate::abi::registry::{self, Object};
 use crate::engine::exec::{self, Command, CommandList, CommandQueue, Engine, Recording};
 use crate::engine::platform::Inner;
-use crate::abi::registry::{self, Object};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
 
 /// The engine a queue descriptor names on `device`, checked against its queue groups.
 fn engine(platform: &Inner, device: u32, ordinal: u32, index: u32) -> Result<Engine, ze_result_t> {
-    let groups = crate::queue_groups(&platform.config.devices[device as usize]);
+    let groups =
+        crate::model::queue_groups::queue_groups(&platform.config.devices[device as usize]);
     let group = groups
         .get(ordinal as usize)
         .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
@@ -595,7 +596,7 @@ unsafe fn unsupported_append(
     wait_count: u32,
     waits: *mut ze_event_handle_t,
 ) -> ze_result_t {
-    crate::record_unsupported_call(name);
+    crate::model::unsupported::record_unsupported_call(name);
     if signal.is_null() {
         return ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     }
@@ -856,7 +857,8 @@ pub(crate) unsafe extern "C" fn append_memory_copy_region(
         let state = platform.lock();
         // Both ends in the same allocation, or both in none, and nothing of one between.
         let within_one = |start: usize, size: usize| {
-            let find = |address| crate::engine::platform::Inner::find_allocation(&state, address, 1);
+            let find =
+                |address| crate::engine::platform::Inner::find_allocation(&state, address, 1);
             crate::engine::platform::Inner::find_allocation(&state, start, size).is_ok()
                 && find(start).ok() == find(start + size - 1).ok()
                 && (find(start).ok().flatten().is_some()
@@ -915,7 +917,9 @@ pub(crate) unsafe extern "C" fn append_memory_fill(
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
         }
         let (platform, object) = registry::list(list as usize)?;
-        let groups = crate::queue_groups(&platform.config.devices[object.engine.device as usize]);
+        let groups = crate::model::queue_groups::queue_groups(
+            &platform.config.devices[object.engine.device as usize],
+        );
         let limit = groups
             .get(object.engine.ordinal as usize)
             .map_or(1, |group| group.max_fill_pattern_size);
@@ -1089,8 +1093,9 @@ fn hinted_range(
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
     }
     let state = platform.lock();
-    let base = crate::engine::platform::Inner::find_allocation(&state, pointer as usize, size.max(1))?
-        .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+    let base =
+        crate::engine::platform::Inner::find_allocation(&state, pointer as usize, size.max(1))?
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
     if state.allocations[&base].context != object.context {
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
     }

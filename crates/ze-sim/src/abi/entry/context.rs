@@ -1,8 +1,8 @@
 //! Contexts and residency.
 
 use super::{guard, handles, out};
-use crate::engine::platform::{Inner, MemKind};
 use crate::abi::registry::{self, Context, Object};
+use crate::engine::platform::{Inner, MemKind};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;

@@ -1,8 +1,8 @@
 //! Devices: enumeration, properties, queue groups, P2P.
 
 use super::{chain_link, fill_array, guard, out, write_c_string};
-use crate::model::config::LinkKind;
 use crate::abi::registry;
+use crate::model::config::LinkKind;
 use level_zero_sys::*;
 
 pub(crate) unsafe extern "C" fn get(
@@ -332,7 +332,9 @@ fn device_uuid(vendor: u32, device: u32, pci_address: &str) -> [u8; 16] {
     let mut uuid = [0u8; 16];
     uuid[0..2].copy_from_slice(&(vendor as u16).to_le_bytes());
     uuid[2..4].copy_from_slice(&(device as u16).to_le_bytes());
-    if let Some((domain, bus, slot, function)) = crate::model::config::parse_pci_address(pci_address) {
+    if let Some((domain, bus, slot, function)) =
+        crate::model::config::parse_pci_address(pci_address)
+    {
         uuid[4..6].copy_from_slice(&(domain as u16).to_le_bytes());
         uuid[6] = bus as u8;
         uuid[7] = slot as u8;
@@ -375,7 +377,8 @@ pub(crate) unsafe extern "C" fn get_command_queue_group_properties(
 ) -> ze_result_t {
     guard(|| {
         let (platform, index) = registry::device(device as usize)?;
-        let groups = crate::queue_groups(&platform.config.devices[index as usize]);
+        let groups =
+            crate::model::queue_groups::queue_groups(&platform.config.devices[index as usize]);
         // SAFETY: the caller's count pointer.
         let requested = unsafe { out(count) }?;
         if *requested == 0 || properties.is_null() {
@@ -498,8 +501,9 @@ pub(crate) unsafe extern "C" fn pci_get_properties_ext(
         // SAFETY: the caller's output pointer.
         let properties = unsafe { out(properties) }?;
         let config = &platform.config.devices[index as usize];
-        let (domain, bus, slot, function) = crate::model::config::parse_pci_address(&config.pci_address)
-            .ok_or(ze_result_t::ZE_RESULT_ERROR_UNKNOWN)?;
+        let (domain, bus, slot, function) =
+            crate::model::config::parse_pci_address(&config.pci_address)
+                .ok_or(ze_result_t::ZE_RESULT_ERROR_UNKNOWN)?;
         properties.address = ze_pci_address_ext_t {
             domain,
             bus,

@@ -1,8 +1,8 @@
 //! `zeInit`, `zeDriverGet` and the driver queries.
 
 use super::{fill_array, guard, out, write_c_string};
-use crate::engine::platform::Inner;
 use crate::abi::registry;
+use crate::engine::platform::Inner;
 use level_zero_sys::*;
 use std::ffi::{CStr, c_char, c_void};
 use std::sync::Arc;

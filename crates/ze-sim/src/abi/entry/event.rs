@@ -1,8 +1,8 @@
 //! Event pools, events and fences.
 
 use super::{guard, input, out};
-use crate::engine::platform::Inner;
 use crate::abi::registry::{self, Event, EventPool, Fence, Object};
+use crate::engine::platform::Inner;
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;

@@ -18,9 +18,9 @@
 //! the import also pins host memory on Battlemage is not known publicly: the configuration's
 //! `ipc_import_pins_host` decides (under the pinned mirror mode).
 use super::{guard, out};
-use crate::model::backing::Backing;
-use crate::engine::platform::{Allocation, Inner, MemKind};
 use crate::abi::registry;
+use crate::engine::platform::{Allocation, Inner, MemKind};
+use crate::model::backing::Backing;
 use level_zero_sys::*;
 use std::ffi::c_void;
 

@@ -1,8 +1,8 @@
 //! USM allocation, free and queries.
 
 use super::{guard, input, out};
-use crate::engine::platform::{Inner, MemKind};
 use crate::abi::registry;
+use crate::engine::platform::{Inner, MemKind};
 use level_zero_sys::*;
 use std::ffi::c_void;
 

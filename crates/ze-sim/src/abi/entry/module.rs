@@ -8,10 +8,10 @@
 //! their pointer arguments' residency.
 
 use super::{fill_array, guard, input, native_binary, out};
-use crate::engine::exec::{Builtin, Code, Command, Launch};
-use crate::objects::opencl::{self, KernelInfo};
-use crate::engine::platform::Inner;
 use crate::abi::registry::{self, Object};
+use crate::engine::exec::{Builtin, Code, Command, Launch};
+use crate::engine::platform::Inner;
+use crate::objects::opencl::{self, KernelInfo};
 use crate::objects::spirv;
 use level_zero_sys::*;
 use std::ffi::{CStr, CString, c_char, c_void};
@@ -1081,8 +1081,9 @@ unsafe fn launch_of(
         let cross_context = list_object.context != object.context;
         // Kernels run on compute engines only.
         let (platform, _) = registry::kernel(kernel as usize)?;
-        let groups_of_device =
-            crate::queue_groups(&platform.config.devices[list_object.engine.device as usize]);
+        let groups_of_device = crate::model::queue_groups::queue_groups(
+            &platform.config.devices[list_object.engine.device as usize],
+        );
         let compute =
             ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE.0;
         if groups_of_device
@@ -1137,8 +1138,9 @@ pub(crate) unsafe extern "C" fn append_launch_cooperative_kernel(
         let (_, object) = registry::kernel(kernel as usize)?;
         let cooperative =
             ze_command_queue_group_property_flag_t::ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS.0;
-        let groups_of_device =
-            crate::queue_groups(&platform.config.devices[list_object.engine.device as usize]);
+        let groups_of_device = crate::model::queue_groups::queue_groups(
+            &platform.config.devices[list_object.engine.device as usize],
+        );
         if groups_of_device
             .get(list_object.engine.ordinal as usize)
             .is_none_or(|group| group.flags & cooperative == 0)

@@ -24,9 +24,9 @@
 //! submitted work still uses (`HANDLE_OBJECT_IN_USE`, counted as a free hazard).
 
 use super::{guard, input, out};
-use crate::model::machine::Figure;
-use crate::engine::platform::{Allocation, Inner, MemKind, State};
 use crate::abi::registry::{self, Object};
+use crate::engine::platform::{Allocation, Inner, MemKind, State};
+use crate::model::machine::Figure;
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
