@@ -4,9 +4,11 @@
 //! handed to the engine's worker thread, which waits on events, moves the bytes and signals
 //! completion later: work really is asynchronous, as on hardware.
 
-use crate::abi::registry::Event;
-use crate::engine::platform::{Inner, MemKind, State, count_use};
+use crate::engine::platform::{Inner, State, count_use};
 use crate::model::config::LinkKind;
+use crate::model::memory_kind::MemKind;
+use crate::objects::event::{Event, EventState};
+use crate::objects::module::{Builtin, Code};
 use level_zero_sys::{ze_group_count_t, ze_result_t};
 use parking_lot::MutexGuard;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -49,54 +51,6 @@ pub(crate) enum Command {
     Reset(Arc<Event>),
     /// A kernel launch, with the arguments and group size the kernel had when appended.
     Launch(Launch),
-}
-
-/// Kernels the simulator runs itself, recognised by entry-point name in any module (a module of
-/// declarations only, or a native binary, may name them); other kernels run through OpenCL
-/// when their module has code and a runtime is present (`opencl`), else as no-ops that still
-/// check their arguments' residency.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Builtin {
-    /// `lazy_usm_sim_fill_u32(global uint* dst, uint value)`: `dst[i] = value`.
-    Fill,
-    /// `lazy_usm_sim_copy_u32(global uint* dst, global const uint* src)`: `dst[i] = src[i]`.
-    Copy,
-    /// `lazy_usm_sim_gather_u32(global uint* dst, global const ulong* pointers)`:
-    /// `dst[i] = *(global uint*)pointers[i]`, a read through pointers.
-    Gather,
-}
-
-impl Builtin {
-    pub(crate) fn by_name(name: &str) -> Option<Self> {
-        match name {
-            "lazy_usm_sim_fill_u32" => Some(Self::Fill),
-            "lazy_usm_sim_copy_u32" => Some(Self::Copy),
-            "lazy_usm_sim_gather_u32" => Some(Self::Gather),
-            _ => None,
-        }
-    }
-
-    /// Each argument's size, and for pointers the bytes per work item they reach.
-    pub(crate) fn arguments(self) -> &'static [(usize, Option<usize>)] {
-        match self {
-            Self::Fill => &[(8, Some(4)), (4, None)],
-            Self::Copy => &[(8, Some(4)), (8, Some(4))],
-            Self::Gather => &[(8, Some(4)), (8, Some(8))],
-        }
-    }
-}
-
-/// A kernel's code, where it runs for real: its built module, its name and its parameters.
-pub(crate) struct Code {
-    pub program: Arc<crate::objects::opencl::Program>,
-    pub name: String,
-    pub parameters: Vec<crate::objects::spirv::Parameter>,
-}
-
-impl std::fmt::Debug for Code {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Code").field("name", &self.name).finish()
-    }
 }
 
 /// A launch of a kernel with code, as the worker runs it.
@@ -1384,7 +1338,7 @@ fn run(platform: &Inner, job: Job) {
                 // Each event under its own lock; the engine holds nothing else while it waits.
                 // Destroying an awaited event is refused, so every event here is live.
                 for (event, arming) in &events {
-                    let done = |state: &crate::engine::platform::EventState| {
+                    let done = |state: &EventState| {
                         state.signaled || (*arming > 0 && state.completed_arming >= *arming)
                     };
                     let blocked = !done(&event.state.lock());

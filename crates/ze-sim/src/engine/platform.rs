@@ -7,6 +7,7 @@ use crate::model::config::{LinkKind, MirrorMode, SimConfig};
 use crate::model::counters::{Counters, DeviceUsage};
 use crate::model::error::SimError;
 use crate::model::machine::{Figure, Membership};
+use crate::model::memory_kind::MemKind;
 use level_zero_sys::ze_result_t;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use rustc_hash::FxHashMap;
@@ -19,13 +20,6 @@ use std::time::{Duration, Instant};
 /// Where the modelled clock starts: a device that has been up a while, so no timestamp of
 /// its work is zero (programs and conformance tests take a zero timestamp for none written).
 pub(crate) const CLOCK_START_NS: u64 = 1_000_000;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum MemKind {
-    Device { owner: u32 },
-    Host,
-    Shared { device: Option<u32> },
-}
 
 pub(crate) struct Allocation {
     pub size: usize,
@@ -115,17 +109,6 @@ impl Allocation {
     }
 }
 
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct EventState {
-    pub signaled: bool,
-    pub timestamp: Option<(u64, u64)>,
-    /// Of a counter-based event: the latest arming whose work completed, and when it ended.
-    /// A re-arming leaves it: work that waits on the event waits for the arming before its own
-    /// submission, not for a later one.
-    pub completed_arming: u64,
-    pub completed_end: u64,
-}
-
 impl State {
     /// Raises the peaks to the current figures; called after every increase.
     pub(crate) fn note_peaks(&mut self) {
@@ -174,12 +157,12 @@ pub(crate) struct State {
     /// they complete.
     pub real_launches: u32,
     /// Reserved virtual address ranges by base.
-    pub reservations: BTreeMap<usize, crate::abi::entry::virtual_mem::Reservation>,
+    pub reservations: BTreeMap<usize, crate::objects::virtual_mem::Reservation>,
     /// Each mapping's physical memory and recorded access attribute, by the mapping's base.
     pub mapped_from: FxHashMap<
         usize,
         (
-            Arc<crate::abi::entry::virtual_mem::PhysicalMemory>,
+            Arc<crate::objects::virtual_mem::PhysicalMemory>,
             level_zero_sys::ze_memory_access_attribute_t,
         ),
     >,

@@ -6,6 +6,7 @@ pub(crate) mod config;
 pub(crate) mod counters;
 pub(crate) mod error;
 pub(crate) mod machine;
+pub(crate) mod memory_kind;
 pub(crate) mod queue_groups;
 pub(crate) mod report;
 pub(crate) mod unsupported;

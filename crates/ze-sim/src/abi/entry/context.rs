@@ -1,8 +1,10 @@
 //! Contexts and residency.
 
 use super::{guard, handles, out};
-use crate::abi::registry::{self, Context, Object};
-use crate::engine::platform::{Inner, MemKind};
+use crate::abi::registry::{self, Object};
+use crate::engine::platform::Inner;
+use crate::model::memory_kind::MemKind;
+use crate::objects::context::Context;
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;

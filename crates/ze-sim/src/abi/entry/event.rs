@@ -1,8 +1,9 @@
 //! Event pools, events and fences.
 
 use super::{guard, input, out};
-use crate::abi::registry::{self, Event, EventPool, Fence, Object};
+use crate::abi::registry::{self, Object};
 use crate::engine::platform::Inner;
+use crate::objects::event::{Event, EventPool, Fence};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;

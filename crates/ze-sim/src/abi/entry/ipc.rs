@@ -19,8 +19,9 @@
 //! `ipc_import_pins_host` decides (under the pinned mirror mode).
 use super::{guard, out};
 use crate::abi::registry;
-use crate::engine::platform::{Allocation, Inner, MemKind};
+use crate::engine::platform::{Allocation, Inner};
 use crate::model::backing::Backing;
+use crate::model::memory_kind::MemKind;
 use level_zero_sys::*;
 use std::ffi::c_void;
 

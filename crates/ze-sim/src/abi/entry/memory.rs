@@ -2,7 +2,8 @@
 
 use super::{guard, input, out};
 use crate::abi::registry;
-use crate::engine::platform::{Inner, MemKind};
+use crate::engine::platform::Inner;
+use crate::model::memory_kind::MemKind;
 use level_zero_sys::*;
 use std::ffi::c_void;
 

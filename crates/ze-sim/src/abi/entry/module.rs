@@ -9,8 +9,9 @@
 
 use super::{fill_array, guard, input, native_binary, out};
 use crate::abi::registry::{self, Object};
-use crate::engine::exec::{Builtin, Code, Command, Launch};
+use crate::engine::exec::{Command, Launch};
 use crate::engine::platform::Inner;
+use crate::objects::module::{BuildLog, Builtin, Code, Kernel, KernelState, Module};
 use crate::objects::opencl::{self, KernelInfo};
 use crate::objects::spirv;
 use level_zero_sys::*;
@@ -23,85 +24,6 @@ const NATIVE_ARGUMENTS: u32 = 64;
 /// The device limits kernels are checked against (`zeDeviceGetComputeProperties`).
 pub(crate) const MAX_GROUP_SIZE: [u32; 3] = [1024, 1024, 64];
 pub(crate) const MAX_TOTAL_GROUP_SIZE: u32 = 1024;
-
-/// A built module.
-pub(crate) struct Module {
-    pub context: usize,
-    pub device: u32,
-    /// Declared kernels and their argument counts; `None` for an opaque native binary.
-    pub kernels: Option<Vec<spirv::EntryPoint>>,
-    names: Vec<CString>,
-    /// The module built by OpenCL, when its kernels run for real.
-    program: Option<Arc<opencl::Program>>,
-    /// Whether it is SPIR-V with function bodies: its kernels' arguments are then taken at
-    /// their parameters' sizes, whether or not a runtime runs them.
-    has_code: bool,
-    /// Its native binary (`zeModuleGetNativeBinary`): the simulator's form for a module it
-    /// built from SPIR-V, the caller's bytes for an opaque native one.
-    binary: Vec<u8>,
-    /// Each kernel's source attributes, by name (empty for an opaque native module).
-    attributes: Vec<(String, String)>,
-    /// Whether it imports symbols another module must export (`ZE_MODULE_PROPERTY_FLAG_IMPORTS`).
-    has_imports: bool,
-}
-
-/// A build log.
-pub(crate) struct BuildLog {
-    pub context: usize,
-    pub text: CString,
-}
-
-/// A kernel and the state launches snapshot.
-pub(crate) struct Kernel {
-    pub module: usize,
-    pub context: usize,
-    pub device: u32,
-    pub name: String,
-    pub builtin: Option<Builtin>,
-    pub arguments: u32,
-    /// Each argument's kind and size, from its SPIR-V module (empty for a native module's).
-    pub parameters: Vec<spirv::Parameter>,
-    /// Its code, when it runs for real (not a built-in).
-    pub code: Option<Arc<Code>>,
-    /// Whether its module has code (see `Module::has_code`).
-    pub has_code: bool,
-    /// What its build says of it (zeros without code).
-    pub info: KernelInfo,
-    /// Its source attributes as OpenCL C spells them (`zeKernelGetSourceAttributes`).
-    pub source_attributes: String,
-    pub state: Mutex<KernelState>,
-}
-
-impl Kernel {
-    /// The size of each argument's value, for launches that carry them: a built-in's own, else
-    /// what the module says; `None` where neither says (local memory, an unsized type, a native
-    /// module's kernel).
-    fn argument_sizes(&self) -> Option<Vec<usize>> {
-        if let Some(builtin) = self.builtin {
-            return Some(builtin.arguments().iter().map(|&(size, _)| size).collect());
-        }
-        if self.parameters.len() != self.arguments as usize {
-            return None;
-        }
-        self.parameters
-            .iter()
-            .map(|parameter| match *parameter {
-                spirv::Parameter::Pointer { size } | spirv::Parameter::Value { size } => Some(size),
-                spirv::Parameter::Sampler => Some(size_of::<ze_sampler_handle_t>()),
-                spirv::Parameter::Local | spirv::Parameter::Unknown => None,
-            })
-            .collect()
-    }
-}
-
-#[derive(Default)]
-pub(crate) struct KernelState {
-    pub group_size: [u32; 3],
-    /// `zeKernelSetGlobalOffsetExp`'s offset.
-    pub global_offset: [u32; 3],
-    pub arguments: Vec<Option<Vec<u8>>>,
-    pub indirect: ze_kernel_indirect_access_flags_t,
-}
 
 fn adopt(platform: &Arc<Inner>, context: usize, object: Object) -> usize {
     let mut state = platform.lock();

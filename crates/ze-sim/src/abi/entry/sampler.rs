@@ -4,15 +4,8 @@
 
 use super::{guard, input, out};
 use crate::abi::registry::{self, Object};
+use crate::objects::sampler::Sampler;
 use level_zero_sys::*;
-
-/// A sampler as its descriptor made it.
-pub(crate) struct Sampler {
-    pub context: usize,
-    pub address_mode: ze_sampler_address_mode_t,
-    pub filter_mode: ze_sampler_filter_mode_t,
-    pub normalized: bool,
-}
 
 pub(crate) unsafe extern "C" fn sampler_create(
     context: ze_context_handle_t,

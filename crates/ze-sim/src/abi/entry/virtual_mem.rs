@@ -25,8 +25,10 @@
 
 use super::{guard, input, out};
 use crate::abi::registry::{self, Object};
-use crate::engine::platform::{Allocation, Inner, MemKind, State};
+use crate::engine::platform::{Allocation, Inner, State};
 use crate::model::machine::Figure;
+use crate::model::memory_kind::MemKind;
+use crate::objects::virtual_mem::{PhysicalMemory, Reservation};
 use level_zero_sys::*;
 use std::ffi::c_void;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -36,22 +38,6 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// The granularity of addresses, sizes and offsets.
 const GRANULE: usize = 64 << 10;
 const LARGE_PAGE: usize = 2 << 20;
-
-/// A physical memory object: its pages, where they live, and how many mappings use them.
-pub(crate) struct PhysicalMemory {
-    pub context: usize,
-    /// `Device { owner }` or `Host`.
-    pub kind: MemKind,
-    pub size: usize,
-    file: OwnedFd,
-    mappings: AtomicU32,
-}
-
-/// An address range `zeVirtualMemReserve` handed out.
-pub(crate) struct Reservation {
-    pub context: usize,
-    pub size: usize,
-}
 
 fn aligned(value: usize) -> bool {
     value.is_multiple_of(GRANULE)

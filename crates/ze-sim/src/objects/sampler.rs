@@ -1,0 +1,11 @@
+//! A sampler.
+
+use level_zero_sys::{ze_sampler_address_mode_t, ze_sampler_filter_mode_t};
+
+/// A sampler as its descriptor made it.
+pub(crate) struct Sampler {
+    pub context: usize,
+    pub address_mode: ze_sampler_address_mode_t,
+    pub filter_mode: ze_sampler_filter_mode_t,
+    pub normalized: bool,
+}
