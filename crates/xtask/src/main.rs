@@ -266,7 +266,7 @@ const LAYERS: &[imports::Layers] = &[
             &["tools/"],
             &["lib.rs"],
         ],
-        most_back_up: 1,
+        most_back_up: 0,
     },
     imports::Layers {
         krate: "ze-sim",
@@ -277,7 +277,7 @@ const LAYERS: &[imports::Layers] = &[
             &["abi/"],
             &["lib.rs", "loader_test.rs"],
         ],
-        most_back_up: 3,
+        most_back_up: 0,
     },
 ];
 

@@ -6,5 +6,6 @@ pub mod ddi;
 pub(crate) mod entry;
 pub(crate) mod exports;
 pub(crate) mod generated;
+pub(crate) mod platforms;
 pub(crate) mod registry;
 pub(crate) mod slots;

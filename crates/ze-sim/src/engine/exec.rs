@@ -9,6 +9,7 @@ use crate::model::config::LinkKind;
 use crate::model::memory_kind::MemKind;
 use crate::objects::event::{Event, EventState};
 use crate::objects::module::{Builtin, Code};
+use crate::objects::sampler::Sampler;
 use level_zero_sys::{ze_group_count_t, ze_result_t};
 use parking_lot::MutexGuard;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -72,6 +73,11 @@ struct Run {
 #[derive(Debug, Clone)]
 pub(crate) struct Launch {
     pub kernel: usize,
+    /// The kernel's destroyed flag (`Kernel::destroyed`).
+    pub kernel_destroyed: Arc<std::sync::atomic::AtomicBool>,
+    /// Each sampler argument's sampler, by argument index, as its handle resolved when the
+    /// launch was appended (or why it did not).
+    pub samplers: Vec<(usize, Result<Arc<Sampler>, ze_result_t>)>,
     pub builtin: Option<Builtin>,
     /// The kernel's code when it runs for real.
     pub code: Option<Arc<Code>>,
@@ -712,7 +718,10 @@ fn prepare_launch(
     launch: &Launch,
 ) -> Result<Op, ze_result_t> {
     let items = launch.groups[0] as usize * launch.group_size[0] as usize;
-    if crate::abi::registry::kernel(launch.kernel).is_err() {
+    if launch
+        .kernel_destroyed
+        .load(std::sync::atomic::Ordering::Acquire)
+    {
         // Destroyed while a recorded list still launches it.
         state.counters.destroy_hazards += 1;
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
@@ -920,13 +929,19 @@ fn prepare_run(
                 arguments.push(Argument::Value(bytes));
             }
             Parameter::Sampler => {
-                let handle = bytes
-                    .get(..8)
-                    .and_then(|raw| raw.try_into().ok())
-                    .map(usize::from_ne_bytes)
-                    .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE)?;
-                // Destroyed since it was set: the driver would read freed state.
-                let (_, sampler) = crate::abi::registry::sampler(handle)?;
+                if bytes.len() < size_of::<usize>() {
+                    return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
+                }
+                // Its handle was resolved when the launch was appended (a handle that was no
+                // sampler then fails as its lookup did); destroyed since, the driver would
+                // read freed state.
+                let sampler = launch.samplers.iter().find(|(at, _)| *at == index).map_or(
+                    Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT),
+                    |(_, sampler)| sampler.clone(),
+                )?;
+                if sampler.destroyed.load(std::sync::atomic::Ordering::Acquire) {
+                    return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+                }
                 arguments.push(Argument::sampler(
                     sampler.address_mode,
                     sampler.filter_mode,

@@ -1,18 +1,14 @@
 //! One simulated platform: its devices, memory, residency accounting and counters.
 
-use crate::abi::registry::{self, Object};
-use crate::abi::slots;
 use crate::model::backing::Backing;
 use crate::model::config::{LinkKind, MirrorMode, SimConfig};
 use crate::model::counters::{Counters, DeviceUsage};
-use crate::model::error::SimError;
 use crate::model::machine::{Figure, Membership};
 use crate::model::memory_kind::MemKind;
 use level_zero_sys::ze_result_t;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, HashSet};
-use std::ffi::c_void;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -258,6 +254,51 @@ impl State {
     }
 }
 
+impl State {
+    /// A new platform's state, for `device_count` devices.
+    pub(crate) fn new(device_count: usize) -> Self {
+        State {
+            initialized: false,
+            lost: false,
+            usage: vec![DeviceUsage::default(); device_count],
+            peak_usage: vec![DeviceUsage::default(); device_count],
+            peak_host_pinned: 0,
+            host_pinned: 0,
+            allocations: BTreeMap::new(),
+            zombies: FxHashMap::default(),
+            real_launches: 0,
+            reservations: BTreeMap::new(),
+            mapped_from: FxHashMap::default(),
+            imports: BTreeMap::new(),
+            module_globals: BTreeMap::new(),
+            retired_programs: Vec::new(),
+            awaiting_backing: std::collections::BTreeSet::new(),
+            counters: Counters::default(),
+            used_event_slots: HashSet::new(),
+            fences: FxHashMap::default(),
+            outstanding: FxHashMap::default(),
+            worker_jobs: FxHashMap::default(),
+            engine_clock: FxHashMap::default(),
+            engine_wall: FxHashMap::default(),
+            worker_end: FxHashMap::default(),
+            fence_end: FxHashMap::default(),
+            context_children: FxHashMap::default(),
+            opened_buffers: FxHashMap::default(),
+            orphaned_exports: FxHashMap::default(),
+            next_allocation_id: 0,
+            device_uses: FxHashMap::default(),
+            list_uses: FxHashMap::default(),
+            worker_ops: FxHashMap::default(),
+            kernel_uses: FxHashMap::default(),
+            engine_threads: FxHashMap::default(),
+            engine_jobs: FxHashMap::default(),
+            queued_signals: FxHashMap::default(),
+            inline_jobs: FxHashMap::default(),
+            blocked_waits: FxHashMap::default(),
+        }
+    }
+}
+
 pub(crate) struct Inner {
     pub config: SimConfig,
     pub state: Mutex<State>,
@@ -265,7 +306,10 @@ pub(crate) struct Inner {
     pub driver: usize,
     pub devices: Vec<usize>,
     pub epoch: Instant,
-    slot: Option<usize>,
+    /// The in-process slot whose entry points drive it (none for the loader's platform).
+    pub slot: Option<usize>,
+    /// Releases its handles and slot when it ends (the ABI layer's, which gave them).
+    pub _registration: Box<dyn Send + Sync>,
     /// The host's modelled clock (ns): advances when the host sees device work complete. An
     /// atomic, so host waits on events need no platform lock. Starts at `CLOCK_START_NS`.
     pub host_clock: AtomicU64,
@@ -278,18 +322,6 @@ pub(crate) struct Inner {
     pub machine_devices: Vec<u32>,
     /// How many devices the machine has (this process may see fewer).
     pub machine_device_total: u32,
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        registry::unregister(self.driver);
-        for &device in &self.devices {
-            registry::unregister(device);
-        }
-        if let Some(slot) = self.slot {
-            slots::release(slot);
-        }
-    }
 }
 
 const FDINFO_KIB: u64 = 1024;
@@ -980,109 +1012,6 @@ impl std::fmt::Debug for Platform {
 }
 
 impl Platform {
-    /// A new, independent platform.
-    ///
-    /// ```
-    /// let mut config = ze_sim::SimConfig::preset("b70x2").unwrap();
-    /// config.devices.clear();
-    /// assert!(ze_sim::Platform::new(config).is_err(), "no devices");
-    /// ```
-    pub fn new(config: SimConfig) -> Result<Self, SimError> {
-        Self::build(config, true, None, None)
-    }
-
-    /// A new platform from a preset name (see [`crate::PRESET_NAMES`]).
-    ///
-    /// ```
-    /// assert!(ze_sim::Platform::preset("b60x4").is_ok());
-    /// assert!(ze_sim::Platform::preset("b61x9").is_err());
-    /// ```
-    pub fn preset(name: &str) -> Result<Self, SimError> {
-        let config = SimConfig::preset(name).ok_or_else(|| SimError::UnknownPreset(name.into()))?;
-        Self::new(config)
-    }
-
-    pub(crate) fn build(
-        config: SimConfig,
-        in_process: bool,
-        machine: Option<&'static Membership>,
-        machine_devices: Option<(Vec<u32>, u32)>,
-    ) -> Result<Self, SimError> {
-        config.validate()?;
-        let device_count = config.devices.len();
-        let (machine_devices, machine_device_total) = machine_devices
-            .filter(|(indices, total)| {
-                indices.len() == device_count && indices.iter().all(|index| index < total)
-            })
-            .unwrap_or_else(|| ((0..device_count as u32).collect(), device_count as u32));
-        let slot = if in_process {
-            Some(slots::acquire().ok_or(SimError::TooManyPlatforms(slots::SLOT_COUNT))?)
-        } else {
-            None
-        };
-        let state = State {
-            initialized: false,
-            lost: false,
-            usage: vec![DeviceUsage::default(); device_count],
-            peak_usage: vec![DeviceUsage::default(); device_count],
-            peak_host_pinned: 0,
-            host_pinned: 0,
-            allocations: BTreeMap::new(),
-            zombies: FxHashMap::default(),
-            real_launches: 0,
-            reservations: BTreeMap::new(),
-            mapped_from: FxHashMap::default(),
-            imports: BTreeMap::new(),
-            module_globals: BTreeMap::new(),
-            retired_programs: Vec::new(),
-            awaiting_backing: std::collections::BTreeSet::new(),
-            counters: Counters::default(),
-            used_event_slots: HashSet::new(),
-            fences: FxHashMap::default(),
-            outstanding: FxHashMap::default(),
-            worker_jobs: FxHashMap::default(),
-            engine_clock: FxHashMap::default(),
-            engine_wall: FxHashMap::default(),
-            worker_end: FxHashMap::default(),
-            fence_end: FxHashMap::default(),
-            context_children: FxHashMap::default(),
-            opened_buffers: FxHashMap::default(),
-            orphaned_exports: FxHashMap::default(),
-            next_allocation_id: 0,
-            device_uses: FxHashMap::default(),
-            list_uses: FxHashMap::default(),
-            worker_ops: FxHashMap::default(),
-            kernel_uses: FxHashMap::default(),
-            engine_threads: FxHashMap::default(),
-            engine_jobs: FxHashMap::default(),
-            queued_signals: FxHashMap::default(),
-            inline_jobs: FxHashMap::default(),
-            blocked_waits: FxHashMap::default(),
-        };
-        let inner = Arc::new(Inner {
-            config,
-            state: Mutex::new(state),
-            changed: Condvar::new(),
-            driver: registry::reserve(),
-            devices: (0..device_count).map(|_| registry::reserve()).collect(),
-            epoch: Instant::now(),
-            slot,
-            host_clock: AtomicU64::new(CLOCK_START_NS),
-            host_waits: AtomicU64::new(0),
-            machine,
-            machine_devices,
-            machine_device_total,
-        });
-        registry::insert(inner.driver, &inner, Object::Driver);
-        for (index, &device) in inner.devices.iter().enumerate() {
-            registry::insert(device, &inner, Object::Device(index as u32));
-        }
-        if let Some(slot) = slot {
-            slots::bind(slot, &inner);
-        }
-        Ok(Self { inner })
-    }
-
     /// The configuration this platform was built from.
     ///
     /// ```
@@ -1091,20 +1020,6 @@ impl Platform {
     /// ```
     pub fn config(&self) -> &SimConfig {
         &self.inner.config
-    }
-
-    /// The address of the Level Zero entry point `name` driving this platform, or `None` for a
-    /// function the simulator does not provide. Pass it to `ZeApi::from_resolver`.
-    ///
-    /// ```
-    /// let platform = ze_sim::Platform::preset("b70x2").unwrap();
-    /// assert!(platform.resolve("zeDriverGet").is_some());
-    /// assert!(platform.resolve("zeModuleCreate").is_some());
-    /// assert!(platform.resolve("zeImageCreate").is_none(), "not simulated");
-    /// ```
-    pub fn resolve(&self, name: &str) -> Option<*const c_void> {
-        let slot = self.inner.slot?;
-        slots::resolve(slot, name).or_else(|| crate::abi::entry::resolve(name))
     }
 
     /// Memory use of device `index`.

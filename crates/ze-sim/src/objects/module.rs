@@ -4,6 +4,7 @@ use crate::objects::opencl::{self, KernelInfo};
 use crate::objects::spirv;
 use level_zero_sys::*;
 use std::ffi::CString;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 /// Kernels the simulator runs itself, recognised by entry-point name in any module (a module of
@@ -100,6 +101,8 @@ pub(crate) struct Kernel {
     /// Its source attributes as OpenCL C spells them (`zeKernelGetSourceAttributes`).
     pub source_attributes: String,
     pub state: Mutex<KernelState>,
+    /// Set when it is destroyed: a recorded list may still launch it (a hazard when it runs).
+    pub destroyed: Arc<AtomicBool>,
 }
 
 impl Kernel {

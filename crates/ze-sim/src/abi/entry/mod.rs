@@ -14,8 +14,6 @@ pub(crate) mod sampler;
 pub(crate) mod virtual_mem;
 pub(crate) mod zex;
 
-pub(crate) use crate::abi::generated::by_name::resolve;
-
 use level_zero_sys::ze_result_t;
 use std::panic::AssertUnwindSafe;
 

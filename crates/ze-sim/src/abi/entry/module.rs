@@ -13,6 +13,7 @@ use crate::engine::exec::{Command, Launch};
 use crate::engine::platform::Inner;
 use crate::objects::module::{BuildLog, Builtin, Code, Kernel, KernelState, Module};
 use crate::objects::opencl::{self, KernelInfo};
+use crate::objects::sampler::Sampler;
 use crate::objects::spirv;
 use level_zero_sys::*;
 use std::ffi::{CStr, CString, c_char, c_void};
@@ -473,6 +474,7 @@ pub(crate) unsafe extern "C" fn kernel_create(
             has_code: object.has_code && builtin.is_none(),
             info,
             source_attributes,
+            destroyed: Default::default(),
             state: Mutex::new(KernelState {
                 // The size its source requires, where it requires one.
                 group_size: if info.required_group_size == [0; 3] {
@@ -501,6 +503,9 @@ pub(crate) unsafe extern "C" fn kernel_destroy(kernel: ze_kernel_handle_t) -> ze
                 return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
             }
         }
+        object
+            .destroyed
+            .store(true, std::sync::atomic::Ordering::Release);
         registry::unregister(kernel as usize);
         release(&platform, object.context, &Object::Kernel(object.clone()));
         Ok(())
@@ -1028,8 +1033,11 @@ unsafe fn launch_of(
             )
         };
         let state = kernel_state(&object);
+        let samplers = sampler_arguments(&object, &state.arguments);
         let launch = Launch {
             kernel: kernel as usize,
+            kernel_destroyed: Arc::clone(&object.destroyed),
+            samplers,
             builtin: object.builtin,
             code: object.code.clone(),
             group_size: state.group_size,
@@ -1042,6 +1050,27 @@ unsafe fn launch_of(
         drop(state);
         Ok((launch, cross_context))
     }
+}
+
+/// The sampler behind each sampler argument of a kernel with code, by argument index, looked up
+/// when the launch is appended (the handle's lookup result when it is none).
+fn sampler_arguments(
+    kernel: &Kernel,
+    arguments: &[Option<Vec<u8>>],
+) -> Vec<(usize, Result<Arc<Sampler>, ze_result_t>)> {
+    let Some(code) = &kernel.code else {
+        return Vec::new();
+    };
+    code.parameters
+        .iter()
+        .enumerate()
+        .filter(|(_, parameter)| matches!(parameter, spirv::Parameter::Sampler))
+        .filter_map(|(index, _)| {
+            let bytes = arguments.get(index)?.as_ref()?;
+            let handle = usize::from_ne_bytes(bytes.get(..8)?.try_into().ok()?);
+            Some((index, registry::sampler(handle).map(|(_, sampler)| sampler)))
+        })
+        .collect()
 }
 
 /// A cooperative launch: the list's engine must run cooperative kernels (the compute group),

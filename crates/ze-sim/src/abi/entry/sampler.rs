@@ -31,6 +31,7 @@ pub(crate) unsafe extern "C" fn sampler_create(
             address_mode: desc.addressMode,
             filter_mode: desc.filterMode,
             normalized: desc.isNormalized != 0,
+            destroyed: Default::default(),
         }));
         let mut state = platform.lock();
         state.counters.live_samplers += 1;
@@ -44,6 +45,9 @@ pub(crate) unsafe extern "C" fn sampler_create(
 pub(crate) unsafe extern "C" fn sampler_destroy(sampler: ze_sampler_handle_t) -> ze_result_t {
     guard(|| {
         let (platform, object) = registry::sampler(sampler as usize)?;
+        object
+            .destroyed
+            .store(true, std::sync::atomic::Ordering::Release);
         registry::unregister(sampler as usize);
         let mut state = platform.lock();
         state.counters.live_samplers = state.counters.live_samplers.saturating_sub(1);
