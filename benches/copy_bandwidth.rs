@@ -3,8 +3,8 @@
 //! modelled bandwidth each mode would reach on seed 000's hardware is printed first.
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use lazy_usm::measure::{PeerCopy, PeerMode, peer_copy};
 use lazy_usm::{Context, Policy, ResidencyConfig, ResidencyManager, Runtime};
+use lazy_usm_tools::measure::{PeerCopy, PeerMode, peer_copy};
 use std::time::Duration;
 
 const SIZES: [usize; 3] = [64 << 10, 4 << 20, 64 << 20];

@@ -2,8 +2,8 @@
 //! modelled bandwidth printed first (labelled), then criterion timing of the simulator's work.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use lazy_usm::measure::{Direction, HostKind, host_copy};
 use lazy_usm::{Context, Runtime};
+use lazy_usm_tools::measure::{Direction, HostKind, host_copy};
 use std::time::Duration;
 
 const SIZES: [usize; 3] = [64 << 10, 4 << 20, 64 << 20];

@@ -3,8 +3,8 @@
 //! costs in bookkeeping).
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use lazy_usm::workload::{Workload, run};
 use lazy_usm::{Policy, Runtime};
+use lazy_usm_tools::workload::{Workload, run};
 use std::time::Duration;
 
 fn host_cost(c: &mut Criterion) {

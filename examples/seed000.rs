@@ -27,7 +27,7 @@ fn replay(preset: &str, context_devices: usize, policy: Policy) -> lazy_usm::Res
     println!("  {:<14} {:>10} {:>10}", "device", "VRAM GiB", "GTT GiB");
     for index in 0..context_devices as u32 {
         let fdinfo = platform.fdinfo(index).unwrap_or_default();
-        let client = lazy_usm::parse_fdinfo(&fdinfo).unwrap_or_default();
+        let client = lazy_usm_tools::parse_fdinfo(&fdinfo).unwrap_or_default();
         let gib = |bytes: Option<u64>| bytes.map_or(f64::NAN, |b| b as f64 / GIB as f64);
         println!(
             "  {:<14} {:>10.2} {:>10.2}",

@@ -29,18 +29,18 @@
 
 // The layers:
 // - `ze`: the safe Level Zero objects; the only layer that calls Level Zero (its `unsafe` is at
-//   the FFI edges). Work it queues pins managed memory through `residency`'s pins.
+//   the FFI edges). It imports nothing above it: work it queues counts uses of tracked memory
+//   through `ze::uses::UseTracking`, which `residency` and `pool` implement.
 // - `residency`: which devices an allocation is resident on, by policy, and what it costs;
 //   calls `ze` for allocations and residency calls (bookkeeping: no `unsafe`).
 // - `pool`: caching allocation per device on top of `residency` (no `unsafe`).
 // - `transfer`: copies and kernel launches through the manager, calling `residency` and `ze`
 //   (copies are safe code; a launch is `unsafe` only as the caller's contract).
-// - `tools`: measurement, workloads and the fdinfo probe, for the command and the benches.
+// Measurement, workloads and the fdinfo probe are the `lazy-usm-tools` crate's.
 mod error;
 mod os;
 mod pool;
 mod residency;
-mod tools;
 mod transfer;
 mod ze;
 
@@ -55,11 +55,6 @@ pub use residency::{
     MAX_STAGING_CHUNK, PointerTarget, Policy, ResidencyConfig, ResidencyHandle, ResidencyManager,
     Resident, SelfTest,
 };
-pub use tools::probe::{
-    DeviceMemory, DrmClient, MemoryPeaks, ProcessMemory, group_by_device, parse_fdinfo,
-    parse_gpu_active_pages, probe_paths, probe_process,
-};
-pub use tools::{measure, workload};
 pub use transfer::copy::{CopyPath, CopyReport};
 pub use transfer::launch::LaunchReport;
 pub use ze::command::{CommandList, Completion, Deferrable, PendingCopy};

@@ -71,7 +71,7 @@ impl Harness {
             None => self.platform().fdinfo(index).unwrap_or_default(),
             Some(exports) => exports.fdinfo(index),
         };
-        lazy_usm::parse_fdinfo(&text)
+        lazy_usm_tools::parse_fdinfo(&text)
             .and_then(|client| client.resident_gtt)
             .unwrap_or(u64::MAX)
     }

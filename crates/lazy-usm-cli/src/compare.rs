@@ -16,7 +16,7 @@
 use crate::sim_env::{self, Target};
 use crate::table::{Table, bytes_gib};
 use lazy_usm::ze_sim::{MachineReport, ProcessReport, ProcessState};
-use lazy_usm::{MemoryPeaks, probe_process};
+use lazy_usm_tools::{MemoryPeaks, probe_process};
 use serde_json::{Value, json};
 use std::io::Read;
 use std::process::{Command, Stdio};

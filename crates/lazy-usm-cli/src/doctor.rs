@@ -7,8 +7,8 @@
 
 use lazy_usm::{
     Arg, Context, Device, Dims, Module, Policy, ResidencyConfig, ResidencyManager, Runtime,
-    workload,
 };
+use lazy_usm_tools::workload;
 use serde_json::{Value, json};
 
 /// What one check found: its name, the verdict, and the figures behind it.
@@ -452,7 +452,7 @@ pub fn doctor(runtime: &Runtime, note: &str, json_output: bool) -> Result<(), St
     });
     drop(registration);
     checks.push(import_rules_check(driver));
-    let probe = lazy_usm::probe_process(None);
+    let probe = lazy_usm_tools::probe_process(None);
     checks.push(Check {
         name: "the live probe of this process",
         verdict: match &probe {

@@ -9,9 +9,9 @@ mod sim_env;
 mod table;
 
 use clap::{Parser, Subcommand};
-use lazy_usm::measure::{Direction, HostKind, PeerCopy, PeerMode, host_copy, peer_copy};
-use lazy_usm::workload::{Workload, WorkloadReport, run};
 use lazy_usm::{Context, Device, Policy, ResidencyConfig, ResidencyManager, Runtime};
+use lazy_usm_tools::measure::{Direction, HostKind, PeerCopy, PeerMode, host_copy, peer_copy};
+use lazy_usm_tools::workload::{Workload, WorkloadReport, run};
 use serde_json::{Value, json};
 use std::process::ExitCode;
 use table::{Table, bytes_gib};
@@ -683,7 +683,7 @@ fn peer_bench(
 }
 
 fn probe(cli: &Cli, pid: Option<u32>) -> Result<(), String> {
-    let memory = lazy_usm::probe_process(pid).map_err(fail)?;
+    let memory = lazy_usm_tools::probe_process(pid).map_err(fail)?;
     let who = pid.map_or("this process".to_string(), |pid| format!("process {pid}"));
     if cli.json {
         let value = json!({

@@ -53,8 +53,8 @@ fn probe(py: Python<'_>, pid: Option<u32>) -> PyResult<Py<PyDict>> {
             ));
         }
     }
-    let memory =
-        lazy_usm::probe_process(pid).map_err(|error| PyOSError::new_err(error.to_string()))?;
+    let memory = lazy_usm_tools::probe_process(pid)
+        .map_err(|error| PyOSError::new_err(error.to_string()))?;
     result.set_item("modelled", false)?;
     result.set_item("host_pinned_bytes", memory.gpu_active_bytes)?;
     let devices = PyList::empty(py);

@@ -4,7 +4,7 @@
 
 #![deny(unsafe_code)]
 
-use crate::error::{Error, Result};
+use lazy_usm::Result;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -68,10 +68,10 @@ fn parse_size(value: &str) -> Option<u64> {
 ///
 /// ```
 /// let text = "pos:\t0\ndrm-driver:\txe\ndrm-pdev:\t0000:0e:00.0\ndrm-resident-gtt:\t8913000 KiB\n";
-/// let client = lazy_usm::parse_fdinfo(text).unwrap();
+/// let client = lazy_usm_tools::parse_fdinfo(text).unwrap();
 /// assert_eq!(client.resident_gtt, Some(8_913_000 * 1024));
 /// assert_eq!(client.resident_vram, None);
-/// assert!(lazy_usm::parse_fdinfo("pos:\t0\nflags:\t02\n").is_none());
+/// assert!(lazy_usm_tools::parse_fdinfo("pos:\t0\nflags:\t02\n").is_none());
 /// ```
 pub fn parse_fdinfo(text: &str) -> Option<DrmClient> {
     let mut client = DrmClient::default();
@@ -100,9 +100,9 @@ pub fn parse_fdinfo(text: &str) -> Option<DrmClient> {
 /// Sums clients per device (a process often holds several file descriptors per device).
 ///
 /// ```
-/// let a = lazy_usm::parse_fdinfo("drm-driver: xe\ndrm-pdev: 0000:12:00.0\ndrm-resident-gtt: 4 KiB\n").unwrap();
-/// let b = lazy_usm::parse_fdinfo("drm-driver: xe\ndrm-pdev: 0000:12:00.0\ndrm-resident-gtt: 1 MiB\n").unwrap();
-/// let devices = lazy_usm::group_by_device([a, b]);
+/// let a = lazy_usm_tools::parse_fdinfo("drm-driver: xe\ndrm-pdev: 0000:12:00.0\ndrm-resident-gtt: 4 KiB\n").unwrap();
+/// let b = lazy_usm_tools::parse_fdinfo("drm-driver: xe\ndrm-pdev: 0000:12:00.0\ndrm-resident-gtt: 1 MiB\n").unwrap();
+/// let devices = lazy_usm_tools::group_by_device([a, b]);
 /// assert_eq!((devices.len(), devices[0].gtt_bytes, devices[0].clients), (1, 1024 * 1024 + 4096, 2));
 /// ```
 pub fn group_by_device(clients: impl IntoIterator<Item = DrmClient>) -> Vec<DeviceMemory> {
@@ -125,8 +125,8 @@ pub fn group_by_device(clients: impl IntoIterator<Item = DrmClient>) -> Vec<Devi
 /// The `nr_gpu_active` page count of one node's `vmstat` text.
 ///
 /// ```
-/// assert_eq!(lazy_usm::parse_gpu_active_pages("nr_free_pages 10\nnr_gpu_active 2048\n"), Some(2048));
-/// assert_eq!(lazy_usm::parse_gpu_active_pages("nr_free_pages 10\n"), None);
+/// assert_eq!(lazy_usm_tools::parse_gpu_active_pages("nr_free_pages 10\nnr_gpu_active 2048\n"), Some(2048));
+/// assert_eq!(lazy_usm_tools::parse_gpu_active_pages("nr_free_pages 10\n"), None);
 /// ```
 pub fn parse_gpu_active_pages(vmstat: &str) -> Option<u64> {
     vmstat.lines().find_map(|line| {
@@ -142,11 +142,11 @@ const PAGE_BYTES: u64 = 4096;
 /// Reads the DRM fdinfo of a process (`None`: this one) and the nodes' `nr_gpu_active`.
 ///
 /// ```
-/// let memory = lazy_usm::probe_process(None)?;
+/// let memory = lazy_usm_tools::probe_process(None)?;
 /// // Each device listed is one the process holds a DRM file descriptor to.
 /// assert!(memory.devices.iter().all(|device| device.clients > 0));
 /// // No such process: a typed error naming what could not be read.
-/// let error = lazy_usm::probe_process(Some(u32::MAX)).unwrap_err();
+/// let error = lazy_usm_tools::probe_process(Some(u32::MAX)).unwrap_err();
 /// assert!(error.to_string().contains("4294967295"), "{error}");
 /// # Ok::<(), lazy_usm::Error>(())
 /// ```
@@ -162,11 +162,11 @@ pub fn probe_process(pid: Option<u32>) -> Result<ProcessMemory> {
 ///
 /// ```
 /// let missing = std::path::Path::new("/nonexistent/fdinfo");
-/// assert!(lazy_usm::probe_paths(missing, std::path::Path::new("/nonexistent")).is_err());
+/// assert!(lazy_usm_tools::probe_paths(missing, std::path::Path::new("/nonexistent")).is_err());
 /// ```
 pub fn probe_paths(fdinfo_dir: &Path, node_dir: &Path) -> Result<ProcessMemory> {
     let entries = std::fs::read_dir(fdinfo_dir).map_err(|error| {
-        Error::invalid(format!("cannot read {}: {error}", fdinfo_dir.display()))
+        crate::invalid(format!("cannot read {}: {error}", fdinfo_dir.display()))
     })?;
     let clients = entries
         .filter_map(|entry| entry.ok())
@@ -209,7 +209,7 @@ impl MemoryPeaks {
     /// Takes one probe's figures into the peaks.
     ///
     /// ```
-    /// use lazy_usm::{DeviceMemory, MemoryPeaks, ProcessMemory};
+    /// use lazy_usm_tools::{DeviceMemory, MemoryPeaks, ProcessMemory};
     /// let device = |gtt_bytes| DeviceMemory { pdev: "0000:03:00.0".into(), gtt_bytes, clients: 1, ..Default::default() };
     /// let mut peaks = MemoryPeaks::default();
     /// peaks.add(&ProcessMemory { devices: vec![device(4096)], gpu_active_bytes: Some(8192) });

@@ -2,6 +2,7 @@
 //! a fake /proc and /sys tree.
 
 use lazy_usm::*;
+use lazy_usm_tools::*;
 
 /// Seed 001's per-fd accounting (26.05, two ranks each holding 8 GiB): rank 0's two fds. The PCI
 /// addresses are this fixture's (the report names render nodes, not addresses).

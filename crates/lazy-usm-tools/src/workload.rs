@@ -2,10 +2,10 @@
 //! 001's data-parallel reproducer, and tensor-parallel serving. Each runs under one policy and
 //! records host pinned memory and GTT after every step.
 
-use crate::error::{Error, Result};
-use crate::residency::{DeviceAllocation, Policy, ResidencyConfig, ResidencyManager};
-use crate::ze::runtime::Runtime;
-use crate::{Context, Device};
+use lazy_usm::Runtime;
+use lazy_usm::{Context, Device};
+use lazy_usm::{DeviceAllocation, Policy, ResidencyConfig, ResidencyManager};
+use lazy_usm::{Error, Result};
 
 const GIB: usize = 1 << 30;
 
@@ -29,7 +29,7 @@ impl Workload {
     /// Its name on the command line.
     ///
     /// ```
-    /// assert_eq!(lazy_usm::workload::Workload::Tp.name(), "tp");
+    /// assert_eq!(lazy_usm_tools::workload::Workload::Tp.name(), "tp");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -44,8 +44,8 @@ impl std::str::FromStr for Workload {
     type Err = Error;
 
     /// ```
-    /// assert_eq!("ddp".parse::<lazy_usm::workload::Workload>()?, lazy_usm::workload::Workload::Ddp);
-    /// assert!("sgd".parse::<lazy_usm::workload::Workload>().is_err());
+    /// assert_eq!("ddp".parse::<lazy_usm_tools::workload::Workload>()?, lazy_usm_tools::workload::Workload::Ddp);
+    /// assert!("sgd".parse::<lazy_usm_tools::workload::Workload>().is_err());
     /// # Ok::<(), lazy_usm::Error>(())
     /// ```
     fn from_str(text: &str) -> Result<Self> {
@@ -53,7 +53,7 @@ impl std::str::FromStr for Workload {
             .into_iter()
             .find(|workload| workload.name() == text)
             .ok_or_else(|| {
-                Error::invalid(format!(
+                crate::invalid(format!(
                     "unknown workload `{text}`; workloads: seed000, ddp, tp"
                 ))
             })
@@ -87,6 +87,7 @@ pub struct WorkloadReport {
 ///
 /// ```
 /// # use lazy_usm::*;
+/// # use lazy_usm_tools::workload;
 /// let runtime = Runtime::simulated("b70x2")?;
 /// let devices = runtime.devices()?;
 /// assert_eq!(workload::observe(&runtime, &devices)?, (Some(0), vec![0, 0]));
@@ -106,7 +107,7 @@ pub fn observe(runtime: &Runtime, devices: &[Device]) -> Result<(Option<u64>, Ve
         return Ok((Some(platform.host_pinned_bytes()), gtt));
     }
     let _ = runtime;
-    let memory = crate::probe_process(None)?;
+    let memory = crate::probe::probe_process(None)?;
     let mut gtt = Vec::new();
     for device in devices {
         let address = device
@@ -148,7 +149,8 @@ impl Recorder<'_> {
 /// the number of steps done.
 ///
 /// ```
-/// use lazy_usm::{Policy, Runtime, workload::{Workload, run}};
+/// use lazy_usm::{Policy, Runtime};
+/// use lazy_usm_tools::workload::{Workload, run};
 /// let runtime = Runtime::simulated("b70x2")?;
 /// let eager = run(&runtime, Workload::Seed000, Policy::Eager, &mut |_| {})?;
 /// let lazy = run(&runtime, Workload::Seed000, Policy::Lazy, &mut |_| {})?;

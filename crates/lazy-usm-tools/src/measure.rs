@@ -2,13 +2,13 @@
 //! transfers, timed on the host around the copy and, where the driver gives them, by device
 //! timestamps. On the simulator every figure is modelled, and says so.
 
-use crate::error::{Error, Result};
-use crate::residency::{Policy, ResidencyConfig, ResidencyManager};
-use crate::ze::context::Context;
-use crate::ze::device::Device;
-use crate::ze::host::{HostMemory, PageAlignedBytes, PinnedHostBuffer};
-use crate::ze::runtime::Source;
-use crate::{CopyPath, KernelTimestamp};
+use lazy_usm::Context;
+use lazy_usm::Device;
+use lazy_usm::Result;
+use lazy_usm::Source;
+use lazy_usm::{CopyPath, KernelTimestamp};
+use lazy_usm::{HostMemory, PageAlignedBytes, PinnedHostBuffer};
+use lazy_usm::{Policy, ResidencyConfig, ResidencyManager};
 use std::time::Instant;
 
 /// One timed transfer.
@@ -28,7 +28,7 @@ impl Sample {
     /// GB/s (1e9 bytes per second) by host time.
     ///
     /// ```
-    /// let sample = lazy_usm::measure::Sample { bytes: 2_000_000_000, host_seconds: 1.0, device_seconds: Some(0.5), modelled: true };
+    /// let sample = lazy_usm_tools::measure::Sample { bytes: 2_000_000_000, host_seconds: 1.0, device_seconds: Some(0.5), modelled: true };
     /// assert_eq!(sample.host_gbps(), 2.0);
     /// ```
     pub fn host_gbps(&self) -> f64 {
@@ -38,7 +38,7 @@ impl Sample {
     /// GB/s by device time.
     ///
     /// ```
-    /// let sample = lazy_usm::measure::Sample { bytes: 2_000_000_000, host_seconds: 1.0, device_seconds: Some(0.5), modelled: true };
+    /// let sample = lazy_usm_tools::measure::Sample { bytes: 2_000_000_000, host_seconds: 1.0, device_seconds: Some(0.5), modelled: true };
     /// assert_eq!(sample.device_gbps(), Some(4.0));
     /// ```
     pub fn device_gbps(&self) -> Option<f64> {
@@ -72,7 +72,7 @@ impl PeerMode {
     /// Short name (`lazy-first`, `lazy-warm`, `eager`, `staged`).
     ///
     /// ```
-    /// assert_eq!(lazy_usm::measure::PeerMode::LazyFirstTouch.name(), "lazy-first");
+    /// assert_eq!(lazy_usm_tools::measure::PeerMode::LazyFirstTouch.name(), "lazy-first");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -120,14 +120,14 @@ pub struct PeerCopy {
     /// Check the bytes that arrived.
     pub validate: bool,
     /// Copy or compute engines.
-    pub engine: crate::EngineChoice,
+    pub engine: lazy_usm::EngineChoice,
 }
 
 impl PeerCopy {
     /// `size` bytes one way in `mode` on copy engines, unvalidated.
     ///
     /// ```
-    /// let what = lazy_usm::measure::PeerCopy::new(4096, lazy_usm::measure::PeerMode::Eager);
+    /// let what = lazy_usm_tools::measure::PeerCopy::new(4096, lazy_usm_tools::measure::PeerMode::Eager);
     /// assert!(!what.bidirectional && !what.validate);
     /// ```
     pub fn new(size: usize, mode: PeerMode) -> Self {
@@ -136,7 +136,7 @@ impl PeerCopy {
             mode,
             bidirectional: false,
             validate: false,
-            engine: crate::EngineChoice::Copy,
+            engine: lazy_usm::EngineChoice::Copy,
         }
     }
 }
@@ -145,7 +145,8 @@ impl PeerCopy {
 /// says, and times it.
 ///
 /// ```
-/// use lazy_usm::{Context, Runtime, measure::{PeerCopy, PeerMode, peer_copy}};
+/// use lazy_usm::{Context, Runtime};
+/// use lazy_usm_tools::measure::{PeerCopy, PeerMode, peer_copy};
 /// let devices = Runtime::simulated("b70x2")?.devices()?;
 /// let context = Context::new(&devices)?;
 /// let what = PeerCopy { validate: true, ..PeerCopy::new(64 << 20, PeerMode::LazyWarm) };
@@ -169,7 +170,7 @@ pub fn peer_copy(
         engine,
     } = what;
     if size == 0 {
-        return Err(Error::invalid("copy size is 0"));
+        return Err(crate::invalid("copy size is 0"));
     }
     let policy = match mode {
         PeerMode::LazyFirstTouch | PeerMode::LazyWarm => Policy::Lazy,
@@ -205,7 +206,7 @@ pub fn peer_copy(
             let forward = manager.copy_timed(&mut b_back, 0, &a, 0, size);
             let backward = reverse
                 .join()
-                .unwrap_or_else(|_| Err(Error::invalid("copy thread panicked")));
+                .unwrap_or_else(|_| Err(crate::invalid("copy thread panicked")));
             (forward, Some(backward))
         })
     } else {
@@ -234,7 +235,7 @@ pub fn peer_copy(
         let mut arrived = vec![0u8; pattern.len()];
         manager.read(&b_back, 0, &mut arrived)?;
         if arrived != pattern {
-            return Err(Error::invalid(format!(
+            return Err(crate::invalid(format!(
                 "validation failed: device {} -> {} delivered wrong bytes on the {:?} path",
                 source.index(),
                 target.index(),
@@ -277,7 +278,7 @@ impl HostKind {
     /// Short name.
     ///
     /// ```
-    /// assert_eq!(lazy_usm::measure::HostKind::DriverHost.name(), "driver-host");
+    /// assert_eq!(lazy_usm_tools::measure::HostKind::DriverHost.name(), "driver-host");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -301,7 +302,8 @@ pub enum Direction {
 /// engine.
 ///
 /// ```
-/// use lazy_usm::{Context, Runtime, measure::{Direction, HostKind, host_copy}};
+/// use lazy_usm::{Context, Runtime};
+/// use lazy_usm_tools::measure::{Direction, HostKind, host_copy};
 /// let devices = Runtime::simulated("b70x2")?.devices()?;
 /// let context = Context::new(&devices)?;
 /// let pageable = host_copy(&context, &devices[0], HostKind::Pageable, Direction::HostToDevice, 16 << 20)?;
@@ -317,7 +319,7 @@ pub fn host_copy(
     size: usize,
 ) -> Result<Sample> {
     if size == 0 {
-        return Err(Error::invalid("copy size is 0"));
+        return Err(crate::invalid("copy size is 0"));
     }
     let list = context.immediate_list(&device.preferred_copy_engine()?)?;
     let mut buffer = context.alloc_device(device, size, 0)?;

@@ -1,0 +1,3 @@
+//! The tools' integration tests, one binary.
+
+mod probe;
