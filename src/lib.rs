@@ -39,49 +39,36 @@
 // Measurement, workloads and the fdinfo probe are the `lazy-usm-tools` crate's.
 mod error;
 mod os;
-mod pool;
-mod residency;
-mod transfer;
-mod ze;
+pub mod pool;
+pub mod prelude;
+pub mod residency;
+pub mod transfer;
+pub mod ze;
 
 pub use error::{Error, Result, ZeResult};
+
+// Every public name at the root too, as code written before the modules names them; the
+// documentation shows them in their modules.
+#[doc(hidden)]
 pub use lazy_usm_registry::{Entry as RegistryEntry, PointerRegistry, RegistryError};
+#[doc(hidden)]
 pub use pool::{
     Block, DetachedBlock, DevicePool, FENCE_SETTLE_WAIT, MAX_SEGMENT, PeerResidency, PoolConfig,
     PoolStats, WorkFence, trace,
 };
+#[doc(hidden)]
 pub use residency::{
     DeviceAllocation, DeviceCost, DeviceSet, EngineChoice, HostCost, MAX_DEVICES,
     MAX_STAGING_CHUNK, PointerTarget, Policy, ResidencyConfig, ResidencyHandle, ResidencyManager,
     Resident, SelfTest,
 };
-pub use transfer::copy::{CopyPath, CopyReport};
-pub use transfer::launch::LaunchReport;
-pub use ze::command::{CommandList, Completion, Deferrable, PendingCopy};
-pub use ze::context::Context;
-pub use ze::device::{
-    Device, DeviceProperties, Engine, MemoryProperties, PciAddress, PeerAccess, PeerAccessFlags,
-    PeerBandwidth, QueueGroup, QueueGroupFlags,
-};
-pub use ze::driver::{Driver, DriverProperties};
-pub use ze::event::{Event, EventPool, KernelTimestamp};
-pub use ze::handles::{
-    CommandListHandle, ContextHandle, DeviceHandle, DriverHandle, EventHandle, EventPoolHandle,
-};
-pub use ze::host::{
-    HostMemory, HostPath, IMPORT_ALIGNMENT, PageAlignedBytes, PinnedHostBuffer, Registration,
-    host_path,
-};
-pub use ze::import_probe::{ImportRules, NestedImport, probe_import_rules};
-pub use ze::launch::{Arg, Dims, ListArg};
-pub use ze::memory::{
-    DeviceBuffer, FreePolicy, HostBuffer, MAX_ALIGNMENT, Memory, MemoryKind, PointerInfo,
-    SharedBuffer, Unmanaged,
-};
-pub use ze::module::{Kernel, KernelIndirectAccess, KernelProperties, Module};
-pub use ze::queue::{CommandQueue, Held, RecordedList, Submission, Unsubmitted};
-pub use ze::runtime::{Choice, LoaderComponent, Runtime, Source};
+#[doc(hidden)]
+pub use transfer::{CopyPath, CopyReport, LaunchReport};
+#[doc(hidden)]
+pub use ze::*;
 
+/// The pointer registry: which allocation an address lies in (shared with the loader shim).
+pub use lazy_usm_registry as registry;
 /// The generated Level Zero bindings and function table.
 pub use level_zero_sys as sys;
 /// The simulated platform.

@@ -44,7 +44,7 @@ pub struct CopyReport {
     pub path: CopyPath,
     /// When it ran on the device (for a staged copy: from the first chunk leaving the source to
     /// the last arriving), in device timestamp ticks.
-    pub device_time: Option<crate::KernelTimestamp>,
+    pub device_time: Option<crate::ze::event::KernelTimestamp>,
 }
 
 /// Size of the self-test's probe.
@@ -101,7 +101,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Shared {
     /// An idle copy list of device `index` (made if none is idle).
     fn list(&self, index: u32) -> Result<ListLease<'_>> {
-        let compute = self.config.engine == crate::EngineChoice::Compute;
+        let compute = self.config.engine == crate::residency::EngineChoice::Compute;
         self.lease(&self.lists[index as usize], index, compute)
     }
 
@@ -432,7 +432,11 @@ impl ResidencyManager {
     /// assert!(!manager.self_test(&acs[1], &acs[0])?, "the link corrupts data");
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn self_test(&self, executing: &crate::Device, owner: &crate::Device) -> Result<bool> {
+    pub fn self_test(
+        &self,
+        executing: &crate::ze::device::Device,
+        owner: &crate::ze::device::Device,
+    ) -> Result<bool> {
         let (executing, owner) = (self.index_of(executing)?, self.index_of(owner)?);
         match self.shared.driver_link(executing, owner)? {
             LinkState::Refused => Ok(false),

@@ -5,3 +5,6 @@
 
 pub(crate) mod copy;
 pub(crate) mod launch;
+
+pub use copy::{CopyPath, CopyReport};
+pub use launch::LaunchReport;

@@ -617,7 +617,7 @@ impl Runtime {
     /// assert_eq!(devices[1].index(), 1);
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn devices(&self) -> Result<Vec<crate::Device>> {
+    pub fn devices(&self) -> Result<Vec<Device>> {
         for driver in self.drivers()? {
             let devices = driver.devices()?;
             if !devices.is_empty() {
@@ -628,7 +628,7 @@ impl Runtime {
     }
 
     /// The device behind a raw Level Zero device handle (from SYCL's `get_native`, say), among
-    /// this runtime's drivers; [`Error::ForeignObject`](crate::Error::ForeignObject) if none has it.
+    /// this runtime's drivers; [`Error::ForeignObject`](Error::ForeignObject) if none has it.
     ///
     /// ```
     /// # use lazy_usm::*;
@@ -638,11 +638,11 @@ impl Runtime {
     /// assert!(runtime.device_by_handle(DeviceHandle(std::ptr::null_mut())).is_err());
     /// # Ok::<(), Error>(())
     /// ```
-    pub fn device_by_handle(&self, handle: crate::DeviceHandle) -> Result<crate::Device> {
+    pub fn device_by_handle(&self, handle: DeviceHandle) -> Result<Device> {
         self.devices()?
             .into_iter()
             .find(|device| device.handle() == handle)
-            .ok_or_else(|| crate::Error::ForeignObject {
+            .ok_or_else(|| Error::ForeignObject {
                 what: "device",
                 detail: format!("{:?} is no device of this runtime's drivers", handle.0),
             })

@@ -121,8 +121,8 @@ impl ListArg {
 
 /// Checks that a launch of `kernel` belongs on `list`.
 pub(crate) fn check_launch(
-    context: &crate::Context,
-    engine: &crate::Engine,
+    context: &crate::ze::context::Context,
+    engine: &crate::ze::device::Engine,
     kernel: &Kernel,
     dims: Dims,
     arguments: usize,

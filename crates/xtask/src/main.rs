@@ -264,7 +264,7 @@ const LAYERS: &[imports::Layers] = &[
             &["residency/"],
             &["pool/", "transfer/"],
             &["tools/"],
-            &["lib.rs"],
+            &["lib.rs", "prelude.rs"],
         ],
         most_back_up: 0,
     },
