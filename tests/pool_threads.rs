@@ -395,9 +395,10 @@ fn out_of_memory_takes_an_idle_threads_cache_at_once() {
                 "CI's kernel has membarrier"
             );
             // Past the test harness's capture, so that the skip shows beside the test's "ok".
-            skipped(format!(
+            skipped(
                 "SKIPPED: no expedited membarrier here: caches come back at their next call\n"
-            ));
+                    .to_string(),
+            );
             return;
         }
         let wait = Duration::from_secs(20);

@@ -331,9 +331,7 @@ fn stand_in_built() -> bool {
             "the loader stand-in must be built under CI (cargo build --workspace)"
         );
         // Past the test harness's capture, so that the skip shows beside the test's "ok".
-        skipped(format!(
-            "SKIPPED: libze_sim_loader.so not built (cargo build --workspace)\n"
-        ));
+        skipped("SKIPPED: libze_sim_loader.so not built (cargo build --workspace)\n".to_string());
     }
     built
 }
