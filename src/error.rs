@@ -278,9 +278,9 @@ impl Error {
         matches!(
             self,
             Error::ZeError {
-                call: "zeContextEvictMemory",
+                call,
                 result: ZeResult(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT),
-            }
+            } if *call == level_zero_sys::ZeApi::SYMBOLS.context_evict_memory
         )
     }
 

@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::residency::{
     AllocationState, Policy, Request, ResidencyManager, Resident, residency_of,
 };
+use crate::ze::call::ze_name;
 use crate::ze::event::KernelTimestamp;
 use crate::ze::launch::{Arg, Dims};
 use crate::ze::memory::{Memory, uses_for_call};
@@ -159,7 +160,7 @@ impl ResidencyManager {
                     in_use: shared.accounting.current(),
                 },
                 None => Error::OutOfHostMemory {
-                    call: "zeContextMakeMemoryResident",
+                    call: ze_name!(context_make_memory_resident),
                 },
             })
         }

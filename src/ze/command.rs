@@ -1,6 +1,7 @@
 //! Immediate command lists: copies and fills on a chosen engine, synchronous or asynchronous.
 
-use crate::error::{Error, Result, check};
+use crate::error::{Error, Result};
+use crate::ze::call::{ze_call, ze_name};
 use crate::ze::context::Context;
 use crate::ze::device::Engine;
 use crate::ze::event::{Event, EventPool, KernelTimestamp};
@@ -55,7 +56,8 @@ impl Drop for ListHandle {
         // SAFETY: a live list, destroyed once, here; work appended to it holds this handle
         // until it has completed, so none is pending.
         let result = unsafe { (self.context.api().command_list_destroy)(self.handle.0) };
-        self.context.check_drop("zeCommandListDestroy", result);
+        self.context
+            .check_drop(ze_name!(command_list_destroy), result);
     }
 }
 
@@ -115,14 +117,17 @@ impl Context {
         let done = EventPool::new(self, 1)?.event(0)?;
         let mut handle = null_mut();
         // SAFETY: a live context and device of it, a valid descriptor and output pointer.
-        check("zeCommandListCreateImmediate", unsafe {
-            (self.api().command_list_create_immediate)(
-                self.handle().0,
-                engine.device.handle().0,
-                &desc,
-                &mut handle,
+        unsafe {
+            ze_call!(
+                self.api(),
+                command_list_create_immediate(
+                    self.handle().0,
+                    engine.device.handle().0,
+                    &desc,
+                    &mut handle,
+                )
             )
-        })?;
+        }?;
         Ok(CommandList {
             handle: Arc::new(ListHandle {
                 context: self.clone(),
@@ -411,18 +416,21 @@ impl CommandList {
         let _pins = uses_for_call(&[&*dst]);
         self.prepare_done()?;
         // SAFETY: the range lies in a live buffer; the pattern is copied at append.
-        check("zeCommandListAppendMemoryFill", unsafe {
-            (self.api().command_list_append_memory_fill)(
-                self.raw(),
-                to as *mut c_void,
-                pattern.as_ptr() as *const c_void,
-                pattern.len(),
-                len,
-                self.done.handle().0,
-                0,
-                null_mut(),
+        unsafe {
+            ze_call!(
+                self.api(),
+                command_list_append_memory_fill(
+                    self.raw(),
+                    to as *mut c_void,
+                    pattern.as_ptr() as *const c_void,
+                    pattern.len(),
+                    len,
+                    self.done.handle().0,
+                    0,
+                    null_mut(),
+                )
             )
-        })?;
+        }?;
         self.finish()
     }
 
@@ -856,20 +864,23 @@ impl CommandList {
     ) -> Result<()> {
         let mut waits: Vec<_> = wait.map(|event| event.handle().0).into_iter().collect();
         // SAFETY: the caller keeps the ranges valid; events are live.
-        check("zeCommandListAppendMemoryCopy", unsafe {
-            (self.api().command_list_append_memory_copy)(
-                self.raw(),
-                dst as *mut c_void,
-                src as *const c_void,
-                len,
-                signal.handle().0,
-                waits.len() as u32,
-                if waits.is_empty() {
-                    null_mut()
-                } else {
-                    waits.as_mut_ptr()
-                },
+        unsafe {
+            ze_call!(
+                self.api(),
+                command_list_append_memory_copy(
+                    self.raw(),
+                    dst as *mut c_void,
+                    src as *const c_void,
+                    len,
+                    signal.handle().0,
+                    waits.len() as u32,
+                    if waits.is_empty() {
+                        null_mut()
+                    } else {
+                        waits.as_mut_ptr()
+                    },
+                )
             )
-        })
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Contexts: the scope of allocations, residency and command lists.
 
 use crate::error::{Error, Result, check};
+use crate::ze::call::ze_name;
 use crate::ze::device::Device;
 use crate::ze::driver::Driver;
 use crate::ze::handles::ContextHandle;
@@ -26,7 +27,7 @@ impl Drop for ContextInner {
         // Every allocation, list and pool holds the context, so none is left here.
         // SAFETY: the handle is live and nothing else refers to it any more.
         let result = unsafe { (self.driver.api().context_destroy)(self.handle.0) };
-        if let Err(error) = check("zeContextDestroy", result) {
+        if let Err(error) = check(ze_name!(context_destroy), result) {
             log::error!("lazy-usm: {error}");
         }
     }
@@ -115,7 +116,7 @@ impl Context {
         let mut handle = std::ptr::null_mut();
         let (call, result) = match api.context_create_ex {
             // SAFETY: a live driver, a valid descriptor, device array and output pointer.
-            Some(create_ex) => ("zeContextCreateEx", unsafe {
+            Some(create_ex) => (ze_name!(context_create_ex), unsafe {
                 create_ex(
                     driver.handle().0,
                     &desc,
@@ -125,7 +126,7 @@ impl Context {
                 )
             }),
             // Without zeContextCreateEx (spec 1.0) a context spans every device.
-            None if driver.devices()?.len() == devices.len() => ("zeContextCreate", {
+            None if driver.devices()?.len() == devices.len() => (ze_name!(context_create), {
                 // SAFETY: a live driver, a valid descriptor and output pointer.
                 unsafe { (api.context_create)(driver.handle().0, &desc, &mut handle) }
             }),
@@ -275,10 +276,13 @@ impl Context {
     ) -> Result<()> {
         self.check_device(device)?;
         let (call, function) = if evict {
-            ("zeContextEvictMemory", self.api().context_evict_memory)
+            (
+                ze_name!(context_evict_memory),
+                self.api().context_evict_memory,
+            )
         } else {
             (
-                "zeContextMakeMemoryResident",
+                ze_name!(context_make_memory_resident),
                 self.api().context_make_memory_resident,
             )
         };

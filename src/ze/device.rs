@@ -1,6 +1,7 @@
 //! Devices: properties, memory, command-queue groups and engines, peer access.
 
-use crate::error::{Error, Result, check};
+use crate::error::{Error, Result};
+use crate::ze::call::{ze_call, ze_name};
 use crate::ze::driver::{Driver, c_name};
 use crate::ze::handles::{DeviceHandle, enumerate};
 use crate::ze::runtime::Runtime;
@@ -320,9 +321,12 @@ impl Device {
             ..Default::default()
         };
         // SAFETY: a live device handle and a valid output struct.
-        check("zeDeviceGetProperties", unsafe {
-            (self.api().device_get_properties)(self.handle.0, &mut properties)
-        })?;
+        unsafe {
+            ze_call!(
+                self.api(),
+                device_get_properties(self.handle.0, &mut properties)
+            )
+        }?;
         let pci_address = self.api().device_pci_get_properties_ext.and_then(|get| {
             let mut pci = ze_pci_ext_properties_t {
                 stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES,
@@ -364,10 +368,14 @@ impl Device {
             stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES,
             ..Default::default()
         };
-        let items = enumerate("zeDeviceGetMemoryProperties", blank, |count, array| {
-            // SAFETY: the count/fill pattern with pointers `enumerate` provides.
-            unsafe { (self.api().device_get_memory_properties)(self.handle.0, count, array) }
-        })?;
+        let items = enumerate(
+            ze_name!(device_get_memory_properties),
+            blank,
+            |count, array| {
+                // SAFETY: the count/fill pattern with pointers `enumerate` provides.
+                unsafe { (self.api().device_get_memory_properties)(self.handle.0, count, array) }
+            },
+        )?;
         Ok(items
             .iter()
             .map(|item| MemoryProperties {
@@ -392,7 +400,7 @@ impl Device {
             ..Default::default()
         };
         let items = enumerate(
-            "zeDeviceGetCommandQueueGroupProperties",
+            ze_name!(device_get_command_queue_group_properties),
             blank,
             |count, array| {
                 // SAFETY: the count/fill pattern with pointers `enumerate` provides.
@@ -543,9 +551,12 @@ impl Device {
             ..Default::default()
         };
         // SAFETY: live device handles and a valid output chain.
-        check("zeDeviceGetP2PProperties", unsafe {
-            (self.api().device_get_p2p_properties)(self.handle.0, peer.handle.0, &mut properties)
-        })?;
+        unsafe {
+            ze_call!(
+                self.api(),
+                device_get_p2p_properties(self.handle.0, peer.handle.0, &mut properties)
+            )
+        }?;
         let per_nanosecond =
             bandwidth.bandwidthUnit == ze_bandwidth_unit_t::ZE_BANDWIDTH_UNIT_BYTES_PER_NANOSEC;
         let latency_ns = bandwidth.latencyUnit == ze_latency_unit_t::ZE_LATENCY_UNIT_NANOSEC;
@@ -576,9 +587,12 @@ impl Device {
     pub fn can_access_peer(&self, peer: &Device) -> Result<bool> {
         let mut value: ze_bool_t = 0;
         // SAFETY: live device handles and a valid output pointer.
-        check("zeDeviceCanAccessPeer", unsafe {
-            (self.api().device_can_access_peer)(self.handle.0, peer.handle.0, &mut value)
-        })?;
+        unsafe {
+            ze_call!(
+                self.api(),
+                device_can_access_peer(self.handle.0, peer.handle.0, &mut value)
+            )
+        }?;
         Ok(value != 0)
     }
 }
@@ -595,10 +609,14 @@ impl Driver {
     /// ```
     pub fn devices(&self) -> Result<Vec<Device>> {
         let api = self.api();
-        let handles = enumerate("zeDeviceGet", std::ptr::null_mut(), |count, array| {
-            // SAFETY: the count/fill pattern with pointers `enumerate` provides.
-            unsafe { (api.device_get)(self.handle().0, count, array) }
-        })?;
+        let handles = enumerate(
+            ze_name!(device_get),
+            std::ptr::null_mut(),
+            |count, array| {
+                // SAFETY: the count/fill pattern with pointers `enumerate` provides.
+                unsafe { (api.device_get)(self.handle().0, count, array) }
+            },
+        )?;
         Ok(handles
             .into_iter()
             .enumerate()

@@ -1,6 +1,7 @@
 //! Drivers: properties, extensions, devices.
 
-use crate::error::{Result, check};
+use crate::error::Result;
+use crate::ze::call::{ze_call, ze_name};
 use crate::ze::handles::{DriverHandle, enumerate};
 use crate::ze::runtime::Runtime;
 use level_zero_sys::*;
@@ -115,9 +116,12 @@ impl Driver {
     pub fn api_version(&self) -> Result<(u32, u32)> {
         let mut version = ze_api_version_t(0);
         // SAFETY: a live driver handle and a valid output pointer.
-        check("zeDriverGetApiVersion", unsafe {
-            (self.api().driver_get_api_version)(self.inner.handle.0, &mut version)
-        })?;
+        unsafe {
+            ze_call!(
+                self.api(),
+                driver_get_api_version(self.inner.handle.0, &mut version)
+            )
+        }?;
         Ok((ze_major_version(version.0), ze_minor_version(version.0)))
     }
 
@@ -136,9 +140,12 @@ impl Driver {
             ..Default::default()
         };
         // SAFETY: a live driver handle and a valid output struct.
-        check("zeDriverGetProperties", unsafe {
-            (self.api().driver_get_properties)(self.inner.handle.0, &mut properties)
-        })?;
+        unsafe {
+            ze_call!(
+                self.api(),
+                driver_get_properties(self.inner.handle.0, &mut properties)
+            )
+        }?;
         Ok(DriverProperties {
             uuid: properties.uuid.id,
             driver_version: properties.driverVersion,
@@ -158,7 +165,7 @@ impl Driver {
     pub fn extensions(&self) -> Result<Vec<(String, u32)>> {
         let api = self.api();
         let items = enumerate(
-            "zeDriverGetExtensionProperties",
+            ze_name!(driver_get_extension_properties),
             ze_driver_extension_properties_t::default(),
             |count, array| {
                 // SAFETY: the count/fill pattern with pointers `enumerate` provides.
@@ -231,10 +238,14 @@ impl Runtime {
     /// ```
     pub fn drivers(&self) -> Result<Vec<Driver>> {
         let api = self.api();
-        let handles = enumerate("zeDriverGet", std::ptr::null_mut(), |count, array| {
-            // SAFETY: the count/fill pattern with pointers `enumerate` provides.
-            unsafe { (api.driver_get)(count, array) }
-        })?;
+        let handles = enumerate(
+            ze_name!(driver_get),
+            std::ptr::null_mut(),
+            |count, array| {
+                // SAFETY: the count/fill pattern with pointers `enumerate` provides.
+                unsafe { (api.driver_get)(count, array) }
+            },
+        )?;
         Ok(handles
             .into_iter()
             .map(|handle| Driver::new(self.clone(), DriverHandle(handle)))

@@ -1,6 +1,7 @@
 //! Event pools and events: completion and timing of device work.
 
-use crate::error::{Error, Result, check};
+use crate::error::{Error, Result};
+use crate::ze::call::{ze_call, ze_name};
 use crate::ze::context::Context;
 use crate::ze::handles::{EventHandle, EventPoolHandle};
 use level_zero_sys::*;
@@ -17,7 +18,8 @@ impl Drop for EventPoolInner {
     fn drop(&mut self) {
         // SAFETY: every event of the pool holds it, so none is left; destroyed once, here.
         let result = unsafe { (self.context.api().event_pool_destroy)(self.handle.0) };
-        self.context.check_drop("zeEventPoolDestroy", result);
+        self.context
+            .check_drop(ze_name!(event_pool_destroy), result);
     }
 }
 
@@ -73,15 +75,18 @@ impl EventPool {
         let mut devices: Vec<_> = context.devices().iter().map(|d| d.handle().0).collect();
         let mut handle = std::ptr::null_mut();
         // SAFETY: a live context, a valid descriptor, device array and output pointer.
-        check("zeEventPoolCreate", unsafe {
-            (context.api().event_pool_create)(
-                context.handle().0,
-                &desc,
-                devices.len() as u32,
-                devices.as_mut_ptr(),
-                &mut handle,
+        unsafe {
+            ze_call!(
+                context.api(),
+                event_pool_create(
+                    context.handle().0,
+                    &desc,
+                    devices.len() as u32,
+                    devices.as_mut_ptr(),
+                    &mut handle,
+                )
             )
-        })?;
+        }?;
         Ok(Self {
             inner: Arc::new(EventPoolInner {
                 context: context.clone(),
@@ -133,9 +138,12 @@ impl EventPool {
         };
         let mut handle = std::ptr::null_mut();
         // SAFETY: a live pool, a valid descriptor and output pointer.
-        check("zeEventCreate", unsafe {
-            (self.inner.context.api().event_create)(self.inner.handle.0, &desc, &mut handle)
-        })?;
+        unsafe {
+            ze_call!(
+                self.inner.context.api(),
+                event_create(self.inner.handle.0, &desc, &mut handle)
+            )
+        }?;
         Ok(Event {
             pool: self.clone(),
             handle: EventHandle(handle),
@@ -189,7 +197,7 @@ impl Drop for Event {
         let context = &self.pool.inner.context;
         // SAFETY: a live event, destroyed once, here.
         let result = unsafe { (context.api().event_destroy)(self.handle.0) };
-        context.check_drop("zeEventDestroy", result);
+        context.check_drop(ze_name!(event_destroy), result);
     }
 }
 
@@ -237,9 +245,7 @@ impl Event {
     /// ```
     pub fn signal(&self) -> Result<()> {
         // SAFETY: a live event.
-        check("zeEventHostSignal", unsafe {
-            (self.api().event_host_signal)(self.handle.0)
-        })
+        unsafe { ze_call!(self.api(), event_host_signal(self.handle.0)) }
     }
 
     /// Returns to the unsignalled state. Takes `&mut self`: a reset must not run while another
@@ -273,9 +279,7 @@ impl Event {
     /// completion event): the caller guarantees no concurrent use.
     pub(crate) fn host_reset(&self) -> Result<()> {
         // SAFETY: a live event; the caller rules out concurrent use.
-        check("zeEventHostReset", unsafe {
-            (self.api().event_host_reset)(self.handle.0)
-        })
+        unsafe { ze_call!(self.api(), event_host_reset(self.handle.0)) }
     }
 
     /// Whether the event is signalled now.
@@ -293,7 +297,7 @@ impl Event {
         match unsafe { (self.api().event_query_status)(self.handle.0) } {
             ze_result_t::ZE_RESULT_SUCCESS => Ok(true),
             ze_result_t::ZE_RESULT_NOT_READY => Ok(false),
-            other => Err(Error::from_result("zeEventQueryStatus", other)),
+            other => Err(Error::from_result(ze_name!(event_query_status), other)),
         }
     }
 
@@ -346,7 +350,7 @@ impl Event {
         match unsafe { (self.api().event_host_synchronize)(self.handle.0, nanos) } {
             ze_result_t::ZE_RESULT_SUCCESS => Ok(true),
             ze_result_t::ZE_RESULT_NOT_READY => Ok(false),
-            other => Err(Error::from_result("zeEventHostSynchronize", other)),
+            other => Err(Error::from_result(ze_name!(event_host_synchronize), other)),
         }
     }
 
@@ -372,7 +376,10 @@ impl Event {
                 end: stamp.global.kernelEnd,
             })),
             ze_result_t::ZE_RESULT_NOT_READY => Ok(None),
-            other => Err(Error::from_result("zeEventQueryKernelTimestamp", other)),
+            other => Err(Error::from_result(
+                ze_name!(event_query_kernel_timestamp),
+                other,
+            )),
         }
     }
 }

@@ -4,6 +4,7 @@
 //! memory stays usable unregistered, and the reason is logged once and returned.
 
 use crate::error::{Error, Result, check};
+use crate::ze::call::extension_name;
 use crate::ze::context::Context;
 use crate::ze::driver::Driver;
 use crate::ze::memory::{HostBuffer, Memory, MemoryKind};
@@ -234,7 +235,7 @@ impl<'a> HostMemory<'a> {
             // SAFETY: a live driver and a caller-owned range borrowed for this value's life.
             unsafe { import(driver.handle().0, start as *mut c_void, len) }
         };
-        match check("zexDriverImportExternalPointer", result) {
+        match check(extension_name(ZEX_DRIVER_IMPORT_EXTERNAL_POINTER), result) {
             Ok(())
                 if inside_another
                     || Self::import_base(driver, start).is_some_and(|base| base != start) =>
@@ -367,7 +368,7 @@ impl Drop for HostMemory<'_> {
             .remove(&(self.driver.key(), start));
         // SAFETY: the range this value imported, released once, here.
         let result = unsafe { release(self.driver.handle().0, start as *mut c_void) };
-        if let Err(error) = check("zexDriverReleaseImportedPointer", result) {
+        if let Err(error) = check(extension_name(ZEX_DRIVER_RELEASE_IMPORTED_POINTER), result) {
             log::error!("lazy-usm: {error}");
         }
     }

@@ -5,7 +5,8 @@
 //! touches memory only through its arguments (writing only those passed as [`Arg::Write`]) and
 //! through the memory it declares with `reaches`.
 
-use crate::error::{Error, Result, check};
+use crate::error::{Error, Result};
+use crate::ze::call::ze_call;
 use crate::ze::command::CommandList;
 use crate::ze::memory::{Memory, uses_for_call};
 use crate::ze::module::{ArgumentBytes, Kernel};
@@ -187,20 +188,23 @@ unsafe fn append_launch(
     };
     // SAFETY: a live list and kernel (its arguments set just above, under its lock); the
     // caller keeps the memory valid until the launch completes; live events.
-    check("zeCommandListAppendLaunchKernel", unsafe {
-        (api.command_list_append_launch_kernel)(
-            list,
-            kernel.handle(),
-            &groups,
-            signal,
-            waits.len() as u32,
-            if waits.is_empty() {
-                null_mut()
-            } else {
-                waits.as_mut_ptr()
-            },
+    unsafe {
+        ze_call!(
+            api,
+            command_list_append_launch_kernel(
+                list,
+                kernel.handle(),
+                &groups,
+                signal,
+                waits.len() as u32,
+                if waits.is_empty() {
+                    null_mut()
+                } else {
+                    waits.as_mut_ptr()
+                },
+            )
         )
-    })
+    }
 }
 
 impl CommandList {

@@ -1,6 +1,7 @@
 //! USM allocations as owned types: device, host and shared buffers.
 
 use crate::error::{Error, Result, check};
+use crate::ze::call::{ze_call, ze_name};
 use crate::ze::context::Context;
 use crate::ze::device::Device;
 use crate::ze::uses::{CallUses, HeldUse, UseTracking};
@@ -78,9 +79,9 @@ impl Drop for Allocation {
                         pNext: std::ptr::null(),
                         freePolicy: policy,
                     };
-                    ("zeMemFreeExt", free_ext(handle, &desc, pointer))
+                    (ze_name!(mem_free_ext), free_ext(handle, &desc, pointer))
                 }
-                _ => ("zeMemFree", (api.mem_free)(handle, pointer)),
+                _ => (ze_name!(mem_free), (api.mem_free)(handle, pointer)),
             }
         };
         if let Err(error) = check(call, result) {
@@ -440,7 +441,7 @@ impl Context {
             )
         };
         let allocation = self.take_allocation(
-            "zeMemAllocDevice",
+            ze_name!(mem_alloc_device),
             result,
             pointer,
             (size, alignment),
@@ -474,7 +475,7 @@ impl Context {
             (self.api().mem_alloc_host)(self.handle().0, &desc, size, alignment, &mut pointer)
         };
         let allocation = self.take_allocation(
-            "zeMemAllocHost",
+            ze_name!(mem_alloc_host),
             result,
             pointer,
             (size, alignment),
@@ -528,7 +529,7 @@ impl Context {
             )
         };
         let allocation = self.take_allocation(
-            "zeMemAllocShared",
+            ze_name!(mem_alloc_shared),
             result,
             pointer,
             (size, alignment),
@@ -628,14 +629,12 @@ impl Context {
         };
         let mut device = std::ptr::null_mut();
         // SAFETY: the driver only looks the address up; valid output pointers.
-        check("zeMemGetAllocProperties", unsafe {
-            (self.api().mem_get_alloc_properties)(
-                self.handle().0,
-                pointer,
-                &mut properties,
-                &mut device,
+        unsafe {
+            ze_call!(
+                self.api(),
+                mem_get_alloc_properties(self.handle().0, pointer, &mut properties, &mut device,)
             )
-        })?;
+        }?;
         let kind = match properties.type_ {
             ze_memory_type_t::ZE_MEMORY_TYPE_DEVICE => Some(MemoryKind::Device),
             ze_memory_type_t::ZE_MEMORY_TYPE_HOST => Some(MemoryKind::Host),
@@ -650,9 +649,12 @@ impl Context {
         let range = if kind.is_some() {
             let (mut base, mut size) = (std::ptr::null_mut(), 0usize);
             // SAFETY: as above.
-            check("zeMemGetAddressRange", unsafe {
-                (self.api().mem_get_address_range)(self.handle().0, pointer, &mut base, &mut size)
-            })?;
+            unsafe {
+                ze_call!(
+                    self.api(),
+                    mem_get_address_range(self.handle().0, pointer, &mut base, &mut size)
+                )
+            }?;
             Some((base as usize, size))
         } else {
             None

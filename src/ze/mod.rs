@@ -3,6 +3,7 @@
 //! `Arc` chains so nothing outlives what it needs. Every other layer reaches Level Zero through
 //! this one.
 
+pub(crate) mod call;
 pub(crate) mod command;
 pub(crate) mod context;
 pub(crate) mod device;

@@ -1,6 +1,7 @@
 //! Modules and kernels: programs built for one device, and the kernels they declare.
 
 use crate::error::{Error, Result, check};
+use crate::ze::call::{ze_call, ze_name};
 use crate::ze::context::Context;
 use crate::ze::device::Device;
 use level_zero_sys::*;
@@ -46,7 +47,7 @@ impl Drop for ModuleInner {
         // Kernels hold the module, so none is left.
         // SAFETY: a live module, destroyed once, here.
         let result = unsafe { (self.context.api().module_destroy)(self.handle) };
-        self.context.check_drop("zeModuleDestroy", result);
+        self.context.check_drop(ze_name!(module_destroy), result);
     }
 }
 
@@ -167,7 +168,7 @@ impl Module {
                 log: text.unwrap_or_default(),
             });
         }
-        check("zeModuleCreate", result)?;
+        check(ze_name!(module_create), result)?;
         Ok(Self {
             inner: Arc::new(ModuleInner {
                 context: context.clone(),
@@ -206,7 +207,7 @@ impl Module {
     /// ```
     pub fn kernel_names(&self) -> Result<Vec<String>> {
         let names = crate::ze::handles::enumerate(
-            "zeModuleGetKernelNames",
+            ze_name!(module_get_kernel_names),
             std::ptr::null(),
             |count, array| {
                 // SAFETY: a live module; the count/fill protocol's pointers.
@@ -262,7 +263,7 @@ impl Module {
                 name: name.to_string(),
             });
         }
-        check("zeKernelCreate", result)?;
+        check(ze_name!(kernel_create), result)?;
         // Owned (and destroyed on an early return) before its properties are read.
         let mut inner = KernelInner {
             module: Arc::clone(&self.inner),
@@ -307,7 +308,7 @@ fn build_log(context: &Context, log: ze_module_build_log_handle_t) -> Option<Str
     };
     // SAFETY: the build log, destroyed once, here.
     let result = unsafe { (api.module_build_log_destroy)(log) };
-    context.check_drop("zeModuleBuildLogDestroy", result);
+    context.check_drop(ze_name!(module_build_log_destroy), result);
     text
 }
 
@@ -332,7 +333,9 @@ impl Drop for KernelInner {
         // Launches hold the kernel until they complete, so none is pending.
         // SAFETY: a live kernel, destroyed once, here.
         let result = unsafe { (self.module.context.api().kernel_destroy)(self.handle) };
-        self.module.context.check_drop("zeKernelDestroy", result);
+        self.module
+            .context
+            .check_drop(ze_name!(kernel_destroy), result);
     }
 }
 
@@ -343,9 +346,12 @@ impl KernelInner {
             ..Default::default()
         };
         // SAFETY: a live kernel and a valid output struct.
-        check("zeKernelGetProperties", unsafe {
-            (self.module.context.api().kernel_get_properties)(self.handle, &mut properties)
-        })?;
+        unsafe {
+            ze_call!(
+                self.module.context.api(),
+                kernel_get_properties(self.handle, &mut properties)
+            )
+        }?;
         let required = [
             properties.requiredGroupSizeX,
             properties.requiredGroupSizeY,
@@ -478,17 +484,20 @@ impl Kernel {
     pub fn suggest_group_size(&self, global: [u32; 3]) -> Result<[u32; 3]> {
         let (mut x, mut y, mut z) = (0, 0, 0);
         // SAFETY: a live kernel and valid output pointers.
-        check("zeKernelSuggestGroupSize", unsafe {
-            (self.context().api().kernel_suggest_group_size)(
-                self.inner.handle,
-                global[0],
-                global[1],
-                global[2],
-                &mut x,
-                &mut y,
-                &mut z,
+        unsafe {
+            ze_call!(
+                self.context().api(),
+                kernel_suggest_group_size(
+                    self.inner.handle,
+                    global[0],
+                    global[1],
+                    global[2],
+                    &mut x,
+                    &mut y,
+                    &mut z,
+                )
             )
-        })?;
+        }?;
         Ok([x, y, z])
     }
 
@@ -507,9 +516,12 @@ impl Kernel {
     pub fn set_indirect_access(&self, access: KernelIndirectAccess) -> Result<()> {
         let _calls = self.lock();
         // SAFETY: a live kernel; calls on it are serialised by the lock.
-        check("zeKernelSetIndirectAccess", unsafe {
-            (self.context().api().kernel_set_indirect_access)(self.inner.handle, access.bits())
-        })
+        unsafe {
+            ze_call!(
+                self.context().api(),
+                kernel_set_indirect_access(self.inner.handle, access.bits())
+            )
+        }
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, ()> {
@@ -528,14 +540,17 @@ impl Kernel {
     pub(crate) fn prepare(&self, group_size: [u32; 3], arguments: &[ArgumentBytes]) -> Result<()> {
         let api = self.context().api();
         // SAFETY: a live kernel; the caller holds the lock.
-        check("zeKernelSetGroupSize", unsafe {
-            (api.kernel_set_group_size)(
-                self.inner.handle,
-                group_size[0],
-                group_size[1],
-                group_size[2],
+        unsafe {
+            ze_call!(
+                api,
+                kernel_set_group_size(
+                    self.inner.handle,
+                    group_size[0],
+                    group_size[1],
+                    group_size[2],
+                )
             )
-        })
+        }
         .map_err(|error| match error {
             Error::ZeError { result, .. }
                 if result.0 == ze_result_t::ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION =>
@@ -554,9 +569,12 @@ impl Kernel {
                 ArgumentBytes::Scalar(bytes) => (bytes.len(), bytes.as_ptr() as *const c_void),
             };
             // SAFETY: a live kernel; `value` is `size` readable bytes; the caller holds the lock.
-            check("zeKernelSetArgumentValue", unsafe {
-                (api.kernel_set_argument_value)(self.inner.handle, index as u32, size, value)
-            })
+            unsafe {
+                ze_call!(
+                    api,
+                    kernel_set_argument_value(self.inner.handle, index as u32, size, value)
+                )
+            }
             .map_err(|error| match error {
                 Error::ZeError { result, .. }
                     if result.0 == ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX

@@ -5,6 +5,7 @@
 //! the fence has signalled. Leaking a submission leaks all of that, which is safe.
 
 use crate::error::{Error, Result, check};
+use crate::ze::call::{ze_call, ze_name};
 use crate::ze::context::Context;
 use crate::ze::device::Engine;
 use crate::ze::event::{Event, settle};
@@ -66,7 +67,8 @@ impl Drop for QueueInner {
         // Submissions share the queue until their work completes, so none is pending here.
         // SAFETY: a live queue, destroyed once, here.
         let result = unsafe { (self.context.api().command_queue_destroy)(self.handle) };
-        self.context.check_drop("zeCommandQueueDestroy", result);
+        self.context
+            .check_drop(ze_name!(command_queue_destroy), result);
     }
 }
 
@@ -92,14 +94,17 @@ impl CommandQueue {
         let desc = engine.queue_desc();
         let mut handle = null_mut();
         // SAFETY: a live context and device of it, a valid descriptor and output pointer.
-        check("zeCommandQueueCreate", unsafe {
-            (context.api().command_queue_create)(
-                context.handle().0,
-                engine.device.handle().0,
-                &desc,
-                &mut handle,
+        unsafe {
+            ze_call!(
+                context.api(),
+                command_queue_create(
+                    context.handle().0,
+                    engine.device.handle().0,
+                    &desc,
+                    &mut handle,
+                )
             )
-        })?;
+        }?;
         Ok(Self {
             inner: Arc::new(QueueInner {
                 context: context.clone(),
@@ -183,23 +188,24 @@ impl CommandQueue {
         let mut fence = null_mut();
         let api = queue.context.api();
         // SAFETY: a live queue, a valid descriptor and output pointer.
-        let created = check("zeFenceCreate", unsafe {
-            (api.fence_create)(queue.handle, &desc, &mut fence)
-        });
+        let created = unsafe { ze_call!(api, fence_create(queue.handle, &desc, &mut fence)) };
         if let Err(error) = created {
             return refuse(error, list);
         }
         let mut handles = [list.handle];
         // SAFETY: a live queue, a closed list of the same context and group, a live fence.
-        let executed = check("zeCommandQueueExecuteCommandLists", unsafe {
-            (api.command_queue_execute_command_lists)(queue.handle, 1, handles.as_mut_ptr(), fence)
-        });
+        let executed = unsafe {
+            ze_call!(
+                api,
+                command_queue_execute_command_lists(queue.handle, 1, handles.as_mut_ptr(), fence)
+            )
+        };
         if let Err(error) = executed {
             // Nothing was submitted: the fence will never signal, so it goes now, and no
             // submission exists whose drop would wait on it.
             // SAFETY: a live fence no work refers to, destroyed once, here.
             let result = unsafe { (api.fence_destroy)(fence) };
-            queue.context.check_drop("zeFenceDestroy", result);
+            queue.context.check_drop(ze_name!(fence_destroy), result);
             return refuse(error, list);
         }
         Ok(Submission {
@@ -280,7 +286,7 @@ impl Submission {
         match unsafe { (self.queue.context.api().fence_query_status)(self.fence) } {
             ze_result_t::ZE_RESULT_SUCCESS => Ok(true),
             ze_result_t::ZE_RESULT_NOT_READY => Ok(false),
-            other => Err(Error::from_result("zeFenceQueryStatus", other)),
+            other => Err(Error::from_result(ze_name!(fence_query_status), other)),
         }
     }
 
@@ -316,7 +322,7 @@ impl Submission {
                 ze_result_t::ZE_RESULT_SUCCESS => return Ok(()),
                 // "Not yet", even from an infinite wait: wait again.
                 ze_result_t::ZE_RESULT_NOT_READY => std::thread::yield_now(),
-                other => return Err(Error::from_result("zeFenceHostSynchronize", other)),
+                other => return Err(Error::from_result(ze_name!(fence_host_synchronize), other)),
             }
         }
     }
@@ -335,7 +341,7 @@ impl Drop for Submission {
         }
         // SAFETY: a live fence whose work has completed, destroyed once, here.
         let result = unsafe { (context.api().fence_destroy)(self.fence) };
-        context.check_drop("zeFenceDestroy", result);
+        context.check_drop(ze_name!(fence_destroy), result);
         // The list, and the buffers it holds, go after the work is done.
         drop(self.list.take());
     }
@@ -449,7 +455,8 @@ impl Drop for RecordedList {
     fn drop(&mut self) {
         // SAFETY: a live list; a submission owns it while it runs, so none is pending here.
         let result = unsafe { (self.context.api().command_list_destroy)(self.handle) };
-        self.context.check_drop("zeCommandListDestroy", result);
+        self.context
+            .check_drop(ze_name!(command_list_destroy), result);
     }
 }
 
@@ -474,14 +481,17 @@ impl RecordedList {
         };
         let mut handle = null_mut();
         // SAFETY: a live context and device of it, a valid descriptor and output pointer.
-        check("zeCommandListCreate", unsafe {
-            (context.api().command_list_create)(
-                context.handle().0,
-                engine.device.handle().0,
-                &desc,
-                &mut handle,
+        unsafe {
+            ze_call!(
+                context.api(),
+                command_list_create(
+                    context.handle().0,
+                    engine.device.handle().0,
+                    &desc,
+                    &mut handle,
+                )
             )
-        })?;
+        }?;
         Ok(Self {
             id: NEXT_LIST.fetch_add(1, Ordering::Relaxed),
             context: context.clone(),
@@ -654,17 +664,20 @@ impl RecordedList {
         }
         // SAFETY: both ranges lie in buffers the list owns; a submission owns the list while
         // the device runs it.
-        check("zeCommandListAppendMemoryCopy", unsafe {
-            (self.context.api().command_list_append_memory_copy)(
-                self.handle,
-                to as *mut c_void,
-                from as *const c_void,
-                len,
-                null_mut(),
-                0,
-                null_mut(),
+        unsafe {
+            ze_call!(
+                self.context.api(),
+                command_list_append_memory_copy(
+                    self.handle,
+                    to as *mut c_void,
+                    from as *const c_void,
+                    len,
+                    null_mut(),
+                    0,
+                    null_mut(),
+                )
             )
-        })
+        }
     }
 
     /// Ends recording; the list can then be executed, any number of times.
@@ -681,9 +694,7 @@ impl RecordedList {
     /// ```
     pub fn close(&mut self) -> Result<()> {
         // SAFETY: a live list.
-        check("zeCommandListClose", unsafe {
-            (self.context.api().command_list_close)(self.handle)
-        })?;
+        unsafe { ze_call!(self.context.api(), command_list_close(self.handle)) }?;
         self.closed = true;
         Ok(())
     }
@@ -775,12 +786,12 @@ impl RecordedList {
         let result = unsafe {
             if signal {
                 check(
-                    "zeCommandListAppendSignalEvent",
+                    ze_name!(command_list_append_signal_event),
                     (api.command_list_append_signal_event)(self.handle, handle),
                 )
             } else {
                 check(
-                    "zeCommandListAppendWaitOnEvents",
+                    ze_name!(command_list_append_wait_on_events),
                     (api.command_list_append_wait_on_events)(self.handle, 1, &mut handle),
                 )
             }

@@ -1,8 +1,9 @@
 //! Where Level Zero comes from: the system loader, or an in-process simulated platform.
 
-#[cfg(feature = "simulator")]
 use crate::error::Error;
 use crate::error::{Result, check};
+#[cfg(feature = "simulator")]
+use crate::ze::call::ze_name;
 use level_zero_sys::*;
 use std::sync::Arc;
 
@@ -98,7 +99,7 @@ impl Runtime {
     fn start(api: ZeApi, source: Source) -> Result<RuntimeInner> {
         // SAFETY: `zeInit` takes flags only; calling it again is allowed.
         let result = unsafe { (api.init)(ze_init_flag_t::ZE_INIT_FLAG_GPU_ONLY.0) };
-        check("zeInit", result)?;
+        check(ze_name!(init), result)?;
         Ok(RuntimeInner {
             api,
             source,
@@ -285,13 +286,13 @@ impl Runtime {
         ) {
             return Ok(None);
         }
-        check("zelLoaderGetVersions", result)?;
+        check(ze_name!(loader_get_versions), result)?;
         if count == 0 {
             return Ok(Some(Vec::new()));
         }
         let mut versions = vec![zel_component_version_t::default(); count];
         // SAFETY: an array of `count` elements, as the count call asked for.
-        check("zelLoaderGetVersions", unsafe {
+        check(ze_name!(loader_get_versions), unsafe {
             get_versions(&mut count, versions.as_mut_ptr())
         })?;
         // The loader fills at most the count it was given; a count that shrank meanwhile

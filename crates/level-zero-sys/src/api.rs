@@ -91,7 +91,45 @@ macro_rules! ze_api {
             _provider: Option<Arc<dyn Any + Send + Sync>>,
         }
 
+        /// The name of each of [`ZeApi`]'s entry points, by field, as the headers spell it: what
+        /// a failed call is named by (`ZeApi::SYMBOLS.mem_alloc_device` is
+        /// `"zeMemAllocDevice"`), so no caller types a call's name by hand.
+        ///
+        /// ```
+        /// let names = level_zero_sys::ZeApi::SYMBOLS;
+        /// assert_eq!(names.mem_alloc_device, "zeMemAllocDevice");
+        /// assert_eq!(names.init_drivers, "zeInitDrivers");
+        /// ```
+        #[non_exhaustive]
+        pub struct ZeSymbols {
+            $(
+                #[doc = concat!("`", $symbol, "`")]
+                pub $field: &'static str,
+            )*
+            $(
+                #[doc = concat!("`", $opt_symbol, "`")]
+                pub $opt_field: &'static str,
+            )*
+            /// `zeInitDrivers`
+            pub init_drivers: &'static str,
+        }
+
         impl ZeApi {
+            /// Each entry point's name, by field.
+            pub const SYMBOLS: ZeSymbols = ZeSymbols {
+                $($field: $symbol,)*
+                $($opt_field: $opt_symbol,)*
+                init_drivers: "zeInitDrivers",
+            };
+
+            /// Each entry point's name beside the name of its function-pointer type, as the
+            /// table declares them (a test checks that each pair agrees).
+            #[doc(hidden)]
+            pub const SYMBOL_TYPES: &'static [(&'static str, &'static str)] = &[
+                $(($symbol, stringify!($pfn)),)*
+                $(($opt_symbol, stringify!($opt_pfn)),)*
+            ];
+
             /// Symbols every provider must have.
             pub const CORE_SYMBOLS: &'static [&'static str] = &[$($symbol),*];
             /// Symbols used when present.

@@ -27,7 +27,7 @@ mod unsupported;
 pub use unsupported::Unsupported;
 
 mod api;
-pub use api::{LOADER_PATH_ENV, LoadError, SYSTEM_LOADER_NAMES, ZeApi};
+pub use api::{LOADER_PATH_ENV, LoadError, SYSTEM_LOADER_NAMES, ZeApi, ZeSymbols};
 
 /// `ZE_MAKE_VERSION(major, minor)` from `ze_api.h` (a macro, so bindgen cannot emit it).
 ///

@@ -83,3 +83,23 @@ fn the_loader_path_override_is_honoured() {
         "the child ran {name}: {stdout}"
     );
 }
+
+/// Each entry point's name agrees with the function-pointer type the table declares for it
+/// (`ze_pfnMemAllocDevice_t` for `zeMemAllocDevice`): a name typed wrong would name every
+/// failure of that call wrongly.
+#[test]
+fn each_entry_points_name_agrees_with_its_function_pointer_type() {
+    assert!(ZeApi::SYMBOL_TYPES.len() >= ZeApi::CORE_SYMBOLS.len());
+    for (symbol, pfn) in ZeApi::SYMBOL_TYPES {
+        let pfn = pfn.rsplit("::").next().unwrap_or(pfn).trim();
+        let (prefix, rest) = pfn
+            .split_once("_pfn")
+            .unwrap_or_else(|| panic!("{pfn} is no function-pointer type"));
+        let expected = format!("{prefix}{}", rest.trim_end_matches("_t"));
+        assert_eq!(*symbol, expected, "{pfn}");
+    }
+    assert_eq!(
+        ZeApi::SYMBOLS.context_make_memory_resident,
+        "zeContextMakeMemoryResident"
+    );
+}

@@ -250,7 +250,7 @@ const LAYERS: &[imports::Layers] = &[
         krate: "lazy-usm",
         layers: &[
             &["error.rs", "os.rs"],
-            &["ze/handles.rs", "ze/uses.rs"],
+            &["ze/call.rs", "ze/handles.rs", "ze/uses.rs"],
             &["ze/runtime.rs"],
             &["ze/driver.rs"],
             &["ze/device.rs"],
