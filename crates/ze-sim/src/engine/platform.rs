@@ -183,9 +183,9 @@ pub(crate) struct State {
     /// `zeDeviceSynchronize`, which waits for the jobs submitted before it).
     pub worker_jobs: FxHashMap<usize, WorkerJobs>,
     /// Modelled time (ns) at which each engine context is next free.
-    pub engine_clock: FxHashMap<crate::engine::exec::EngineContext, u64>,
+    pub engine_clock: FxHashMap<crate::engine::commands::EngineContext, u64>,
     /// With `TimingModel::wall_clock`: when each engine context is next free on the wall clock.
-    pub engine_wall: FxHashMap<crate::engine::exec::EngineContext, std::time::Instant>,
+    pub engine_wall: FxHashMap<crate::engine::commands::EngineContext, std::time::Instant>,
     /// Modelled end of the last job of each worker, and of the job each fence tracks.
     pub worker_end: FxHashMap<usize, u64>,
     pub fence_end: FxHashMap<usize, u64>,
@@ -212,18 +212,18 @@ pub(crate) struct State {
     pub kernel_uses: FxHashMap<usize, u32>,
     /// Each engine context's thread, while a queue or immediate list uses it.
     pub engine_threads: FxHashMap<
-        crate::engine::exec::EngineContext,
-        std::sync::Weak<crate::engine::exec::EngineThread>,
+        crate::engine::commands::EngineContext,
+        std::sync::Weak<crate::engine::threads::EngineThread>,
     >,
     /// Engine context -> jobs submitted to it, from any queue, not yet completed.
-    pub engine_jobs: FxHashMap<crate::engine::exec::EngineContext, u32>,
+    pub engine_jobs: FxHashMap<crate::engine::commands::EngineContext, u32>,
     /// (engine context, event) -> whether it was counted as a deadlock: the wait on the event
     /// that blocks the context's engine now.
-    pub blocked_waits: FxHashMap<(crate::engine::exec::EngineContext, usize), bool>,
+    pub blocked_waits: FxHashMap<(crate::engine::commands::EngineContext, usize), bool>,
     /// Engine context -> jobs running on their appending thread (`exec::submit`).
-    pub inline_jobs: FxHashMap<crate::engine::exec::EngineContext, u32>,
+    pub inline_jobs: FxHashMap<crate::engine::commands::EngineContext, u32>,
     /// (engine context, event) -> signals of the event queued there and not yet run.
-    pub queued_signals: FxHashMap<(crate::engine::exec::EngineContext, usize), u32>,
+    pub queued_signals: FxHashMap<(crate::engine::commands::EngineContext, usize), u32>,
 }
 
 /// Adds `delta` to the count under `key`, removing it when it reaches zero.

@@ -2,7 +2,8 @@
 
 use super::{guard, handles, input, out};
 use crate::abi::registry::{self, Object};
-use crate::engine::exec::{self, Command, CommandList, CommandQueue, Engine, Recording};
+use crate::engine::commands::{Command, Engine, Recording, Submitter};
+use crate::engine::exec::{self, CommandList, CommandQueue};
 use crate::engine::platform::Inner;
 use level_zero_sys::*;
 use std::ffi::c_void;
@@ -184,7 +185,7 @@ pub(crate) unsafe extern "C" fn queue_execute_command_lists(
             &commands,
             &executed,
             fence,
-            exec::Submitter::Queue,
+            Submitter::Queue,
         )
     })
 }
@@ -221,7 +222,7 @@ pub(crate) unsafe extern "C" fn immediate_append_command_lists(
             &commands,
             &executed,
             None,
-            exec::Submitter::ImmediateList,
+            Submitter::ImmediateList,
         )
     })
 }
@@ -482,7 +483,7 @@ pub(crate) fn append(
             &commands,
             &[],
             None,
-            exec::Submitter::ImmediateList,
+            Submitter::ImmediateList,
         ),
         None => {
             let mut recording = object

@@ -9,7 +9,7 @@
 
 use super::{fill_array, guard, input, native_binary, out};
 use crate::abi::registry::{self, Object};
-use crate::engine::exec::{Command, Launch};
+use crate::engine::commands::{Command, Launch};
 use crate::engine::platform::Inner;
 use crate::objects::module::{BuildLog, Builtin, Code, Kernel, KernelState, Module};
 use crate::objects::opencl::{self, KernelInfo};
