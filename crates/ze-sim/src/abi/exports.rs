@@ -227,7 +227,7 @@ pub extern "C" fn zesim_host_pinned_bytes() -> u64 {
 /// ```
 #[unsafe(no_mangle)]
 pub extern "C" fn zesim_host_pinned_peak_bytes() -> u64 {
-    global_platform().map_or(0, |platform| platform.inner.lock().peak_host_pinned)
+    global_platform().map_or(0, |platform| platform.inner.lock().memory.peak_host_pinned)
 }
 
 /// A counter of the loader-driven platform by name (see `Counters::NAMES`); `UINT64_MAX` for an

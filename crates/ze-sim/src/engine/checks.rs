@@ -43,20 +43,20 @@ pub(crate) fn mapping_parts(
     size: usize,
 ) -> Option<Vec<(usize, usize)>> {
     let end = address.checked_add(size)?;
-    let (&first, allocation) = state.allocations.range(..=address).next_back()?;
+    let (&first, allocation) = state.memory.allocations.range(..=address).next_back()?;
     let first_end = first.checked_add(allocation.size)?;
-    if address >= first_end || end <= first_end || !state.mapped_from.contains_key(&first) {
+    if address >= first_end || end <= first_end || !state.memory.mapped_from.contains_key(&first) {
         return None;
     }
-    let (&reserved, reservation) = state.reservations.range(..=first).next_back()?;
+    let (&reserved, reservation) = state.memory.reservations.range(..=first).next_back()?;
     if end > reserved.checked_add(reservation.size)? {
         return None;
     }
     let mut parts = vec![(address, first_end - address)];
     let mut at = first_end;
     while at < end {
-        let next = state.allocations.get(&at)?;
-        if !state.mapped_from.contains_key(&at) {
+        let next = state.memory.allocations.get(&at)?;
+        if !state.memory.mapped_from.contains_key(&at) {
             return None;
         }
         let part_end = at.checked_add(next.size)?.min(end);
@@ -101,11 +101,13 @@ pub(crate) fn check_range(
         // pointer's (an ordered map searched from below): under an import that covers an
         // older one inside it, a range past the inner one is pageable there too.
         let registered = state
+            .memory
             .imports
             .range(..=address)
             .next_back()
             .is_some_and(|(&base, &length)| address + size <= base.saturating_add(length))
             || state
+                .memory
                 .module_globals
                 .range(..=address)
                 .next_back()
@@ -119,7 +121,7 @@ pub(crate) fn check_range(
             None,
         ));
     };
-    let allocation = &state.allocations[&base];
+    let allocation = &state.memory.allocations[&base];
     if allocation.context != context {
         // Another context's memory: compute-runtime keeps allocations per driver, not per
         // context, and uses them (level-zero-tests' event timeout test copies one context's
@@ -129,7 +131,7 @@ pub(crate) fn check_range(
         }
         state.counters.cross_context_uses += 1;
     }
-    let allocation = &state.allocations[&base];
+    let allocation = &state.memory.allocations[&base];
     touched.push(base);
     match allocation.kind {
         MemKind::Host | MemKind::Shared { .. } => Ok((Place::HostDirect, None)),

@@ -31,7 +31,7 @@ impl EngineThread {
                     // After a job of the same context that ran on its appending thread.
                     let state = platform.lock();
                     platform.wait_until(state, u64::MAX, |state| {
-                        !state.inline_jobs.contains_key(&job.context)
+                        !state.work.inline_jobs.contains_key(&job.context)
                     });
                     run(&platform, job);
                 }
@@ -99,6 +99,7 @@ impl Worker {
     fn start(platform: &Arc<Inner>, context: EngineContext) -> Option<Self> {
         let mut state = platform.lock();
         let running = state
+            .work
             .engine_threads
             .get(&context)
             .and_then(std::sync::Weak::upgrade);
@@ -107,6 +108,7 @@ impl Worker {
             None => {
                 let engine = Arc::new(EngineThread::start(platform, &mut state)?);
                 state
+                    .work
                     .engine_threads
                     .insert(context, Arc::downgrade(&engine));
                 engine
@@ -132,7 +134,7 @@ impl Worker {
     pub(crate) fn stop(&self, platform: &Inner) {
         let state = platform.lock();
         platform.wait_until(state, u64::MAX, |state| {
-            state.lost || state.outstanding.get(&self.id).copied().unwrap_or(0) == 0
+            state.lost || state.work.outstanding.get(&self.id).copied().unwrap_or(0) == 0
         });
         let engine = self
             .engine
@@ -143,11 +145,11 @@ impl Worker {
         let mut state = platform.lock();
         let last = engine.and_then(Arc::into_inner);
         if last.is_some() {
-            state.engine_threads.remove(&self.context);
+            state.work.engine_threads.remove(&self.context);
         }
         // On a lost device a queued wait may never end: a thread with work still queued is
         // left to end (and count itself out) on its own rather than joined.
-        let join = !state.lost || !state.engine_jobs.contains_key(&self.context);
+        let join = !state.lost || !state.work.engine_jobs.contains_key(&self.context);
         drop(state);
         if let Some(engine) = last {
             engine.stop(join);
@@ -313,7 +315,7 @@ pub(crate) fn submit(
     // A kernel's submission binds what was made resident: peer residencies of the process
     // still waiting for their pinned backing get it now (`defer_peer_backing`; the process's,
     // not only the queue's context's: a simplification).
-    if !state.awaiting_backing.is_empty()
+    if !state.memory.awaiting_backing.is_empty()
         && commands
             .iter()
             .any(|command| matches!(command, Command::Launch(_)))
@@ -331,7 +333,7 @@ pub(crate) fn submit(
     // commits it made (the driver would have committed the memory too).
     let ops = prepare(platform, &mut state, queue.context, queue.engine, commands)?;
     // Idle: nothing queued on the engine context, from any queue that shares it.
-    let engine_idle = !state.engine_jobs.contains_key(&queue.worker.context);
+    let engine_idle = !state.work.engine_jobs.contains_key(&queue.worker.context);
     // On the wall clock an engine takes the command's time: the appending thread must not.
     let inline = submitter == Submitter::ImmediateList
         && !platform.config.timing.wall_clock
@@ -350,10 +352,10 @@ pub(crate) fn submit(
         match op {
             Op::Copy { touched, .. } | Op::Fill { touched, .. } => {
                 for &base in touched.iter() {
-                    if let Some(allocation) = state.allocations.get_mut(&base) {
+                    if let Some(allocation) = state.memory.allocations.get_mut(&base) {
                         allocation.pending += 1;
                     }
-                    count_use(&mut state.device_uses, (base, device), 1);
+                    count_use(&mut state.uses.device_uses, (base, device), 1);
                 }
                 // The event a timestamp query reads is in use until the query ran (destroying
                 // or resetting it meanwhile is refused and counted, as for a wait).
@@ -380,9 +382,9 @@ pub(crate) fn submit(
                 event.uses.fetch_add(1, Ordering::AcqRel);
                 if !event.counter_based {
                     let key = signal_key(queue.worker.context, event);
-                    count_use(&mut state.queued_signals, key, 1);
+                    count_use(&mut state.work.queued_signals, key, 1);
                     // The engine already waits on the event this signal, queued behind, sets.
-                    if let Some(counted) = state.blocked_waits.get_mut(&key)
+                    if let Some(counted) = state.work.blocked_waits.get_mut(&key)
                         && !*counted
                     {
                         *counted = true;
@@ -399,30 +401,34 @@ pub(crate) fn submit(
                 run,
                 ..
             } => {
-                count_use(&mut state.kernel_uses, *kernel, 1);
+                count_use(&mut state.uses.kernel_uses, *kernel, 1);
                 if run.is_some() {
                     Inner::count_real_launch(&mut state, true);
                 }
                 for &base in touched.iter() {
-                    if let Some(allocation) = state.allocations.get_mut(&base) {
+                    if let Some(allocation) = state.memory.allocations.get_mut(&base) {
                         allocation.pending += 1;
                     }
-                    count_use(&mut state.device_uses, (base, device), 1);
+                    count_use(&mut state.uses.device_uses, (base, device), 1);
                 }
             }
         }
     }
     for &list in lists {
-        count_use(&mut state.list_uses, list, 1);
+        count_use(&mut state.uses.list_uses, list, 1);
     }
-    count_use(&mut state.worker_ops, queue.worker.id, ops.len() as i32);
-    *state.outstanding.entry(queue.worker.id).or_default() += 1;
-    count_use(&mut state.engine_jobs, queue.worker.context, 1);
-    let jobs = state.worker_jobs.entry(queue.worker.id).or_default();
+    count_use(
+        &mut state.work.worker_ops,
+        queue.worker.id,
+        ops.len() as i32,
+    );
+    *state.work.outstanding.entry(queue.worker.id).or_default() += 1;
+    count_use(&mut state.work.engine_jobs, queue.worker.context, 1);
+    let jobs = state.work.worker_jobs.entry(queue.worker.id).or_default();
     jobs.device = queue.engine.device;
     jobs.submitted += 1;
     if let Some(fence) = fence {
-        state.fences.insert(fence, false);
+        state.work.fences.insert(fence, false);
     }
     let job = Job {
         ops,
@@ -438,7 +444,7 @@ pub(crate) fn submit(
         // Nothing else can submit to this list meanwhile (Level Zero's rule for immediate
         // lists), and its engine has nothing queued: running here keeps the order. What
         // another queue submits to the engine meanwhile waits for it (`inline_jobs`).
-        count_use(&mut state.inline_jobs, queue.worker.context, 1);
+        count_use(&mut state.work.inline_jobs, queue.worker.context, 1);
         drop(state);
         let mut unwinding = InlineUnwind {
             platform,
@@ -458,16 +464,20 @@ pub(crate) fn submit(
         // Never to run (the queue is being destroyed meanwhile): what the engine and the
         // stream count for it goes, and its real launches are not in flight (frees would be
         // held forever).
-        count_use(&mut state.engine_jobs, job.context, -1);
-        count_use(&mut state.worker_ops, job.worker, -(job.ops.len() as i32));
-        if let Some(jobs) = state.outstanding.get_mut(&job.worker) {
+        count_use(&mut state.work.engine_jobs, job.context, -1);
+        count_use(
+            &mut state.work.worker_ops,
+            job.worker,
+            -(job.ops.len() as i32),
+        );
+        if let Some(jobs) = state.work.outstanding.get_mut(&job.worker) {
             *jobs = jobs.saturating_sub(1);
         }
         for op in &job.ops {
             match op {
                 Op::Launch { run: Some(_), .. } => Inner::count_real_launch(&mut state, false),
                 Op::Signal(event, _) if !event.counter_based => count_use(
-                    &mut state.queued_signals,
+                    &mut state.work.queued_signals,
                     signal_key(job.context, event),
                     -1,
                 ),
@@ -480,7 +490,7 @@ pub(crate) fn submit(
     if queue.synchronous || !platform.config.async_execution {
         let worker = queue.worker.id;
         platform.wait_until(state, u64::MAX, |state| {
-            let done = state.outstanding.get(&worker).copied().unwrap_or(0) == 0;
+            let done = state.work.outstanding.get(&worker).copied().unwrap_or(0) == 0;
             if done {
                 platform.observe_worker(state, worker);
             }
@@ -533,25 +543,25 @@ fn run(platform: &Inner, job: Job) {
                     event.uses.fetch_sub(1, Ordering::AcqRel);
                 }
                 let state = held.get_or_insert_with(|| platform.lock());
-                count_use(&mut state.worker_ops, job.worker, -1);
+                count_use(&mut state.work.worker_ops, job.worker, -1);
             }
             Op::Signal(event, arming) => {
                 let state = held.get_or_insert_with(|| platform.lock());
                 if !event.counter_based {
                     count_use(
-                        &mut state.queued_signals,
+                        &mut state.work.queued_signals,
                         signal_key(job.context, &event),
                         -1,
                     );
                 }
                 event.signal_arming(last_interval.unwrap_or((ready_at, ready_at)), arming);
-                count_use(&mut state.worker_ops, job.worker, -1);
+                count_use(&mut state.work.worker_ops, job.worker, -1);
                 platform.changed.notify_all();
             }
             Op::Reset(event) => {
                 let state = held.get_or_insert_with(|| platform.lock());
                 event.reset(true);
-                count_use(&mut state.worker_ops, job.worker, -1);
+                count_use(&mut state.work.worker_ops, job.worker, -1);
             }
             Op::Copy {
                 dst,
@@ -602,7 +612,7 @@ fn run(platform: &Inner, job: Job) {
                 }
                 pace(until);
                 let mut state = finish(platform, &touched, job.engine.device, job.worker);
-                count_use(&mut state.kernel_uses, kernel, -1);
+                count_use(&mut state.uses.kernel_uses, kernel, -1);
                 if run.is_some() {
                     Inner::count_real_launch(&mut state, false);
                 }
@@ -640,24 +650,24 @@ fn run(platform: &Inner, job: Job) {
     }
     let end = last_interval.map_or(ready_at, |(_, end)| end);
     let mut state = held.unwrap_or_else(|| platform.lock());
-    if let Some(jobs) = state.outstanding.get_mut(&job.worker) {
+    if let Some(jobs) = state.work.outstanding.get_mut(&job.worker) {
         *jobs = jobs.saturating_sub(1);
     }
-    count_use(&mut state.engine_jobs, job.context, -1);
+    count_use(&mut state.work.engine_jobs, job.context, -1);
     if job.inline {
-        count_use(&mut state.inline_jobs, job.context, -1);
+        count_use(&mut state.work.inline_jobs, job.context, -1);
     }
-    if let Some(jobs) = state.worker_jobs.get_mut(&job.worker) {
+    if let Some(jobs) = state.work.worker_jobs.get_mut(&job.worker) {
         jobs.completed += 1;
     }
     for &list in &job.lists {
-        count_use(&mut state.list_uses, list, -1);
+        count_use(&mut state.uses.list_uses, list, -1);
     }
-    let worker_end = state.worker_end.entry(job.worker).or_default();
+    let worker_end = state.work.worker_end.entry(job.worker).or_default();
     *worker_end = (*worker_end).max(end);
     if let Some(fence) = job.fence {
-        state.fences.insert(fence, true);
-        state.fence_end.insert(fence, end);
+        state.work.fences.insert(fence, true);
+        state.work.fence_end.insert(fence, end);
     }
     platform.changed.notify_all();
 }
@@ -677,10 +687,10 @@ impl Drop for InlineUnwind<'_> {
     fn drop(&mut self) {
         if self.armed {
             let mut state = self.platform.lock();
-            count_use(&mut state.inline_jobs, self.context, -1);
-            count_use(&mut state.engine_jobs, self.context, -1);
-            state.worker_ops.remove(&self.worker);
-            if let Some(jobs) = state.outstanding.get_mut(&self.worker) {
+            count_use(&mut state.work.inline_jobs, self.context, -1);
+            count_use(&mut state.work.engine_jobs, self.context, -1);
+            state.work.worker_ops.remove(&self.worker);
+            if let Some(jobs) = state.work.outstanding.get_mut(&self.worker) {
                 *jobs = jobs.saturating_sub(1);
             }
             self.platform.changed.notify_all();
@@ -703,8 +713,8 @@ fn note_blocked_wait(
 ) {
     let mut state = platform.lock();
     let key = signal_key(context, event);
-    let behind = state.queued_signals.contains_key(&key) && still_blocked();
-    state.blocked_waits.insert(key, behind);
+    let behind = state.work.queued_signals.contains_key(&key) && still_blocked();
+    state.work.blocked_waits.insert(key, behind);
     if behind {
         count_deadlock(&mut state, context);
     }
@@ -714,6 +724,7 @@ fn note_blocked_wait(
 fn end_blocked_wait(platform: &Inner, context: EngineContext, event: &Arc<Event>) {
     platform
         .lock()
+        .work
         .blocked_waits
         .remove(&signal_key(context, event));
 }
@@ -750,29 +761,30 @@ fn start(
     let mut state = platform.lock();
     // Without peer access reported, a copy engine stages a peer's memory through the host.
     let staged = copy && !platform.config.peer_access_reported;
-    let lost = touched
-        .iter()
-        .filter(|_| !staged)
-        .filter(|base| {
-            state.allocations.get(base).is_some_and(|allocation| {
+    let lost =
+        touched
+            .iter()
+            .filter(|_| !staged)
+            .filter(|base| {
+                state.memory.allocations.get(base).is_some_and(|allocation| {
                 matches!(allocation.kind, MemKind::Device { owner } if owner != engine.device)
                     && allocation.resident & (1 << engine.device) == 0
             })
-        })
-        .count();
+            })
+            .count();
     state.counters.residency_violations += lost as u64;
     // Per engine context: the hardware preempts a low-priority context for the regular one, so
     // low-priority work never delays the regular context's modelled time. Modelled as a
     // second engine, the low-priority context is not slowed by the regular one either (its
     // share of the engine is not modelled).
-    let clock = state.engine_clock.entry(context).or_default();
+    let clock = state.work.engine_clock.entry(context).or_default();
     let start = (*clock).max(ready_at);
     let end = start.saturating_add(nanos);
     *clock = end;
     // On the wall clock too, one command of an engine after another, whichever queue sent it.
     let until = platform.config.timing.wall_clock.then(|| {
         let now = std::time::Instant::now();
-        let free = state.engine_wall.entry(context).or_insert(now);
+        let free = state.work.engine_wall.entry(context).or_insert(now);
         *free = (*free).max(now) + std::time::Duration::from_nanos(nanos);
         *free
     });
@@ -790,7 +802,7 @@ fn finish<'a>(
     for &base in touched {
         Inner::complete_use(&mut state, base, device);
     }
-    count_use(&mut state.worker_ops, worker, -1);
+    count_use(&mut state.work.worker_ops, worker, -1);
     platform.changed.notify_all();
     state
 }

@@ -367,7 +367,7 @@ pub(crate) fn run_builtin(
                     values.push(0);
                     continue;
                 };
-                let allocation = &state.allocations[&base];
+                let allocation = &state.memory.allocations[&base];
                 let foreign = matches!(allocation.kind, MemKind::Device { owner } if owner != engine.device)
                     && allocation.resident & (1 << engine.device) == 0;
                 // Not even the faithful driver imports what a kernel reaches through a pointer:

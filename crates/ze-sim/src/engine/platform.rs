@@ -1,5 +1,8 @@
 //! One simulated platform: its devices, memory, residency accounting and counters.
 
+use crate::engine::memory::{Allocation, MemoryState, OrphanedExport};
+use crate::engine::uses::UseCounts;
+use crate::engine::work::WorkState;
 use crate::model::backing::Backing;
 use crate::model::config::{LinkKind, MirrorMode, SimConfig};
 use crate::model::counters::{Counters, DeviceUsage};
@@ -8,7 +11,6 @@ use crate::model::memory_kind::MemKind;
 use level_zero_sys::ze_result_t;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use rustc_hash::FxHashMap;
-use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -17,213 +19,23 @@ use std::time::{Duration, Instant};
 /// its work is zero (programs and conformance tests take a zero timestamp for none written).
 pub(crate) const CLOCK_START_NS: u64 = 1_000_000;
 
-pub(crate) struct Allocation {
-    pub size: usize,
-    pub kind: MemKind,
-    pub context: usize,
-    /// Devices this allocation is resident on (bit per device index).
-    pub resident: u64,
-    /// Of those, implicit imports that built no pinned host mirror, and residencies whose
-    /// pinned backing waits for a kernel (`defer_peer_backing`).
-    pub unpinned: u64,
-    /// Of those, the residencies still waiting for their pinned backing.
-    pub unbacked: u64,
-    /// An opened IPC handle of a device this process cannot see: its import on the opening
-    /// device (GTT, and pinned host memory if `true`), released when it is closed.
-    pub foreign_import: Option<bool>,
-    /// An opened IPC handle: how many opens of its buffer in its context it stands for, and
-    /// the buffer (its memory file's device and inode); closed with the last. An exported
-    /// allocation: its own memory file.
-    pub opens: u32,
-    pub buffer: Option<(u64, u64)>,
-    /// The machine's record of the export (an exported allocation's, or the one an opened
-    /// mapping of another process's export holds open).
-    pub export: Option<u32>,
-    /// Submitted commands that use it and have not completed.
-    pub pending: u32,
-    pub id: u64,
-    /// Its atomic access attributes as set for each device (`zeMemSetAtomicAccessAttributeExp`).
-    pub atomic_attributes: Vec<(u32, u32)>,
-    /// Owns the bytes at the allocation's address; `None` for a mapping of physical memory,
-    /// whose bytes its physical memory object owns (module `entry::virtual_mem`).
-    _backing: Option<Backing>,
-}
-
-impl Allocation {
-    /// A mapping of `size` bytes of physical memory of `kind`, in `context`.
-    pub(crate) fn mapping(state: &mut State, size: usize, kind: MemKind, context: usize) -> Self {
-        state.next_allocation_id += 1;
-        Self {
-            size,
-            kind,
-            context,
-            resident: 0,
-            unpinned: 0,
-            unbacked: 0,
-            foreign_import: None,
-            opens: 0,
-            buffer: None,
-            export: None,
-            pending: 0,
-            id: state.next_allocation_id,
-            atomic_attributes: Vec::new(),
-            _backing: None,
-        }
-    }
-
-    /// An opened IPC handle's mapping of `size` bytes of `owner`'s memory, in `context`.
-    pub(crate) fn opened(
-        state: &mut State,
-        size: usize,
-        owner: u32,
-        context: usize,
-        backing: Backing,
-    ) -> Self {
-        let mut opened = Self::mapping(state, size, MemKind::Device { owner }, context);
-        opened._backing = Some(backing);
-        opened
-    }
-
-    /// Whether it maps physical memory (freed by unmapping, not by `zeMemFree`).
-    pub(crate) fn is_mapping(&self) -> bool {
-        self._backing.is_none()
-    }
-
-    /// Whether it is an opened IPC handle (closed with `zeMemCloseIpcHandle`).
-    pub(crate) fn is_opened(&self) -> bool {
-        matches!(self._backing, Some(Backing::Opened { .. }))
-    }
-
-    /// Its own backing.
-    pub(crate) fn backing(&self) -> Option<&Backing> {
-        self._backing.as_ref()
-    }
-
-    /// Its own backing, for device pages to be shared.
-    pub(crate) fn backing_mut(&mut self) -> Option<&mut Backing> {
-        self._backing.as_mut()
-    }
-}
-
 impl State {
     /// Raises the peaks to the current figures; called after every increase.
     pub(crate) fn note_peaks(&mut self) {
-        self.peak_host_pinned = self.peak_host_pinned.max(self.host_pinned);
-        for (peak, now) in self.peak_usage.iter_mut().zip(&self.usage) {
-            peak.vram_bytes = peak.vram_bytes.max(now.vram_bytes);
-            peak.gtt_bytes = peak.gtt_bytes.max(now.gtt_bytes);
-            peak.allocated_bytes = peak.allocated_bytes.max(now.allocated_bytes);
-        }
+        self.memory.note_peaks();
     }
-}
-
-/// An engine worker's device and how many jobs it has been given and has finished.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct WorkerJobs {
-    pub device: u32,
-    pub submitted: u64,
-    pub completed: u64,
-}
-
-/// An exported allocation freed while still open here: its owner, size, committed bytes and
-/// the machine's record of the export.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct OrphanedExport {
-    pub owner: u32,
-    pub size: u64,
-    pub vram: u64,
-    pub export: Option<u32>,
 }
 
 pub(crate) struct State {
     pub initialized: bool,
     pub lost: bool,
-    pub usage: Vec<DeviceUsage>,
-    pub host_pinned: u64,
-    /// The highest value each field of `usage` has had, field by field.
-    pub peak_usage: Vec<DeviceUsage>,
-    /// The highest `host_pinned` has been.
-    pub peak_host_pinned: u64,
-    pub allocations: BTreeMap<usize, Allocation>,
-    /// Freed while work was pending: kept alive until that work completes.
-    pub zombies: FxHashMap<usize, Allocation>,
-    /// Launches of kernels with code queued or running: a real kernel may reach any
-    /// allocation through pointers the simulator cannot see (another context's too, as the
-    /// driver allows), so while any is in flight, a free keeps the memory (a zombie) until
-    /// they complete.
-    pub real_launches: u32,
-    /// Reserved virtual address ranges by base.
-    pub reservations: BTreeMap<usize, crate::objects::virtual_mem::Reservation>,
-    /// Each mapping's physical memory and recorded access attribute, by the mapping's base.
-    pub mapped_from: FxHashMap<
-        usize,
-        (
-            Arc<crate::objects::virtual_mem::PhysicalMemory>,
-            level_zero_sys::ze_memory_access_attribute_t,
-        ),
-    >,
-    /// `zex` imported host ranges: base -> size.
-    pub imports: BTreeMap<usize, usize>,
-    /// Modules' global variables handed out (`zeModuleGetGlobalPointer`): base -> size and
-    /// module. They live in the OpenCL program's host storage, which commands reach as
-    /// registered host memory, as a kernel argument too.
-    pub module_globals: BTreeMap<usize, (usize, usize)>,
-    /// The programs of destroyed modules whose globals were handed out: kept for the
-    /// platform's life, so a command queued on a global's address never writes freed memory
-    /// (a GPU would fault; the simulator's own memory stays safe).
-    pub retired_programs: Vec<Arc<crate::objects::opencl::Program>>,
-    /// Allocations with peer residencies whose pinned backing waits for a kernel.
-    pub awaiting_backing: std::collections::BTreeSet<usize>,
     pub counters: Counters,
-    pub used_event_slots: HashSet<(usize, u32)>,
-    pub fences: FxHashMap<usize, bool>,
-    /// Jobs submitted to a queue or immediate list (by worker id) and not yet completed.
-    pub outstanding: FxHashMap<usize, u64>,
-    /// Per engine worker that has run work: its device and job sequence numbers (for
-    /// `zeDeviceSynchronize`, which waits for the jobs submitted before it).
-    pub worker_jobs: FxHashMap<usize, WorkerJobs>,
-    /// Modelled time (ns) at which each engine context is next free.
-    pub engine_clock: FxHashMap<crate::engine::commands::EngineContext, u64>,
-    /// With `TimingModel::wall_clock`: when each engine context is next free on the wall clock.
-    pub engine_wall: FxHashMap<crate::engine::commands::EngineContext, std::time::Instant>,
-    /// Modelled end of the last job of each worker, and of the job each fence tracks.
-    pub worker_end: FxHashMap<usize, u64>,
-    pub fence_end: FxHashMap<usize, u64>,
-    /// Objects created in each context that must go before it.
-    pub context_children: FxHashMap<usize, u64>,
-    /// (memory file's device and inode, context) -> the address of its live opened mapping: a
-    /// buffer opened again in one context is that mapping (one DRM buffer object, charged once:
-    /// the kernel gives a dma-buf imported twice into one DRM file the same GEM handle, and
-    /// compute-runtime's `DrmMemoryManager::createGraphicsAllocationFromSharedHandle`,
-    /// `shared/source/os_interface/linux/drm_memory_manager.cpp`, reuses its buffer object
-    /// through `findAndReferenceSharedBufferObject`).
-    pub opened_buffers: FxHashMap<(u64, u64, usize), usize>,
-    /// Exported allocations freed while this process still had them open (another context's
-    /// mapping), by memory file, released at its last close.
-    pub orphaned_exports: FxHashMap<(u64, u64), OrphanedExport>,
-    pub next_allocation_id: u64,
-    /// (allocation base, executing device) -> submitted commands using it there, not yet done.
-    pub device_uses: FxHashMap<(usize, u32), u32>,
-    /// Regular command list -> its executions not yet completed.
-    pub list_uses: FxHashMap<usize, u32>,
-    /// Worker -> commands submitted to it that have not taken effect yet.
-    pub worker_ops: FxHashMap<usize, u32>,
-    /// Kernel -> queued launches of it.
-    pub kernel_uses: FxHashMap<usize, u32>,
-    /// Each engine context's thread, while a queue or immediate list uses it.
-    pub engine_threads: FxHashMap<
-        crate::engine::commands::EngineContext,
-        std::sync::Weak<crate::engine::threads::EngineThread>,
-    >,
-    /// Engine context -> jobs submitted to it, from any queue, not yet completed.
-    pub engine_jobs: FxHashMap<crate::engine::commands::EngineContext, u32>,
-    /// (engine context, event) -> whether it was counted as a deadlock: the wait on the event
-    /// that blocks the context's engine now.
-    pub blocked_waits: FxHashMap<(crate::engine::commands::EngineContext, usize), bool>,
-    /// Engine context -> jobs running on their appending thread (`exec::submit`).
-    pub inline_jobs: FxHashMap<crate::engine::commands::EngineContext, u32>,
-    /// (engine context, event) -> signals of the event queued there and not yet run.
-    pub queued_signals: FxHashMap<(crate::engine::commands::EngineContext, usize), u32>,
+    /// Memory, its residency and cost.
+    pub memory: MemoryState,
+    /// Queued work.
+    pub work: WorkState,
+    /// What is in use and may not go.
+    pub uses: UseCounts,
 }
 
 /// Adds `delta` to the count under `key`, removing it when it reaches zero.
@@ -248,9 +60,7 @@ pub(crate) fn count_use<K: std::hash::Hash + Eq>(map: &mut FxHashMap<K, u32>, ke
 impl State {
     /// A queue or immediate list is gone: its bookkeeping goes too.
     pub(crate) fn forget_worker(&mut self, worker: usize) {
-        self.worker_end.remove(&worker);
-        self.outstanding.remove(&worker);
-        self.worker_jobs.remove(&worker);
+        self.work.forget_worker(worker);
     }
 }
 
@@ -260,41 +70,10 @@ impl State {
         State {
             initialized: false,
             lost: false,
-            usage: vec![DeviceUsage::default(); device_count],
-            peak_usage: vec![DeviceUsage::default(); device_count],
-            peak_host_pinned: 0,
-            host_pinned: 0,
-            allocations: BTreeMap::new(),
-            zombies: FxHashMap::default(),
-            real_launches: 0,
-            reservations: BTreeMap::new(),
-            mapped_from: FxHashMap::default(),
-            imports: BTreeMap::new(),
-            module_globals: BTreeMap::new(),
-            retired_programs: Vec::new(),
-            awaiting_backing: std::collections::BTreeSet::new(),
             counters: Counters::default(),
-            used_event_slots: HashSet::new(),
-            fences: FxHashMap::default(),
-            outstanding: FxHashMap::default(),
-            worker_jobs: FxHashMap::default(),
-            engine_clock: FxHashMap::default(),
-            engine_wall: FxHashMap::default(),
-            worker_end: FxHashMap::default(),
-            fence_end: FxHashMap::default(),
-            context_children: FxHashMap::default(),
-            opened_buffers: FxHashMap::default(),
-            orphaned_exports: FxHashMap::default(),
-            next_allocation_id: 0,
-            device_uses: FxHashMap::default(),
-            list_uses: FxHashMap::default(),
-            worker_ops: FxHashMap::default(),
-            kernel_uses: FxHashMap::default(),
-            engine_threads: FxHashMap::default(),
-            engine_jobs: FxHashMap::default(),
-            queued_signals: FxHashMap::default(),
-            inline_jobs: FxHashMap::default(),
-            blocked_waits: FxHashMap::default(),
+            memory: MemoryState::new(device_count),
+            work: WorkState::new(),
+            uses: UseCounts::new(),
         }
     }
 }
@@ -338,7 +117,7 @@ impl Inner {
 
     /// The host has seen `worker`'s work complete.
     pub(crate) fn observe_worker(&self, state: &State, worker: usize) {
-        self.observe(state.worker_end.get(&worker).copied().unwrap_or(0));
+        self.observe(state.work.worker_end.get(&worker).copied().unwrap_or(0));
     }
 
     /// Waits on the platform's condition variable until `done` holds or `timeout_ns` passes
@@ -394,10 +173,10 @@ impl Inner {
     /// One of this process's figures.
     fn figure(state: &mut State, figure: Figure) -> &mut u64 {
         match figure {
-            Figure::HostPinned => &mut state.host_pinned,
-            Figure::Vram(device) => &mut state.usage[device as usize].vram_bytes,
-            Figure::Gtt(device) => &mut state.usage[device as usize].gtt_bytes,
-            Figure::Allocated(device) => &mut state.usage[device as usize].allocated_bytes,
+            Figure::HostPinned => &mut state.memory.host_pinned,
+            Figure::Vram(device) => &mut state.memory.usage[device as usize].vram_bytes,
+            Figure::Gtt(device) => &mut state.memory.usage[device as usize].gtt_bytes,
+            Figure::Allocated(device) => &mut state.memory.usage[device as usize].allocated_bytes,
         }
     }
 
@@ -489,7 +268,7 @@ impl Inner {
     /// Host pinned memory as `nr_gpu_active` reports it: the machine's where this process
     /// shares one, else this platform's.
     pub(crate) fn machine_host_pinned(&self, state: &State) -> u64 {
-        self.machine.map_or(state.host_pinned, |machine| {
+        self.machine.map_or(state.memory.host_pinned, |machine| {
             // A process that vanished holds nothing any more, as the kernel's figure shows.
             machine.machine().reap_vanished();
             machine.machine().host_pinned_bytes()
@@ -583,9 +362,9 @@ impl Inner {
             // SAFETY: the backing's `size` bytes at `address` are this fresh allocation's own.
             unsafe { std::ptr::write_bytes(address as *mut u8, 0xa5, size) };
         }
-        state.next_allocation_id += 1;
-        let id = state.next_allocation_id;
-        state.allocations.insert(
+        state.memory.next_allocation_id += 1;
+        let id = state.memory.next_allocation_id;
+        state.memory.allocations.insert(
             address,
             Allocation {
                 size,
@@ -601,11 +380,11 @@ impl Inner {
                 pending: 0,
                 id,
                 atomic_attributes: Vec::new(),
-                _backing: Some(backing),
+                owned_backing: Some(backing),
             },
         );
         state.counters.live_allocations += 1;
-        *state.context_children.entry(context).or_default() += 1;
+        *state.uses.context_children.entry(context).or_default() += 1;
         Ok(address)
     }
 
@@ -620,7 +399,7 @@ impl Inner {
         defer: bool,
     ) -> Result<(), ze_result_t> {
         let mut state = self.lock();
-        match state.allocations.get(&address) {
+        match state.memory.allocations.get(&address) {
             Some(allocation)
                 if allocation.context == context
                     && !allocation.is_mapping()
@@ -630,6 +409,7 @@ impl Inner {
         if wait {
             let ready = self.wait_until(state, u64::MAX, |state| {
                 state
+                    .memory
                     .allocations
                     .get(&address)
                     .is_none_or(|allocation| allocation.pending == 0)
@@ -637,7 +417,7 @@ impl Inner {
             debug_assert!(ready);
             state = self.lock();
         }
-        let Some(mut allocation) = state.allocations.remove(&address) else {
+        let Some(mut allocation) = state.memory.allocations.remove(&address) else {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         };
         let size64 = allocation.size as u64;
@@ -653,6 +433,7 @@ impl Inner {
             allocation.resident &= !(1 << owner);
             self.release_all_residency(&mut state, &allocation);
             let open_here = state
+                .memory
                 .allocations
                 .values()
                 .any(|other| other.is_opened() && other.buffer == Some(buffer));
@@ -663,7 +444,7 @@ impl Inner {
                     vram,
                     export: allocation.export,
                 };
-                state.orphaned_exports.insert(buffer, orphan);
+                state.memory.orphaned_exports.insert(buffer, orphan);
             } else {
                 self.release_exported(&mut state, owner, size64, vram, allocation.export);
             }
@@ -679,18 +460,18 @@ impl Inner {
             MemKind::Shared { .. } => {}
         }
         state.counters.live_allocations -= 1;
-        if let Some(children) = state.context_children.get_mut(&context) {
+        if let Some(children) = state.uses.context_children.get_mut(&context) {
             *children = children.saturating_sub(1);
         }
         if allocation.pending > 0 {
             if !defer {
                 state.counters.free_hazards += 1;
             }
-            state.zombies.insert(address, allocation);
-        } else if state.real_launches > 0 {
+            state.memory.zombies.insert(address, allocation);
+        } else if state.work.real_launches > 0 {
             // Not known to be in use, but a running kernel may reach it: kept, no hazard.
             state.counters.frees_held_for_kernels += 1;
-            state.zombies.insert(address, allocation);
+            state.memory.zombies.insert(address, allocation);
         }
         Ok(())
     }
@@ -699,12 +480,12 @@ impl Inner {
     /// once none is in flight, the zombies no work uses any more are freed.
     pub(crate) fn count_real_launch(state: &mut State, started: bool) {
         if started {
-            state.real_launches += 1;
+            state.work.real_launches += 1;
             return;
         }
-        state.real_launches = state.real_launches.saturating_sub(1);
-        if state.real_launches == 0 {
-            state.zombies.retain(|_, zombie| zombie.pending > 0);
+        state.work.real_launches = state.work.real_launches.saturating_sub(1);
+        if state.work.real_launches == 0 {
+            state.memory.zombies.retain(|_, zombie| zombie.pending > 0);
         }
     }
 
@@ -826,7 +607,7 @@ impl Inner {
     ) -> Result<(), ze_result_t> {
         let host_limit = self.host_limit();
         let mirror = self.config.mirror;
-        let Some(allocation) = state.allocations.get(&base) else {
+        let Some(allocation) = state.memory.allocations.get(&base) else {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         };
         let bit = 1u64 << device;
@@ -857,14 +638,14 @@ impl Inner {
             }
             MemKind::Host | MemKind::Shared { .. } => {}
         }
-        if let Some(allocation) = state.allocations.get_mut(&base) {
+        if let Some(allocation) = state.memory.allocations.get_mut(&base) {
             allocation.resident |= bit;
             if !pins || deferred {
                 allocation.unpinned |= bit;
             }
             if deferred {
                 allocation.unbacked |= bit;
-                state.awaiting_backing.insert(base);
+                state.memory.awaiting_backing.insert(base);
             }
         }
         Ok(())
@@ -875,8 +656,8 @@ impl Inner {
     /// needed; what was backed before stays backed.
     pub(crate) fn back_deferred(&self, state: &mut State) -> Result<(), u64> {
         let host_limit = self.host_limit();
-        while let Some(base) = state.awaiting_backing.pop_first() {
-            let Some(allocation) = state.allocations.get(&base) else {
+        while let Some(base) = state.memory.awaiting_backing.pop_first() {
+            let Some(allocation) = state.memory.allocations.get(&base) else {
                 continue;
             };
             let (size, mut waiting) = (allocation.size as u64, allocation.unbacked);
@@ -886,10 +667,10 @@ impl Inner {
                     .charge(state, Figure::HostPinned, size, Some(host_limit))
                     .is_err()
                 {
-                    state.awaiting_backing.insert(base);
+                    state.memory.awaiting_backing.insert(base);
                     return Err(size);
                 }
-                if let Some(allocation) = state.allocations.get_mut(&base) {
+                if let Some(allocation) = state.memory.allocations.get_mut(&base) {
                     allocation.unbacked &= !bit;
                     allocation.unpinned &= !bit;
                 }
@@ -906,18 +687,25 @@ impl Inner {
         base: usize,
         device: u32,
     ) -> Result<(), ze_result_t> {
-        let Some(allocation) = state.allocations.get(&base) else {
+        let Some(allocation) = state.memory.allocations.get(&base) else {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         };
         let bit = 1u64 << device;
         if allocation.resident & bit == 0 {
             return Ok(());
         }
-        if state.device_uses.get(&(base, device)).copied().unwrap_or(0) > 0 {
+        if state
+            .uses
+            .device_uses
+            .get(&(base, device))
+            .copied()
+            .unwrap_or(0)
+            > 0
+        {
             // Work queued on that device still reads or writes it: the hardware would fault.
             state.counters.residency_violations += 1;
         }
-        let Some(allocation) = state.allocations.get(&base) else {
+        let Some(allocation) = state.memory.allocations.get(&base) else {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         };
         let (size, kind) = (allocation.size, allocation.kind);
@@ -926,7 +714,7 @@ impl Inner {
             self.note_export_commitment(allocation.export, 0);
         }
         self.release_residency(state, size, kind, device, pinned);
-        if let Some(allocation) = state.allocations.get_mut(&base) {
+        if let Some(allocation) = state.memory.allocations.get_mut(&base) {
             allocation.resident &= !bit;
             allocation.unpinned &= !bit;
             allocation.unbacked &= !bit;
@@ -941,7 +729,8 @@ impl Inner {
         address: usize,
         size: usize,
     ) -> Result<Option<usize>, ze_result_t> {
-        let Some((&base, allocation)) = state.allocations.range(..=address).next_back() else {
+        let Some((&base, allocation)) = state.memory.allocations.range(..=address).next_back()
+        else {
             return Ok(None);
         };
         if address >= base + allocation.size {
@@ -959,20 +748,20 @@ impl Inner {
     /// Undoes one pending use of an allocation on `device`; frees a zombie whose work has all
     /// completed.
     pub(crate) fn complete_use(state: &mut State, base: usize, device: u32) {
-        count_use(&mut state.device_uses, (base, device), -1);
-        if let Some(allocation) = state.allocations.get_mut(&base) {
+        count_use(&mut state.uses.device_uses, (base, device), -1);
+        if let Some(allocation) = state.memory.allocations.get_mut(&base) {
             allocation.pending = allocation.pending.saturating_sub(1);
-        } else if let Some(zombie) = state.zombies.get_mut(&base) {
+        } else if let Some(zombie) = state.memory.zombies.get_mut(&base) {
             zombie.pending = zombie.pending.saturating_sub(1);
-            if zombie.pending == 0 && state.real_launches == 0 {
-                state.zombies.remove(&base);
+            if zombie.pending == 0 && state.work.real_launches == 0 {
+                state.memory.zombies.remove(&base);
             }
         }
     }
 
     pub(crate) fn fdinfo(&self, device: u32) -> Option<String> {
         let config = self.config.devices.get(device as usize)?;
-        let usage = self.lock().usage[device as usize];
+        let usage = self.lock().memory.usage[device as usize];
         let vram = usage.vram_bytes / FDINFO_KIB;
         let gtt = usage.gtt_bytes / FDINFO_KIB;
         Some(format!(
@@ -1030,7 +819,7 @@ impl Platform {
     /// assert!(platform.device_usage(2).is_none());
     /// ```
     pub fn device_usage(&self, index: u32) -> Option<DeviceUsage> {
-        self.inner.lock().usage.get(index as usize).copied()
+        self.inner.lock().memory.usage.get(index as usize).copied()
     }
 
     /// Host memory pinned by the driver (the `nr_gpu_active` analogue), in bytes.
@@ -1040,7 +829,7 @@ impl Platform {
     /// assert_eq!(platform.host_pinned_bytes(), 0);
     /// ```
     pub fn host_pinned_bytes(&self) -> u64 {
-        self.inner.lock().host_pinned
+        self.inner.lock().memory.host_pinned
     }
 
     /// Device `index`'s usage in Linux DRM fdinfo format (`drm-total-vram0: N KiB`, ...).
@@ -1093,7 +882,7 @@ impl Platform {
     /// assert!(platform.is_idle());
     /// ```
     pub fn is_idle(&self) -> bool {
-        self.inner.lock().worker_ops.is_empty()
+        self.inner.lock().work.worker_ops.is_empty()
     }
 }
 

@@ -30,9 +30,10 @@ impl Platform {
         let config = self.config();
         let figure = |current, peak| Figure { current, peak };
         let devices = state
+            .memory
             .usage
             .iter()
-            .zip(&state.peak_usage)
+            .zip(&state.memory.peak_usage)
             .zip(&config.devices)
             .enumerate()
             .map(|(index, ((now, peak), device))| DeviceReport {
@@ -53,7 +54,7 @@ impl Platform {
             .collect();
         Report {
             platform: config.name.clone(),
-            host_pinned_bytes: figure(state.host_pinned, state.peak_host_pinned),
+            host_pinned_bytes: figure(state.memory.host_pinned, state.memory.peak_host_pinned),
             devices,
             counters,
             unsupported_calls,

@@ -32,7 +32,7 @@ fn adopt(platform: &Arc<Inner>, context: usize, object: Object) -> usize {
         Object::Queue(_) => state.counters.live_command_queues += 1,
         _ => state.counters.live_command_lists += 1,
     }
-    *state.context_children.entry(context).or_default() += 1;
+    *state.uses.context_children.entry(context).or_default() += 1;
     drop(state);
     registry::register(platform, object)
 }
@@ -44,7 +44,7 @@ fn release(platform: &Inner, context: usize, queue: bool) {
     } else {
         state.counters.live_command_lists -= 1;
     }
-    if let Some(children) = state.context_children.get_mut(&context) {
+    if let Some(children) = state.uses.context_children.get_mut(&context) {
         *children = children.saturating_sub(1);
     }
 }
@@ -100,9 +100,13 @@ fn refuse_if_busy(platform: &Inner, worker: Option<usize>, list: usize) -> Resul
     // barrier, an empty list) counts too: it may wait behind another queue's on the engine.
     let busy = !state.lost
         && (worker.is_some_and(|worker| {
-            state.worker_ops.contains_key(&worker)
-                || state.outstanding.get(&worker).is_some_and(|&jobs| jobs > 0)
-        }) || state.list_uses.contains_key(&list));
+            state.work.worker_ops.contains_key(&worker)
+                || state
+                    .work
+                    .outstanding
+                    .get(&worker)
+                    .is_some_and(|&jobs| jobs > 0)
+        }) || state.uses.list_uses.contains_key(&list));
     if busy {
         state.counters.destroy_hazards += 1;
         return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
@@ -236,7 +240,7 @@ pub(crate) unsafe extern "C" fn queue_synchronize(
         let worker = object.worker.id;
         let state = platform.lock();
         let done = platform.wait_until(state, timeout, |state| {
-            let done = state.outstanding.get(&worker).copied().unwrap_or(0) == 0;
+            let done = state.work.outstanding.get(&worker).copied().unwrap_or(0) == 0;
             if done {
                 platform.observe_worker(state, worker);
             }
@@ -272,7 +276,7 @@ pub(crate) unsafe extern "C" fn list_host_synchronize(
             state.counters.list_call_overlaps += 1;
         }
         let done = platform.wait_until(state, timeout, |state| {
-            let done = state.outstanding.get(&worker).copied().unwrap_or(0) == 0;
+            let done = state.work.outstanding.get(&worker).copied().unwrap_or(0) == 0;
             if done {
                 platform.observe_worker(state, worker);
             }
@@ -864,6 +868,7 @@ pub(crate) unsafe extern "C" fn append_memory_copy_region(
                 && find(start).ok() == find(start + size - 1).ok()
                 && (find(start).ok().flatten().is_some()
                     || state
+                        .memory
                         .allocations
                         .range(start..start + size)
                         .next()
@@ -1097,7 +1102,7 @@ fn hinted_range(
     let base =
         crate::engine::platform::Inner::find_allocation(&state, pointer as usize, size.max(1))?
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-    if state.allocations[&base].context != object.context {
+    if state.memory.allocations[&base].context != object.context {
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
     }
     Ok(())

@@ -72,6 +72,7 @@ pub(crate) unsafe extern "C" fn destroy(context: ze_context_handle_t) -> ze_resu
         // What is left stays live (and counted): the driver keeps allocations in its own
         // manager, not the context's.
         if state
+            .uses
             .context_children
             .get(&(context as usize))
             .copied()
@@ -81,7 +82,7 @@ pub(crate) unsafe extern "C" fn destroy(context: ze_context_handle_t) -> ze_resu
             // The count stays, for the children's own destruction to come.
             state.counters.destroy_hazards += 1;
         } else {
-            state.context_children.remove(&(context as usize));
+            state.uses.context_children.remove(&(context as usize));
         }
         state.counters.live_contexts -= 1;
         drop(state);
@@ -123,7 +124,7 @@ fn residency(
     // Residency is tracked per allocation: any range inside one covers all of it.
     let base = Inner::find_allocation(&state, pointer as usize, size.max(1))?
         .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-    let allocation = &state.allocations[&base];
+    let allocation = &state.memory.allocations[&base];
     if allocation.context != context as usize {
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
     }
@@ -145,7 +146,11 @@ fn residency(
     } else {
         let result = platform.make_resident(&mut state, base, index);
         if let Err(error) = result {
-            let size = state.allocations.get(&base).map_or(0, |a| a.size as u64);
+            let size = state
+                .memory
+                .allocations
+                .get(&base)
+                .map_or(0, |a| a.size as u64);
             platform.note_refusal("zeContextMakeMemoryResident", error, size);
         }
         result

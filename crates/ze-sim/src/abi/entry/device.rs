@@ -277,6 +277,7 @@ pub(crate) unsafe extern "C" fn synchronize(device: ze_device_handle_t) -> ze_re
         // The jobs given to this device's engines before the call; later ones are not waited
         // for, so a thread that keeps submitting cannot hold this call up forever.
         let targets: Vec<(usize, u64)> = state
+            .work
             .worker_jobs
             .iter()
             .filter(|(_, jobs)| jobs.device == index)
@@ -287,6 +288,7 @@ pub(crate) unsafe extern "C" fn synchronize(device: ze_device_handle_t) -> ze_re
             // while busy).
             let done = targets.iter().all(|(worker, submitted)| {
                 state
+                    .work
                     .worker_jobs
                     .get(worker)
                     .is_none_or(|jobs| jobs.completed >= *submitted)

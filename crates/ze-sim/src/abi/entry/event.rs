@@ -85,7 +85,11 @@ pub(crate) unsafe extern "C" fn pool_create(
         {
             let mut state = platform.lock();
             state.counters.live_event_pools += 1;
-            *state.context_children.entry(context as usize).or_default() += 1;
+            *state
+                .uses
+                .context_children
+                .entry(context as usize)
+                .or_default() += 1;
         }
         *pool = registry::register(&platform, Object::EventPool(Arc::new(object)))
             as ze_event_pool_handle_t;
@@ -162,6 +166,7 @@ pub(crate) unsafe extern "C" fn pool_destroy(pool: ze_event_pool_handle_t) -> ze
         let (platform, object) = registry::event_pool(pool as usize)?;
         let mut state = platform.lock();
         if state
+            .uses
             .used_event_slots
             .iter()
             .any(|&(owner, _)| owner == pool as usize)
@@ -169,7 +174,7 @@ pub(crate) unsafe extern "C" fn pool_destroy(pool: ze_event_pool_handle_t) -> ze
             state.counters.destroy_hazards += 1;
         }
         state.counters.live_event_pools -= 1;
-        if let Some(children) = state.context_children.get_mut(&object.context) {
+        if let Some(children) = state.uses.context_children.get_mut(&object.context) {
             *children = children.saturating_sub(1);
         }
         drop(state);
@@ -193,7 +198,7 @@ pub(crate) unsafe extern "C" fn create(
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         let slot = (pool as usize, desc.index);
-        if !platform.lock().used_event_slots.insert(slot) {
+        if !platform.lock().uses.used_event_slots.insert(slot) {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         let handle = registry::register(
@@ -247,9 +252,16 @@ pub(crate) unsafe extern "C" fn counter_based_create(
         object.context = Some(context as usize);
         {
             let mut state = platform.lock();
-            state.used_event_slots.insert((context as usize, index));
+            state
+                .uses
+                .used_event_slots
+                .insert((context as usize, index));
             state.counters.live_events += 1;
-            *state.context_children.entry(context as usize).or_default() += 1;
+            *state
+                .uses
+                .context_children
+                .entry(context as usize)
+                .or_default() += 1;
         }
         *event =
             registry::register(&platform, Object::Event(Arc::new(object))) as ze_event_handle_t;
@@ -267,10 +279,13 @@ pub(crate) unsafe extern "C" fn destroy(event: ze_event_handle_t) -> ze_result_t
             return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
         registry::unregister(event as usize);
-        state.used_event_slots.remove(&(object.pool, object.index));
+        state
+            .uses
+            .used_event_slots
+            .remove(&(object.pool, object.index));
         state.counters.live_events -= 1;
         if let Some(context) = object.context
-            && let Some(children) = state.context_children.get_mut(&context)
+            && let Some(children) = state.uses.context_children.get_mut(&context)
         {
             *children = children.saturating_sub(1);
         }
@@ -457,9 +472,13 @@ pub(crate) unsafe extern "C" fn fence_create(
             })),
         );
         let mut state = platform.lock();
-        state.fences.insert(handle, signaled);
+        state.work.fences.insert(handle, signaled);
         state.counters.live_fences += 1;
-        *state.context_children.entry(object.context).or_default() += 1;
+        *state
+            .uses
+            .context_children
+            .entry(object.context)
+            .or_default() += 1;
         *fence = handle as ze_fence_handle_t;
         Ok(())
     })
@@ -471,11 +490,11 @@ pub(crate) unsafe extern "C" fn fence_destroy(fence: ze_fence_handle_t) -> ze_re
         let context = registry::queue(object.queue).map(|(_, queue)| queue.context);
         registry::unregister(fence as usize);
         let mut state = platform.lock();
-        state.fences.remove(&(fence as usize));
-        state.fence_end.remove(&(fence as usize));
+        state.work.fences.remove(&(fence as usize));
+        state.work.fence_end.remove(&(fence as usize));
         state.counters.live_fences -= 1;
         if let Ok(context) = context
-            && let Some(children) = state.context_children.get_mut(&context)
+            && let Some(children) = state.uses.context_children.get_mut(&context)
         {
             *children = children.saturating_sub(1);
         }
@@ -491,8 +510,8 @@ pub(crate) unsafe extern "C" fn fence_host_synchronize(
         let (platform, _) = registry::fence(fence as usize)?;
         let key = fence as usize;
         host_wait(&platform, timeout, |state| {
-            let signaled = state.fences.get(&key).copied().unwrap_or(true);
-            (signaled, state.fence_end.get(&key).copied())
+            let signaled = state.work.fences.get(&key).copied().unwrap_or(true);
+            (signaled, state.work.fence_end.get(&key).copied())
         })
     })
 }
@@ -502,6 +521,7 @@ pub(crate) unsafe extern "C" fn fence_query_status(fence: ze_fence_handle_t) -> 
         let (platform, _) = registry::fence(fence as usize)?;
         if platform
             .lock()
+            .work
             .fences
             .get(&(fence as usize))
             .copied()
@@ -517,7 +537,7 @@ pub(crate) unsafe extern "C" fn fence_query_status(fence: ze_fence_handle_t) -> 
 pub(crate) unsafe extern "C" fn fence_reset(fence: ze_fence_handle_t) -> ze_result_t {
     guard(|| {
         let (platform, _) = registry::fence(fence as usize)?;
-        platform.lock().fences.insert(fence as usize, false);
+        platform.lock().work.fences.insert(fence as usize, false);
         Ok(())
     })
 }

@@ -19,7 +19,8 @@
 //! `ipc_import_pins_host` decides (under the pinned mirror mode).
 use super::{guard, out};
 use crate::abi::registry;
-use crate::engine::platform::{Allocation, Inner};
+use crate::engine::memory::Allocation;
+use crate::engine::platform::Inner;
 use crate::model::backing::Backing;
 use crate::model::memory_kind::MemKind;
 use level_zero_sys::*;
@@ -90,6 +91,7 @@ pub(crate) unsafe extern "C" fn get_handle(
         let handle = unsafe { out(handle) }?;
         let mut state = platform.lock();
         let allocation = state
+            .memory
             .allocations
             .get_mut(&(pointer as usize))
             .filter(|allocation| allocation.context == context as usize)
@@ -188,8 +190,9 @@ pub(crate) unsafe extern "C" fn open_handle(
         let buffer = file_identity(fd).ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
         let mut state = platform.lock();
         let key = (buffer.0, buffer.1, context as usize);
-        if let Some(&address) = state.opened_buffers.get(&key) {
+        if let Some(&address) = state.memory.opened_buffers.get(&key) {
             let known = state
+                .memory
                 .allocations
                 .get(&address)
                 .map(|opened| (opened.kind, opened.foreign_import));
@@ -197,7 +200,9 @@ pub(crate) unsafe extern "C" fn open_handle(
             // there, if it is none yet, as a use would make).
             let again = match known {
                 Some((MemKind::Device { .. }, None)) => visible_owner.is_some(),
-                Some((_, Some(_))) => state.allocations[&address].resident == 1 << opening_device,
+                Some((_, Some(_))) => {
+                    state.memory.allocations[&address].resident == 1 << opening_device
+                }
                 _ => false,
             };
             if again {
@@ -208,11 +213,15 @@ pub(crate) unsafe extern "C" fn open_handle(
                     platform.note_refusal("zeMemOpenIpcHandle", error, 0);
                     return Err(error);
                 }
-                if let Some(opened) = state.allocations.get_mut(&address) {
+                if let Some(opened) = state.memory.allocations.get_mut(&address) {
                     opened.opens += 1;
                 }
                 state.counters.live_opened_ipc_handles += 1;
-                *state.context_children.entry(context as usize).or_default() += 1;
+                *state
+                    .uses
+                    .context_children
+                    .entry(context as usize)
+                    .or_default() += 1;
                 *pointer = address as *mut c_void;
                 return Ok(());
             }
@@ -221,7 +230,7 @@ pub(crate) unsafe extern "C" fn open_handle(
         // carry this process's id: ranks in other PID namespaces); it must then name the
         // exporter, live in this platform, with the descriptor, length and owner it has.
         let own = exporter == std::process::id()
-            && state.allocations.values().any(|allocation| {
+            && state.memory.allocations.values().any(|allocation| {
                 allocation
                     .backing()
                     .and_then(Backing::shared_file)
@@ -230,6 +239,7 @@ pub(crate) unsafe extern "C" fn open_handle(
         let (size, backing, owner) = if own {
             let owner = visible_owner.ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
             let size = state
+                .memory
                 .allocations
                 .values()
                 .find(|allocation| allocation.id == id)
@@ -278,40 +288,54 @@ pub(crate) unsafe extern "C" fn open_handle(
                 && platform.config.ipc_import_pins_host;
             platform.import_foreign(&mut state, size as u64, opening_device, pins)?;
             let export = join_export(&platform);
-            let mut opened =
-                Allocation::opened(&mut state, size, opening_device, context as usize, backing);
+            let mut opened = Allocation::opened(
+                &mut state.memory,
+                size,
+                opening_device,
+                context as usize,
+                backing,
+            );
             opened.resident = 1 << opening_device;
             opened.foreign_import = Some(pins);
             opened.opens = 1;
             opened.buffer = Some(buffer);
             opened.export = export;
-            state.allocations.insert(address, opened);
-            state.opened_buffers.entry(key).or_insert(address);
+            state.memory.allocations.insert(address, opened);
+            state.memory.opened_buffers.entry(key).or_insert(address);
             state.counters.live_opened_ipc_handles += 1;
-            *state.context_children.entry(context as usize).or_default() += 1;
+            *state
+                .uses
+                .context_children
+                .entry(context as usize)
+                .or_default() += 1;
             *pointer = address as *mut c_void;
             return Ok(());
         };
-        let mut opened = Allocation::opened(&mut state, size, owner, context as usize, backing);
+        let mut opened =
+            Allocation::opened(&mut state.memory, size, owner, context as usize, backing);
         // Resident on its owner already: the exporter committed it there.
         opened.resident = 1 << owner;
         opened.opens = 1;
         opened.buffer = Some(buffer);
-        state.allocations.insert(address, opened);
+        state.memory.allocations.insert(address, opened);
         if opening_device != owner
             && let Err(error) = platform.import_opened(&mut state, address, opening_device)
         {
-            state.allocations.remove(&address);
+            state.memory.allocations.remove(&address);
             platform.note_refusal("zeMemOpenIpcHandle", error, size as u64);
             return Err(error);
         }
         let export = join_export(&platform);
-        if let Some(opened) = state.allocations.get_mut(&address) {
+        if let Some(opened) = state.memory.allocations.get_mut(&address) {
             opened.export = export;
         }
-        state.opened_buffers.entry(key).or_insert(address);
+        state.memory.opened_buffers.entry(key).or_insert(address);
         state.counters.live_opened_ipc_handles += 1;
-        *state.context_children.entry(context as usize).or_default() += 1;
+        *state
+            .uses
+            .context_children
+            .entry(context as usize)
+            .or_default() += 1;
         *pointer = address as *mut c_void;
         Ok(())
     })
@@ -325,7 +349,7 @@ pub(crate) unsafe extern "C" fn close_handle(
         let (platform, _) = registry::context(context as usize)?;
         let mut state = platform.lock();
         let address = pointer as usize;
-        match state.allocations.get(&address) {
+        match state.memory.allocations.get(&address) {
             Some(opened) if opened.is_opened() && opened.context == context as usize => {
                 if opened.pending > 0 {
                     state.counters.free_hazards += 1;
@@ -336,19 +360,19 @@ pub(crate) unsafe extern "C" fn close_handle(
         }
         let release_children = |state: &mut crate::engine::platform::State| {
             state.counters.live_opened_ipc_handles -= 1;
-            if let Some(children) = state.context_children.get_mut(&(context as usize)) {
+            if let Some(children) = state.uses.context_children.get_mut(&(context as usize)) {
                 *children = children.saturating_sub(1);
             }
         };
         // One open of several of its buffer: the mapping stays for the others.
-        if let Some(opened) = state.allocations.get_mut(&address)
+        if let Some(opened) = state.memory.allocations.get_mut(&address)
             && opened.opens > 1
         {
             opened.opens -= 1;
             release_children(&mut state);
             return Ok(());
         }
-        let Some(mut opened) = state.allocations.remove(&address) else {
+        let Some(mut opened) = state.memory.allocations.remove(&address) else {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         };
         // Its residency on the owner is the exporter's, not this mapping's; an import of a
@@ -362,17 +386,18 @@ pub(crate) unsafe extern "C" fn close_handle(
         Inner::release_all_residency(&platform, &mut state, &opened);
         if let Some((dev, ino)) = opened.buffer {
             let key = (dev, ino, context as usize);
-            if state.opened_buffers.get(&key) == Some(&address) {
-                state.opened_buffers.remove(&key);
+            if state.memory.opened_buffers.get(&key) == Some(&address) {
+                state.memory.opened_buffers.remove(&key);
             }
             // This process's last mapping of the buffer: an export of its own it freed
             // meanwhile goes now, and another process's export loses this process as a user.
             let open_here = state
+                .memory
                 .allocations
                 .values()
                 .any(|other| other.is_opened() && other.buffer == Some((dev, ino)));
             if !open_here {
-                if let Some(orphan) = state.orphaned_exports.remove(&(dev, ino)) {
+                if let Some(orphan) = state.memory.orphaned_exports.remove(&(dev, ino)) {
                     platform.release_exported(
                         &mut state,
                         orphan.owner,

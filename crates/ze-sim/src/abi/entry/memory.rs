@@ -135,7 +135,7 @@ pub(crate) unsafe extern "C" fn get_alloc_properties(
         let found = Inner::find_allocation(&state, pointer as usize, 1)
             .ok()
             .flatten()
-            .map(|base| &state.allocations[&base])
+            .map(|base| &state.memory.allocations[&base])
             .filter(|allocation| allocation.context == context as usize);
         let (memory_type, id, owner) = match found {
             None => (ze_memory_type_t::ZE_MEMORY_TYPE_UNKNOWN, 0, None),
@@ -175,7 +175,7 @@ pub(crate) unsafe extern "C" fn get_address_range(
         let (platform, _) = registry::context(context as usize)?;
         let state = platform.lock();
         let found = Inner::find_allocation(&state, pointer as usize, 1)?
-            .filter(|found| state.allocations[found].context == context as usize)
+            .filter(|found| state.memory.allocations[found].context == context as usize)
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
         if !base.is_null() {
             // SAFETY: the caller's optional output pointer, checked non-null.
@@ -183,7 +183,7 @@ pub(crate) unsafe extern "C" fn get_address_range(
         }
         if !size.is_null() {
             // SAFETY: as above.
-            unsafe { *size = state.allocations[&found].size };
+            unsafe { *size = state.memory.allocations[&found].size };
         }
         Ok(())
     })
@@ -200,7 +200,7 @@ fn allocation_at(
         return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
     }
     Inner::find_allocation(state, pointer as usize, 1)?
-        .filter(|base| state.allocations[base].context == context)
+        .filter(|base| state.memory.allocations[base].context == context)
         .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)
 }
 
@@ -263,13 +263,13 @@ pub(crate) unsafe extern "C" fn set_atomic_access_attribute(
         .any(has);
         let mut state = platform.lock();
         let base = allocation_at(&state, context as usize, pointer)?;
-        if !matches!(state.allocations[&base].kind, MemKind::Shared { .. }) {
+        if !matches!(state.memory.allocations[&base].kind, MemKind::Shared { .. }) {
             return refused;
         }
         if !names_a_mode {
             return refused;
         }
-        if let Some(allocation) = state.allocations.get_mut(&base) {
+        if let Some(allocation) = state.memory.allocations.get_mut(&base) {
             allocation.atomic_attributes.retain(|&(of, _)| of != index);
             allocation.atomic_attributes.push((index, attributes));
         }
@@ -292,7 +292,7 @@ pub(crate) unsafe extern "C" fn get_atomic_access_attribute(
         let attributes = unsafe { out(attributes) }?;
         let state = platform.lock();
         let base = allocation_at(&state, context as usize, pointer)?;
-        *attributes = state.allocations[&base]
+        *attributes = state.memory.allocations[&base]
             .atomic_attributes
             .iter()
             .find(|&&(of, _)| of == index)

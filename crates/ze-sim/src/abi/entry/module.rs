@@ -33,7 +33,7 @@ fn adopt(platform: &Arc<Inner>, context: usize, object: Object) -> usize {
         Object::Kernel(_) => state.counters.live_kernels += 1,
         _ => state.counters.live_build_logs += 1,
     }
-    *state.context_children.entry(context).or_default() += 1;
+    *state.uses.context_children.entry(context).or_default() += 1;
     drop(state);
     registry::register(platform, object)
 }
@@ -45,7 +45,7 @@ fn release(platform: &Inner, context: usize, object: &Object) {
         Object::Kernel(_) => state.counters.live_kernels -= 1,
         _ => state.counters.live_build_logs -= 1,
     }
-    if let Some(children) = state.context_children.get_mut(&context) {
+    if let Some(children) = state.uses.context_children.get_mut(&context) {
         *children = children.saturating_sub(1);
     }
 }
@@ -292,6 +292,7 @@ pub(crate) unsafe extern "C" fn module_get_global_pointer(
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_GLOBAL_NAME)?;
         platform
             .lock()
+            .memory
             .module_globals
             .insert(address, (bytes, module as usize));
         if !size.is_null() {
@@ -341,14 +342,15 @@ pub(crate) unsafe extern "C" fn module_destroy(module: ze_module_handle_t) -> ze
         }
         registry::unregister(module as usize);
         let mut state = platform.lock();
-        let before = state.module_globals.len();
+        let before = state.memory.module_globals.len();
         state
+            .memory
             .module_globals
             .retain(|_, &mut (_, owner)| owner != module as usize);
-        if state.module_globals.len() != before
+        if state.memory.module_globals.len() != before
             && let Some(program) = &object.program
         {
-            state.retired_programs.push(Arc::clone(program));
+            state.memory.retired_programs.push(Arc::clone(program));
         }
         drop(state);
         release(&platform, object.context, &Object::Module(object.clone()));
@@ -497,7 +499,7 @@ pub(crate) unsafe extern "C" fn kernel_destroy(kernel: ze_kernel_handle_t) -> ze
         let (platform, object) = registry::kernel(kernel as usize)?;
         {
             let mut state = platform.lock();
-            if state.kernel_uses.contains_key(&(kernel as usize)) && !state.lost {
+            if state.uses.kernel_uses.contains_key(&(kernel as usize)) && !state.lost {
                 // Queued launches still use it.
                 state.counters.destroy_hazards += 1;
                 return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);

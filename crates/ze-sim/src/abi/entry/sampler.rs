@@ -35,7 +35,11 @@ pub(crate) unsafe extern "C" fn sampler_create(
         }));
         let mut state = platform.lock();
         state.counters.live_samplers += 1;
-        *state.context_children.entry(context as usize).or_default() += 1;
+        *state
+            .uses
+            .context_children
+            .entry(context as usize)
+            .or_default() += 1;
         drop(state);
         *sampler = registry::register(&platform, object) as ze_sampler_handle_t;
         Ok(())
@@ -51,7 +55,7 @@ pub(crate) unsafe extern "C" fn sampler_destroy(sampler: ze_sampler_handle_t) ->
         registry::unregister(sampler as usize);
         let mut state = platform.lock();
         state.counters.live_samplers = state.counters.live_samplers.saturating_sub(1);
-        if let Some(children) = state.context_children.get_mut(&object.context) {
+        if let Some(children) = state.uses.context_children.get_mut(&object.context) {
             *children = children.saturating_sub(1);
         }
         Ok(())

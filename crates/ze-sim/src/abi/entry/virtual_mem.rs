@@ -25,7 +25,8 @@
 
 use super::{guard, input, out};
 use crate::abi::registry::{self, Object};
-use crate::engine::platform::{Allocation, Inner, State};
+use crate::engine::memory::Allocation;
+use crate::engine::platform::{Inner, State};
 use crate::model::machine::Figure;
 use crate::model::memory_kind::MemKind;
 use crate::objects::virtual_mem::{PhysicalMemory, Reservation};
@@ -152,7 +153,11 @@ pub(crate) unsafe extern "C" fn physical_create(
             return Err(undo(state));
         }
         state.counters.live_physical_memory += 1;
-        *state.context_children.entry(context as usize).or_default() += 1;
+        *state
+            .uses
+            .context_children
+            .entry(context as usize)
+            .or_default() += 1;
         drop(state);
         let object = PhysicalMemory {
             context: context as usize,
@@ -187,7 +192,7 @@ pub(crate) unsafe extern "C" fn physical_destroy(
         };
         platform.discharge(&mut state, figure, size64);
         state.counters.live_physical_memory -= 1;
-        if let Some(children) = state.context_children.get_mut(&(context as usize)) {
+        if let Some(children) = state.uses.context_children.get_mut(&(context as usize)) {
             *children = children.saturating_sub(1);
         }
         Ok(())
@@ -257,7 +262,7 @@ pub(crate) unsafe extern "C" fn reserve(
             }
         }
         let mut state = platform.lock();
-        state.reservations.insert(
+        state.memory.reservations.insert(
             base,
             Reservation {
                 context: context as usize,
@@ -265,7 +270,11 @@ pub(crate) unsafe extern "C" fn reserve(
             },
         );
         state.counters.live_virtual_reservations += 1;
-        *state.context_children.entry(context as usize).or_default() += 1;
+        *state
+            .uses
+            .context_children
+            .entry(context as usize)
+            .or_default() += 1;
         *pointer = base as *mut c_void;
         Ok(())
     })
@@ -279,6 +288,7 @@ fn reservation_holding(
     size: usize,
 ) -> Result<usize, ze_result_t> {
     let (&base, reservation) = state
+        .memory
         .reservations
         .range(..=address)
         .next_back()
@@ -348,6 +358,7 @@ pub(crate) unsafe extern "C" fn map(
         // No mapping may overlap the range (nor any other allocation, which cannot lie in a
         // reservation anyway).
         let overlaps = state
+            .memory
             .allocations
             .range(..address + size)
             .next_back()
@@ -371,9 +382,9 @@ pub(crate) unsafe extern "C" fn map(
             return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
         }
         object.mappings.fetch_add(1, Ordering::AcqRel);
-        let mapping = Allocation::mapping(&mut state, size, object.kind, context as usize);
-        state.allocations.insert(address, mapping);
-        state.mapped_from.insert(address, (object, access));
+        let mapping = Allocation::mapping(&mut state.memory, size, object.kind, context as usize);
+        state.memory.allocations.insert(address, mapping);
+        state.memory.mapped_from.insert(address, (object, access));
         state.counters.live_virtual_mappings += 1;
         Ok(())
     })
@@ -393,6 +404,7 @@ fn unmap_range(
         .checked_add(size)
         .ok_or(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_SIZE)?;
     let inside: Vec<usize> = state
+        .memory
         .allocations
         .range(address..end)
         .filter(|(base, allocation)| {
@@ -404,23 +416,23 @@ fn unmap_range(
         .collect();
     if inside
         .iter()
-        .any(|base| state.allocations[base].pending > 0)
+        .any(|base| state.memory.allocations[base].pending > 0)
     {
         state.counters.free_hazards += 1;
         return Err(ze_result_t::ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
     }
     for base in inside {
-        let size = state.allocations[&base].size;
+        let size = state.memory.allocations[&base].size;
         // The pages first: if the host refuses, every record stays as it was.
         // SAFETY: the mapping's pages, inside a reservation of this context.
         if !unsafe { make_inaccessible(base, size) } {
             return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
         }
-        let Some(mapping) = state.allocations.remove(&base) else {
+        let Some(mapping) = state.memory.allocations.remove(&base) else {
             continue;
         };
         platform.release_all_residency(state, &mapping);
-        if let Some((object, _)) = state.mapped_from.remove(&base) {
+        if let Some((object, _)) = state.memory.mapped_from.remove(&base) {
             object.mappings.fetch_sub(1, Ordering::AcqRel);
         }
         state.counters.live_virtual_mappings -= 1;
@@ -462,17 +474,17 @@ pub(crate) unsafe extern "C" fn free(
             return Err(ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT);
         }
         let mut state = platform.lock();
-        match state.reservations.get(&address) {
+        match state.memory.reservations.get(&address) {
             Some(reservation)
                 if reservation.context == context as usize && reservation.size == size => {}
             _ => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT),
         }
         unmap_range(&platform, &mut state, context as usize, address, size)?;
-        state.reservations.remove(&address);
+        state.memory.reservations.remove(&address);
         // SAFETY: the whole reservation, handed out by `reserve`, now without mappings.
         unsafe { libc::munmap(address as *mut c_void, size) };
         state.counters.live_virtual_reservations -= 1;
-        if let Some(children) = state.context_children.get_mut(&(context as usize)) {
+        if let Some(children) = state.uses.context_children.get_mut(&(context as usize)) {
             *children = children.saturating_sub(1);
         }
         Ok(())
@@ -486,7 +498,7 @@ fn whole_mapping(
     address: usize,
     size: usize,
 ) -> Result<(), ze_result_t> {
-    match state.allocations.get(&address) {
+    match state.memory.allocations.get(&address) {
         Some(mapping)
             if mapping.is_mapping() && mapping.context == context && mapping.size == size =>
         {
@@ -510,7 +522,7 @@ pub(crate) unsafe extern "C" fn set_access_attribute(
         let mut state = platform.lock();
         reservation_holding(&state, context as usize, address, size)?;
         whole_mapping(&state, context as usize, address, size)?;
-        if let Some((_, recorded)) = state.mapped_from.get_mut(&address) {
+        if let Some((_, recorded)) = state.memory.mapped_from.get_mut(&address) {
             *recorded = access;
         }
         Ok(())
@@ -534,14 +546,15 @@ pub(crate) unsafe extern "C" fn get_access_attribute(
         reservation_holding(&state, context as usize, address, size)?;
         // The mapping that starts at `address`, and how far its attribute holds; unmapped
         // pages are inaccessible up to the next mapping.
-        match state.mapped_from.get(&address) {
+        match state.memory.mapped_from.get(&address) {
             Some((_, recorded)) => {
                 *access = *recorded;
-                *out_size = state.allocations[&address].size;
+                *out_size = state.memory.allocations[&address].size;
             }
             None => {
                 *access = ze_memory_access_attribute_t::ZE_MEMORY_ACCESS_ATTRIBUTE_NONE;
                 let next = state
+                    .memory
                     .allocations
                     .range(address..address + size)
                     .next()

@@ -57,8 +57,8 @@ pub(crate) unsafe extern "C" fn import_external_pointer(
             .checked_add(size - 1)
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE)?;
         let mut state = platform.lock();
-        let first_in = import_containing(&state.imports, start);
-        let last_in = import_containing(&state.imports, last);
+        let first_in = import_containing(&state.memory.imports, start);
+        let last_in = import_containing(&state.memory.imports, last);
         match (first_in, last_in) {
             (Some(first), Some(last)) if first == last => {
                 state.counters.nested_imports += 1;
@@ -69,7 +69,7 @@ pub(crate) unsafe extern "C" fn import_external_pointer(
             (None, Some(_)) => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_SIZE),
             (None, None) => {}
         }
-        state.imports.insert(start, size);
+        state.memory.imports.insert(start, size);
         state.counters.live_imports += 1;
         Ok(())
     })
@@ -84,9 +84,9 @@ pub(crate) unsafe extern "C" fn release_imported_pointer(
     guard(|| {
         let platform = registry::driver(driver as usize)?;
         let mut state = platform.lock();
-        let base = import_containing(&state.imports, pointer as usize)
+        let base = import_containing(&state.memory.imports, pointer as usize)
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-        state.imports.remove(&base);
+        state.memory.imports.remove(&base);
         state.counters.live_imports -= 1;
         Ok(())
     })
@@ -103,7 +103,7 @@ pub(crate) unsafe extern "C" fn get_host_pointer_base_address(
         let base_address = unsafe { out(base_address) }?;
         let address = pointer as usize;
         let state = platform.lock();
-        let base = import_containing(&state.imports, address)
+        let base = import_containing(&state.memory.imports, address)
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
         *base_address = base as *mut c_void;
         Ok(())
