@@ -47,8 +47,9 @@ pub mod ze;
 
 pub use error::{Error, Result, ZeResult};
 
-// Every public name at the root too, as code written before the modules names them; the
-// documentation shows them in their modules.
+// Every public name at the root too, as code written before the modules names them (all but
+// the measurement tooling, now the `lazy-usm-tools` crate's); the documentation shows them in
+// their modules.
 #[doc(hidden)]
 pub use lazy_usm_registry::{Entry as RegistryEntry, PointerRegistry, RegistryError};
 #[doc(hidden)]

@@ -10,7 +10,7 @@ use crate::ze::command::Completion;
 use crate::ze::context::Context;
 use crate::ze::device::Device;
 use crate::ze::memory::{AllocationView, Memory, MemoryKind, sealed};
-use crate::ze::uses::{HeldUse, UseTracking};
+use crate::ze::uses::{HeldUse, Tracked, UseTracking};
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -117,8 +117,8 @@ impl Memory for Block<'_> {
         self
     }
 
-    fn use_tracking(&self) -> Option<&dyn UseTracking> {
-        Some(self)
+    fn use_tracking(&self) -> Option<Tracked<'_>> {
+        Some(Tracked::new(self))
     }
 }
 

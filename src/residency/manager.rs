@@ -10,7 +10,7 @@ use crate::ze::command::CommandList;
 use crate::ze::context::Context;
 use crate::ze::device::Device;
 use crate::ze::memory::{AllocationView, DeviceBuffer, FreePolicy, HostBuffer, Memory, sealed};
-use crate::ze::uses::UseTracking;
+use crate::ze::uses::Tracked;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -203,8 +203,8 @@ impl Memory for DeviceAllocation {
         self.buffer.allocation()
     }
 
-    fn use_tracking(&self) -> Option<&dyn UseTracking> {
-        Some(self)
+    fn use_tracking(&self) -> Option<Tracked<'_>> {
+        Some(Tracked::new(self))
     }
 }
 

@@ -77,6 +77,7 @@ impl UseTracking for DeviceAllocation {
 pub(crate) fn residency_of(memory: &dyn Memory) -> Option<ResidencyHandle<'_>> {
     memory
         .use_tracking()?
+        .tracker()
         .record()
         .downcast_ref::<DeviceAllocation>()
         .map(Resident::residency)

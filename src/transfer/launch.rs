@@ -103,8 +103,8 @@ impl ResidencyManager {
                 made_resident += 1;
             }
             // Counted once the use is allowed (a pool weighs it when trimming).
-            if let Some(tracking) = memory.use_tracking() {
-                let _ = tracking.note_use_on(executing);
+            if let Some(tracked) = memory.use_tracking() {
+                let _ = tracked.tracker().note_use_on(executing);
             }
         }
         // SAFETY: the caller's promise; the memory is borrowed for this call, which waits.

@@ -4,7 +4,7 @@ use crate::error::{Error, Result, check};
 use crate::ze::call::{ze_call, ze_name};
 use crate::ze::context::Context;
 use crate::ze::device::Device;
-use crate::ze::uses::{CallUses, HeldUse, UseTracking};
+use crate::ze::uses::{CallUses, HeldUse, Tracked};
 use level_zero_sys::*;
 use std::ffi::c_void;
 
@@ -140,14 +140,19 @@ pub trait Memory: sealed::Sealed {
     /// How work using managed memory (a `DeviceAllocation` or a pool block) tells its manager,
     /// which keeps it resident until the work completes; `None` for memory nothing tracks.
     #[doc(hidden)]
-    fn use_tracking(&self) -> Option<&dyn UseTracking> {
+    fn use_tracking(&self) -> Option<Tracked<'_>> {
         None
     }
 }
 
 /// Counts one use of each tracked memory among `memories` for the length of a call.
 pub(crate) fn uses_for_call<'a>(memories: &[&'a dyn Memory]) -> CallUses<'a> {
-    CallUses::begin(memories.iter().filter_map(|memory| memory.use_tracking()))
+    CallUses::begin(
+        memories
+            .iter()
+            .filter_map(|memory| memory.use_tracking())
+            .map(Tracked::tracker),
+    )
 }
 
 /// One held use of each tracked memory among `memories`: for work that outlives the call (an
@@ -156,7 +161,7 @@ pub(crate) fn held_uses(memories: &[&dyn Memory]) -> Vec<HeldUse> {
     memories
         .iter()
         .filter_map(|memory| memory.use_tracking())
-        .map(UseTracking::hold_use)
+        .map(|tracked| tracked.tracker().hold_use())
         .collect()
 }
 

@@ -1,8 +1,8 @@
 //! Where Level Zero comes from: the system loader, or an in-process simulated platform.
 
+#[cfg(feature = "simulator")]
 use crate::error::Error;
 use crate::error::{Result, check};
-#[cfg(feature = "simulator")]
 use crate::ze::call::ze_name;
 use level_zero_sys::*;
 use std::sync::Arc;

@@ -26,6 +26,35 @@ pub trait UseTracking: Sync {
     }
 }
 
+/// Memory's use tracking as [`Memory::use_tracking`](crate::ze::memory::Memory::use_tracking)
+/// hands it out: opaque outside the crate, so that no caller can end a use it did not begin
+/// (which would let an evictor take memory from under queued work).
+///
+/// ```compile_fail,E0624
+/// # use lazy_usm::*;
+/// # let devices = Runtime::simulated("b70x2")?.devices()?;
+/// let manager = ResidencyManager::new(Context::new(&devices)?, ResidencyConfig::default())?;
+/// let allocation = manager.allocate(&devices[0], 4096)?;
+/// // The tracker is the crate's alone: no use can be ended from outside.
+/// allocation.use_tracking().unwrap().tracker().end_use();
+/// # Ok::<(), Error>(())
+/// ```
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct Tracked<'a>(&'a dyn UseTracking);
+
+impl<'a> Tracked<'a> {
+    /// The tracking of memory that implements it.
+    pub(crate) fn new(tracker: &'a dyn UseTracking) -> Self {
+        Self(tracker)
+    }
+
+    /// The tracker, for the crate's own uses.
+    pub(crate) fn tracker(self) -> &'a dyn UseTracking {
+        self.0
+    }
+}
+
 /// One use of tracked memory, over when dropped.
 #[doc(hidden)]
 pub struct HeldUse(#[allow(dead_code)] Box<dyn Send + Sync>);

@@ -10,6 +10,8 @@
 //! # Ok::<(), lazy_usm::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod measure;
 pub mod probe;
 pub mod workload;

@@ -263,7 +263,6 @@ const LAYERS: &[imports::Layers] = &[
             &["ze/"],
             &["residency/"],
             &["pool/", "transfer/"],
-            &["tools/"],
             &["lib.rs", "prelude.rs"],
         ],
         most_back_up: 0,
