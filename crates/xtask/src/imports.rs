@@ -21,6 +21,8 @@ pub struct Figures {
     pub imports_in_loops: usize,
     /// Every import, as (importing file, imported file).
     pub edges: BTreeSet<(String, String)>,
+    /// Every file, as its path under `src`.
+    pub file_names: BTreeSet<String>,
 }
 
 /// A crate's layers, bottom up: each a list of files or folders (ending in `/`) of `src`. A file
@@ -48,6 +50,42 @@ pub fn layer_of(layers: &Layers, file: &str) -> Option<usize> {
         })
         .max_by_key(|(_, entry)| entry.len())
         .map(|(index, _)| index)
+}
+
+/// What is wrong with a crate's imports: a loop of more than `largest_loop` files; where it has
+/// layers, more imports running back up than it allows, and files in none of them.
+pub fn failures(figures: &Figures, layers: Option<&Layers>, largest_loop: usize) -> Vec<String> {
+    let name = &figures.name;
+    let mut failures: Vec<String> = figures
+        .loops
+        .iter()
+        .filter(|files| files.len() > largest_loop)
+        .map(|files| {
+            format!(
+                "{name}: a loop of {} files ({})",
+                files.len(),
+                files.join(", ")
+            )
+        })
+        .collect();
+    if let Some(layers) = layers {
+        let back_up = back_up(figures, layers);
+        if back_up.len() > layers.most_back_up {
+            failures.push(format!(
+                "{name}: {} imports run back up, at most {} may",
+                back_up.len(),
+                layers.most_back_up
+            ));
+        }
+        for file in &figures.file_names {
+            if layer_of(layers, file).is_none() {
+                failures.push(format!(
+                    "{name}: {file} is in none of its layers (xtask's LAYERS)"
+                ));
+            }
+        }
+    }
+    failures
 }
 
 /// The imports of `figures` that run from a lower layer up to a higher one.
@@ -104,26 +142,26 @@ fn named_paths(text: &str, module: &[String], owns_folder: bool) -> Vec<Vec<Stri
     let mut at = 0;
     while at < text.len() {
         let rest = &text[at..];
-        let (start, mut base) = if rest.starts_with("crate::")
-            && (at == 0 || !ident(bytes[at - 1] as char) && bytes[at - 1] != b'$')
-        {
-            (at + "crate::".len(), Vec::new())
-        } else if rest.starts_with("super::") && (at == 0 || !ident(bytes[at - 1] as char)) {
-            // `super` of a folder's own file (`mod.rs`) is the folder's parent module.
-            let mut base = module.to_vec();
-            if owns_folder || !base.is_empty() {
-                base.pop();
-            }
-            let mut start = at + "super::".len();
-            while text[start..].starts_with("super::") {
-                base.pop();
-                start += "super::".len();
-            }
-            (start, base)
-        } else {
-            at += rest.chars().next().map_or(1, char::len_utf8);
-            continue;
-        };
+        // `$crate::` in a macro's body names this crate as `crate::` does.
+        let (start, mut base) =
+            if rest.starts_with("crate::") && (at == 0 || !ident(bytes[at - 1] as char)) {
+                (at + "crate::".len(), Vec::new())
+            } else if rest.starts_with("super::") && (at == 0 || !ident(bytes[at - 1] as char)) {
+                // `super` of a folder's own file (`mod.rs`) is the folder's parent module.
+                let mut base = module.to_vec();
+                if owns_folder || !base.is_empty() {
+                    base.pop();
+                }
+                let mut start = at + "super::".len();
+                while text[start..].starts_with("super::") {
+                    base.pop();
+                    start += "super::".len();
+                }
+                (start, base)
+            } else {
+                at += rest.chars().next().map_or(1, char::len_utf8);
+                continue;
+            };
         let mut end = start;
         loop {
             let segment_end = text[end..]
@@ -150,17 +188,9 @@ fn named_paths(text: &str, module: &[String], owns_folder: bool) -> Vec<Vec<Stri
         };
         let grouped = group.is_some();
         if let Some(open) = group {
-            let close = text[open..]
-                .find('}')
-                .map_or(text.len(), |offset| open + offset);
-            for item in text[open..close].split(',') {
-                let first: String = item.trim().chars().take_while(|&c| ident(c)).collect();
-                if !first.is_empty() && first != "self" {
-                    let mut path = base.clone();
-                    path.push(first);
-                    paths.push(path);
-                }
-            }
+            let close = matching_brace(text, open);
+            group_paths(&text[open..close], &base, &mut paths);
+            end = close;
         }
         // A group names its items, not the module they are in.
         if !grouped {
@@ -169,6 +199,107 @@ fn named_paths(text: &str, module: &[String], owns_folder: bool) -> Vec<Vec<Stri
         at = end.max(at + 1);
     }
     paths
+}
+
+/// `code` without its `#[cfg(test)]` items (a test module, a test-only function or import):
+/// tests may reach anywhere.
+fn without_tests(code: &str) -> String {
+    let mut kept = String::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        kept.push_str(&rest[..at]);
+        let item = &rest[at + "#[cfg(test)]".len()..];
+        // The item ends at its first `;` outside braces, or where its first brace closes.
+        let mut depth = 0;
+        let mut end = item.len();
+        for (offset, c) in item.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = offset + 1;
+                        break;
+                    }
+                }
+                ';' if depth == 0 => {
+                    end = offset + 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        rest = &item[end..];
+    }
+    kept.push_str(rest);
+    kept
+}
+
+/// Where the group opened before `open` closes (the end of `text` when it does not).
+fn matching_brace(text: &str, open: usize) -> usize {
+    let mut depth = 1;
+    for (offset, c) in text[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return open + offset;
+                }
+            }
+            _ => {}
+        }
+    }
+    text.len()
+}
+
+/// The paths a group's items name under `base` (`a::B, c::{D, e::F}, self`), nested groups
+/// included.
+fn group_paths(items: &str, base: &[String], paths: &mut Vec<Vec<String>>) {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut depth = 0;
+    let mut start = 0;
+    let mut pieces = Vec::new();
+    for (offset, c) in items.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                pieces.push(&items[start..offset]);
+                start = offset + 1;
+            }
+            _ => {}
+        }
+    }
+    pieces.push(&items[start..]);
+    for piece in pieces {
+        let piece = piece.trim();
+        let piece = piece.split(" as ").next().unwrap_or(piece).trim();
+        let mut path = base.to_vec();
+        let mut rest = piece;
+        loop {
+            let segment: String = rest.chars().take_while(|&c| ident(c)).collect();
+            if segment.is_empty() || segment == "self" {
+                break;
+            }
+            rest = &rest[segment.len()..];
+            path.push(segment);
+            if let Some(after) = rest.strip_prefix("::") {
+                if let Some(inner) = after.strip_prefix('{') {
+                    let close = matching_brace(inner, 0);
+                    group_paths(&inner[..close], &path, paths);
+                    path.clear();
+                    break;
+                }
+                rest = after;
+            } else {
+                break;
+            }
+        }
+        if path.len() > base.len() {
+            paths.push(path);
+        }
+    }
 }
 
 /// The names `code` (the module `module`'s) re-exports with `pub use` or `pub(crate) use`, each
@@ -182,7 +313,14 @@ fn reexported(
 ) -> Vec<(Vec<String>, Vec<String>)> {
     let mut found = Vec::new();
     for statement in code.split(';') {
-        let statement = statement.trim();
+        // Attributes before the statement (`#[doc(hidden)]`, `#[cfg(...)]`) are not part of it.
+        let mut statement = statement.trim();
+        while let Some(attribute) = statement.strip_prefix("#[") {
+            let Some(close) = attribute.find(']') else {
+                break;
+            };
+            statement = attribute[close + 1..].trim_start();
+        }
         let Some(tree) = statement
             .strip_prefix("pub use ")
             .or_else(|| statement.strip_prefix("pub(crate) use "))
@@ -260,10 +398,20 @@ fn resolve<'a>(
         let length = (0..=path.len())
             .rev()
             .find(|&length| modules.contains_key(&path[..length]))?;
-        match path
-            .get(..=length)
-            .filter(|_| length < path.len())
+        let named = path.get(..=length).filter(|_| length < path.len());
+        // A name a glob re-export (`pub use ze::*;`) brings in: followed where the glob's
+        // module names it (a submodule, or a re-export of its own).
+        let through_glob = named.and_then(|named| {
+            let mut glob = named[..length].to_vec();
+            glob.push("*".to_string());
+            let base = reexports.get(&glob)?.split_last()?.1.to_vec();
+            let mut inside = base.clone();
+            inside.push(named[length].clone());
+            (modules.contains_key(&inside) || reexports.contains_key(&inside)).then_some(inside)
+        });
+        match named
             .and_then(|named| reexports.get(named))
+            .or(through_glob.as_ref())
         {
             Some(target) => {
                 let mut followed = target.clone();
@@ -297,12 +445,12 @@ pub fn figures(name: &str, src: &Path) -> Figures {
         };
         let owns_folder =
             file.file_name().is_some_and(|name| name == "mod.rs") || module.is_empty();
-        let text = text.split("#[cfg(test)]").next().unwrap_or("");
         let code: String = text
             .lines()
             .filter(|line| !line.trim_start().starts_with("//"))
             .collect::<Vec<_>>()
             .join("\n");
+        let code = without_tests(&code);
         reexports.extend(reexported(&code, &module, owns_folder, &modules));
         sources.push((module, owns_folder, code));
     }
@@ -334,6 +482,7 @@ pub fn figures(name: &str, src: &Path) -> Figures {
         loops,
         imports_in_loops,
         edges,
+        file_names: modules.values().cloned().collect(),
     }
 }
 
@@ -418,7 +567,7 @@ mod tests {
         );
         let strings: Vec<String> = paths.iter().map(|path| path.join("::")).collect();
         assert!(
-            strings.contains(&"pool::classes".to_string()),
+            strings.contains(&"pool::classes::X".to_string()),
             "{strings:?}"
         );
         assert!(strings.contains(&"pool::fence".to_string()), "{strings:?}");
@@ -433,6 +582,29 @@ mod tests {
         // In a folder's own file, `super` is the folder's parent.
         let paths = named_paths("use super::error::Error;", &["pool".to_string()], true);
         assert_eq!(paths, vec![vec!["error".to_string(), "Error".to_string()]]);
+    }
+
+    #[test]
+    fn nested_groups_macro_paths_and_code_after_a_test_item_are_read() {
+        let paths = named_paths(
+            "use crate::{error::{Error, check}, high::H};\nmacro_rules! m { () => { $crate::pool::P } }",
+            &[],
+            true,
+        );
+        let strings: Vec<String> = paths.iter().map(|path| path.join("::")).collect();
+        for expected in ["error::Error", "error::check", "high::H", "pool::P"] {
+            assert!(
+                strings.contains(&expected.to_string()),
+                "{expected}: {strings:?}"
+            );
+        }
+        let code = "use crate::low::A;\n#[cfg(test)]\nfn helper() { crate::x::Y }\n#[cfg(test)]\nuse crate::z::Z;\nfn real() { crate::high::B }\n#[cfg(test)]\nmod tests { use crate::w::W; }\n";
+        let kept = without_tests(code);
+        assert!(kept.contains("crate::high::B"), "{kept}");
+        assert!(kept.contains("crate::low::A"), "{kept}");
+        for gone in ["crate::x::Y", "crate::z::Z", "crate::w::W"] {
+            assert!(!kept.contains(gone), "{gone}: {kept}");
+        }
     }
 
     #[test]
@@ -455,7 +627,7 @@ mod tests {
         .collect();
         let mut reexports = BTreeMap::new();
         reexports.extend(reexported(
-            "pub use ze::memory::{Memory, Buffer as Plain};\npub use pool::Block;\npub use other_crate::Thing;",
+            "pub use ze::memory::{Memory, Buffer as Plain};\n#[doc(hidden)]\npub use pool::Block;\npub use other_crate::Thing;",
             &[],
             true,
             &modules,
@@ -463,6 +635,12 @@ mod tests {
         reexports.extend(reexported(
             "pub(crate) use block::Block;",
             &module("pool"),
+            true,
+            &modules,
+        ));
+        reexports.extend(reexported(
+            "pub use crate::pool::*;",
+            &module("ze"),
             true,
             &modules,
         ));
@@ -474,6 +652,9 @@ mod tests {
         // Another crate's name stays with the file that re-exports it.
         assert_eq!(file("Thing").as_deref(), Some("lib.rs"));
         assert_eq!(file("pool::Unknown").as_deref(), Some("pool/mod.rs"));
+        // Through a glob, to what the glob's module re-exports; a name it does not stays.
+        assert_eq!(file("ze::Block").as_deref(), Some("pool/block.rs"));
+        assert_eq!(file("ze::Unknown").as_deref(), Some("ze/mod.rs"));
     }
 
     #[test]
@@ -500,11 +681,40 @@ mod tests {
             ]
             .into_iter()
             .collect(),
+            file_names: ["a.rs", "b.rs", "low/special.rs", "low/x.rs"]
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
         };
         assert_eq!(
             back_up(&figures, &layers),
             vec![&edge("a.rs", "b.rs"), &edge("b.rs", "low/special.rs")]
         );
+        // Two back up where none may; a loop of two within a limit of three is fine.
+        let loop_of_two = vec!["a.rs".to_string(), "b.rs".to_string()];
+        let figures = Figures {
+            loops: vec![loop_of_two],
+            ..figures
+        };
+        let found = failures(&figures, Some(&layers), 3);
+        assert_eq!(
+            found,
+            vec!["x: 2 imports run back up, at most 0 may".to_string()]
+        );
+        let allowing = Layers {
+            most_back_up: 2,
+            ..layers
+        };
+        assert!(failures(&figures, Some(&allowing), 3).is_empty());
+        // A loop larger than allowed, and a file in no layer.
+        assert_eq!(failures(&figures, Some(&allowing), 1).len(), 1);
+        let mut unlayered = figures;
+        unlayered.file_names.insert("c.rs".to_string());
+        assert_eq!(
+            failures(&unlayered, Some(&allowing), 3),
+            vec!["x: c.rs is in none of its layers (xtask's LAYERS)".to_string()]
+        );
+        assert!(failures(&unlayered, None, 3).is_empty());
     }
 
     #[test]

@@ -11,7 +11,6 @@
 
 mod imports;
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -340,31 +339,11 @@ fn report_imports(root: &Path, edges_of: Option<&str>) -> Result<(), String> {
         );
         for files in &figures.loops {
             println!("  loop: {}", files.join(", "));
-            if files.len() > LARGEST_LOOP {
-                failures.push(format!("{name}: a loop of {} files", files.len()));
-            }
         }
-        if let (Some(layers), Some(back_up)) = (layers, back_up) {
-            for (from, to) in &back_up {
-                println!("  back up: {from} -> {to}");
-            }
-            if back_up.len() > layers.most_back_up {
-                failures.push(format!(
-                    "{name}: {} imports run back up, at most {} may",
-                    back_up.len(),
-                    layers.most_back_up
-                ));
-            }
-            let mut files: BTreeSet<&String> = figures.edges.iter().map(|(from, _)| from).collect();
-            files.extend(figures.edges.iter().map(|(_, to)| to));
-            for file in files {
-                if imports::layer_of(layers, file).is_none() {
-                    failures.push(format!(
-                        "{name}: {file} is in none of its layers (xtask's LAYERS)"
-                    ));
-                }
-            }
+        for (from, to) in back_up.iter().flatten() {
+            println!("  back up: {from} -> {to}");
         }
+        failures.extend(imports::failures(&figures, layers, LARGEST_LOOP));
     }
     if failures.is_empty() {
         Ok(())
