@@ -207,6 +207,80 @@ fn native_binaries_are_opaque() {
     sim.assert_clean();
 }
 
+/// A kernel destroyed while a regular list has recorded (not submitted) a launch of it may go,
+/// as nothing queued uses it; the list's execution then fails and counts a destroy hazard,
+/// as a driver would read freed state.
+#[test]
+fn a_recorded_launch_of_a_destroyed_kernel_fails_when_its_list_runs() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let bytes = ze_sim::spirv::module_with_kernels(BUILTINS);
+    let (module, _) = build(
+        &sim,
+        context,
+        0,
+        ze_module_format_t::ZE_MODULE_FORMAT_IL_SPIRV,
+        &bytes,
+    );
+    let module = module.unwrap();
+    let fill = kernel(&sim, module, "lazy_usm_sim_fill_u32").unwrap();
+    let memory = sim.alloc_device(context, 0, 4096);
+    ok(set_argument(&sim, fill, 0, &memory));
+    ok(set_argument(&sim, fill, 1, &7u32));
+    let groups = ze_group_count_t {
+        groupCountX: 4,
+        groupCountY: 1,
+        groupCountZ: 1,
+    };
+    let list_desc = ze_command_list_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
+        ..Default::default()
+    };
+    let queue_desc = ze_command_queue_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+        mode: ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
+        ..Default::default()
+    };
+    let (mut list, mut queue) = (null_mut(), null_mut());
+    // SAFETY: objects of this test and valid pointers.
+    unsafe {
+        ok((sim.api.command_list_create)(
+            context,
+            sim.devices[0],
+            &list_desc,
+            &mut list,
+        ));
+        ok((sim.api.command_queue_create)(
+            context,
+            sim.devices[0],
+            &queue_desc,
+            &mut queue,
+        ));
+        ok((sim.api.kernel_set_group_size)(fill, 4, 1, 1));
+        ok((sim.api.command_list_append_launch_kernel)(
+            list,
+            fill,
+            &groups,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        ok((sim.api.command_list_close)(list));
+        ok((sim.api.kernel_destroy)(fill));
+        assert_eq!(
+            (sim.api.command_queue_execute_command_lists)(queue, 1, &mut list, null_mut()),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(sim.counter("destroy_hazards"), 1);
+        assert_eq!(sim.counter("launches"), 0, "nothing ran");
+        ok((sim.api.command_list_destroy)(list));
+        ok((sim.api.command_queue_destroy)(queue));
+        ok((sim.api.module_destroy)(module));
+    }
+    sim.free(context, memory);
+    sim.destroy_context(context);
+}
+
 /// A kernel that queued launches use cannot be destroyed; unaligned arrays are refused; an
 /// empty launch runs nothing.
 #[test]

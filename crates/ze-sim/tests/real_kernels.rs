@@ -1435,6 +1435,73 @@ fn samplers_are_kernel_arguments() {
     assert_eq!(read_u32(sim, list, done, out, 1), [2]);
     assert_eq!(sim.counter("kernels_executed"), 1);
     assert_eq!(sim.counter("kernel_failures"), 0);
+    // A sampler destroyed after it was set, before the launch: the launch is refused.
+    let (result, gone) = sampler(
+        Mode::ZE_SAMPLER_ADDRESS_MODE_CLAMP,
+        Filter::ZE_SAMPLER_FILTER_MODE_NEAREST,
+    );
+    ok(result);
+    ok(set_argument(sim, take, 0, &gone));
+    // SAFETY: a sampler of this test that no launch uses yet.
+    ok(unsafe { destroy(gone) });
+    assert_eq!(
+        run(sim, list, take, [1, 1, 1], [1, 1, 1], done),
+        ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+    );
+    // Destroyed after a regular list recorded the launch: it fails when the list runs.
+    let (result, recorded_with) = sampler(
+        Mode::ZE_SAMPLER_ADDRESS_MODE_CLAMP,
+        Filter::ZE_SAMPLER_FILTER_MODE_NEAREST,
+    );
+    ok(result);
+    ok(set_argument(sim, take, 0, &recorded_with));
+    let counts = ze_group_count_t {
+        groupCountX: 1,
+        groupCountY: 1,
+        groupCountZ: 1,
+    };
+    let list_desc = ze_command_list_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
+        ..Default::default()
+    };
+    let queue_desc = ze_command_queue_desc_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+        mode: ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
+        ..Default::default()
+    };
+    let (mut recorded, mut queue) = (null_mut(), null_mut());
+    // SAFETY: this test's context, device, kernel and output pointers.
+    unsafe {
+        ok((sim.api.command_list_create)(
+            bench.context,
+            sim.devices[0],
+            &list_desc,
+            &mut recorded,
+        ));
+        ok((sim.api.command_queue_create)(
+            bench.context,
+            sim.devices[0],
+            &queue_desc,
+            &mut queue,
+        ));
+        ok((sim.api.command_list_append_launch_kernel)(
+            recorded,
+            take,
+            &counts,
+            null_mut(),
+            0,
+            null_mut(),
+        ));
+        ok((sim.api.command_list_close)(recorded));
+        ok(destroy(recorded_with));
+        assert_eq!(
+            (sim.api.command_queue_execute_command_lists)(queue, 1, &mut recorded, null_mut()),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        ok((sim.api.command_list_destroy)(recorded));
+        ok((sim.api.command_queue_destroy)(queue));
+    }
+    assert_eq!(sim.counter("kernels_executed"), 1, "neither launch ran");
     destroy_kernel(sim, take);
     destroy_module(sim, module);
     sim.free(bench.context, out);
