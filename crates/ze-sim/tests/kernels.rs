@@ -232,51 +232,30 @@ fn a_recorded_launch_of_a_destroyed_kernel_fails_when_its_list_runs() {
         groupCountY: 1,
         groupCountZ: 1,
     };
-    let list_desc = ze_command_list_desc_t {
-        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
-        ..Default::default()
-    };
-    let queue_desc = ze_command_queue_desc_t {
-        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
-        mode: ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
-        ..Default::default()
-    };
-    let (mut list, mut queue) = (null_mut(), null_mut());
     // SAFETY: objects of this test and valid pointers.
-    unsafe {
-        ok((sim.api.command_list_create)(
-            context,
-            sim.devices[0],
-            &list_desc,
-            &mut list,
-        ));
-        ok((sim.api.command_queue_create)(
-            context,
-            sim.devices[0],
-            &queue_desc,
-            &mut queue,
-        ));
-        ok((sim.api.kernel_set_group_size)(fill, 4, 1, 1));
-        ok((sim.api.command_list_append_launch_kernel)(
-            list,
-            fill,
-            &groups,
-            null_mut(),
-            0,
-            null_mut(),
-        ));
-        ok((sim.api.command_list_close)(list));
-        ok((sim.api.kernel_destroy)(fill));
-        assert_eq!(
-            (sim.api.command_queue_execute_command_lists)(queue, 1, &mut list, null_mut()),
-            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
-        );
-        assert_eq!(sim.counter("destroy_hazards"), 1);
-        assert_eq!(sim.counter("launches"), 0, "nothing ran");
-        ok((sim.api.command_list_destroy)(list));
-        ok((sim.api.command_queue_destroy)(queue));
-        ok((sim.api.module_destroy)(module));
-    }
+    unsafe { ok((sim.api.kernel_set_group_size)(fill, 4, 1, 1)) };
+    let result = sim.execute_recorded(
+        context,
+        0,
+        // SAFETY: the kernel, its arguments set, and a group count of this test.
+        |list| unsafe {
+            ok((sim.api.command_list_append_launch_kernel)(
+                list,
+                fill,
+                &groups,
+                null_mut(),
+                0,
+                null_mut(),
+            ))
+        },
+        // SAFETY: a kernel of this test, which no submitted work uses.
+        || unsafe { ok((sim.api.kernel_destroy)(fill)) },
+    );
+    assert_eq!(result, ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    assert_eq!(sim.counter("destroy_hazards"), 1);
+    assert_eq!(sim.counter("launches"), 0, "nothing ran");
+    // SAFETY: a module of this test whose kernels are gone.
+    unsafe { ok((sim.api.module_destroy)(module)) };
     sim.free(context, memory);
     sim.destroy_context(context);
 }

@@ -1460,47 +1460,24 @@ fn samplers_are_kernel_arguments() {
         groupCountY: 1,
         groupCountZ: 1,
     };
-    let list_desc = ze_command_list_desc_t {
-        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
-        ..Default::default()
-    };
-    let queue_desc = ze_command_queue_desc_t {
-        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
-        mode: ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
-        ..Default::default()
-    };
-    let (mut recorded, mut queue) = (null_mut(), null_mut());
-    // SAFETY: this test's context, device, kernel and output pointers.
-    unsafe {
-        ok((sim.api.command_list_create)(
-            bench.context,
-            sim.devices[0],
-            &list_desc,
-            &mut recorded,
-        ));
-        ok((sim.api.command_queue_create)(
-            bench.context,
-            sim.devices[0],
-            &queue_desc,
-            &mut queue,
-        ));
-        ok((sim.api.command_list_append_launch_kernel)(
-            recorded,
-            take,
-            &counts,
-            null_mut(),
-            0,
-            null_mut(),
-        ));
-        ok((sim.api.command_list_close)(recorded));
-        ok(destroy(recorded_with));
-        assert_eq!(
-            (sim.api.command_queue_execute_command_lists)(queue, 1, &mut recorded, null_mut()),
-            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
-        );
-        ok((sim.api.command_list_destroy)(recorded));
-        ok((sim.api.command_queue_destroy)(queue));
-    }
+    let result = sim.execute_recorded(
+        bench.context,
+        0,
+        // SAFETY: the kernel, its arguments set, and a group count of this test.
+        |recorded| unsafe {
+            ok((sim.api.command_list_append_launch_kernel)(
+                recorded,
+                take,
+                &counts,
+                null_mut(),
+                0,
+                null_mut(),
+            ))
+        },
+        // SAFETY: a sampler of this test; the recorded launch is not submitted yet.
+        || ok(unsafe { destroy(recorded_with) }),
+    );
+    assert_eq!(result, ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
     assert_eq!(sim.counter("kernels_executed"), 1, "neither launch ran");
     destroy_kernel(sim, take);
     destroy_module(sim, module);

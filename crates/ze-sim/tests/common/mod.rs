@@ -403,6 +403,50 @@ impl Sim {
         list
     }
 
+    /// Records `record` into a regular list on `device`'s compute engine, closes it, destroys
+    /// what `after_close` names to destroy, and executes the list on a synchronous queue; the
+    /// execution's result. The list and queue are destroyed after.
+    pub fn execute_recorded(
+        &self,
+        context: ze_context_handle_t,
+        device: u32,
+        record: impl FnOnce(ze_command_list_handle_t),
+        after_close: impl FnOnce(),
+    ) -> ze_result_t {
+        let list_desc = ze_command_list_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC,
+            ..Default::default()
+        };
+        let queue_desc = ze_command_queue_desc_t {
+            stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+            mode: ze_command_queue_mode_t::ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
+            ..Default::default()
+        };
+        let (mut list, mut queue) = (null_mut(), null_mut());
+        let device = self.devices[device as usize];
+        // SAFETY: the caller's context and device, valid descriptors and output pointers; the
+        // list and queue are this function's.
+        unsafe {
+            ok((self.api.command_list_create)(
+                context, device, &list_desc, &mut list,
+            ));
+            ok((self.api.command_queue_create)(
+                context,
+                device,
+                &queue_desc,
+                &mut queue,
+            ));
+            record(list);
+            ok((self.api.command_list_close)(list));
+            after_close();
+            let result =
+                (self.api.command_queue_execute_command_lists)(queue, 1, &mut list, null_mut());
+            ok((self.api.command_list_destroy)(list));
+            ok((self.api.command_queue_destroy)(queue));
+            result
+        }
+    }
+
     pub fn destroy_list(&self, list: ze_command_list_handle_t) {
         // SAFETY: a list this test created.
         ok(unsafe { (self.api.command_list_destroy)(list) });
