@@ -10,7 +10,10 @@ from lazy_usm import _paths
 def main() -> None:
     """Replaces this process with the `lazy-usm` command, passing the arguments on."""
     command = str(_paths.command())
-    os.execv(command, [command, *sys.argv[1:]])
+    # The environment this package (and Intel's SYCL runtime, intel-sycl-rt) was installed
+    # into, for `lazy-usm doctor` to find the runtime there.
+    environment = dict(os.environ, LAZY_USM_PYTHON_PREFIX=sys.prefix)
+    os.execve(command, [command, *sys.argv[1:]], environment)
 
 
 if __name__ == "__main__":

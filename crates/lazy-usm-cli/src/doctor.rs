@@ -201,12 +201,48 @@ fn import_check(runtime: &Runtime, devices: &[Device]) -> Result<Check, String> 
 /// access enabled; an adapter that reads it names it in its binary.
 const RESTRICT_VARIABLE: &[u8] = b"SYCL_UR_L0_RESTRICT_USM_RESIDENCY_TO_P2P";
 
-/// Folders a SYCL runtime's libraries may be in: `LAZY_USM_SYCL_ROOT`'s `lib`, then
+/// The variable the Python package's `lazy-usm` sets to its interpreter's `sys.prefix`: the
+/// environment pip installed it (and Intel's SYCL runtime, `intel-sycl-rt`) into.
+pub const PYTHON_PREFIX_ENV: &str = "LAZY_USM_PYTHON_PREFIX";
+
+/// The `lib` folder of the Python environment a command installed by pip runs from
+/// (`<prefix>/lib/pythonX.Y/site-packages/lazy_usm/_bin/lazy-usm`), where `intel-sycl-rt` puts
+/// its libraries.
+fn installed_environment_lib(executable: &std::path::Path) -> Option<std::path::PathBuf> {
+    let bin = executable.parent()?;
+    let package = bin.parent()?;
+    let site_packages = package.parent()?;
+    let python = site_packages.parent()?;
+    let lib = python.parent()?;
+    let laid_out = bin.file_name()? == "_bin"
+        && site_packages.file_name()? == "site-packages"
+        && python.file_name()?.to_string_lossy().starts_with("python")
+        && lib.file_name()? == "lib";
+    laid_out.then(|| lib.to_path_buf())
+}
+
+/// Folders a SYCL runtime's libraries may be in: `LAZY_USM_SYCL_ROOT`'s `lib`; the Python
+/// environment the command belongs to (`LAZY_USM_PYTHON_PREFIX`'s `lib`, the environment
+/// around the command's own file, then an activated virtual or conda environment's); then
 /// `LD_LIBRARY_PATH`'s entries, then where oneAPI installs them.
 fn sycl_folders() -> Vec<std::path::PathBuf> {
     let mut folders = Vec::new();
     if let Some(root) = std::env::var_os("LAZY_USM_SYCL_ROOT") {
         folders.push(std::path::PathBuf::from(root).join("lib"));
+    }
+    if let Some(prefix) = std::env::var_os(PYTHON_PREFIX_ENV) {
+        folders.push(std::path::PathBuf::from(prefix).join("lib"));
+    }
+    if let Some(lib) = std::env::current_exe()
+        .ok()
+        .and_then(|executable| installed_environment_lib(&executable))
+    {
+        folders.push(lib);
+    }
+    for variable in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
+        if let Some(prefix) = std::env::var_os(variable) {
+            folders.push(std::path::PathBuf::from(prefix).join("lib"));
+        }
     }
     if let Some(paths) = std::env::var_os("LD_LIBRARY_PATH") {
         folders.extend(std::env::split_paths(&paths));
@@ -249,7 +285,14 @@ fn sycl_runtime_check() -> Check {
     let Some((sycl, version)) = versioned(&folders, "libsycl") else {
         return Check {
             name: "SYCL runtime",
-            verdict: "not found (set LAZY_USM_SYCL_ROOT to its folder, or LD_LIBRARY_PATH)".into(),
+            verdict: format!(
+                "not found in {} (set LAZY_USM_SYCL_ROOT to its folder, or LD_LIBRARY_PATH; pip install intel-sycl-rt puts it in the environment's lib)",
+                folders
+                    .iter()
+                    .map(|folder| folder.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             figures: Value::Null,
         };
     };

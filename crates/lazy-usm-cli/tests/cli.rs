@@ -646,6 +646,55 @@ fn doctor_finds_the_sycl_runtime_and_whether_each_adapter_reads_the_restrict_var
     assert!(String::from_utf8_lossy(&output.stdout).contains("SYCL runtime: not found"));
 }
 
+/// The command pip installed finds Intel's SYCL runtime in the Python environment it was
+/// installed into (where `intel-sycl-rt` puts `libsycl`): through the prefix the Python
+/// launcher passes, and from where its own file lies when run directly.
+#[test]
+fn doctor_finds_the_sycl_runtime_of_the_python_environment_it_is_installed_in() {
+    let prefix = tempfile::tempdir().unwrap();
+    let lib = prefix.path().join("lib");
+    let bin = lib.join("python3.11/site-packages/lazy_usm/_bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(lib.join("libsycl.so.9.2.0"), b"\x7fELF").unwrap();
+    let installed = bin.join("lazy-usm");
+    std::fs::copy(env!("CARGO_BIN_EXE_lazy-usm"), &installed).unwrap();
+    let sycl_version = |command: &std::path::Path, prefix: Option<&std::path::Path>| {
+        let mut run = Command::new(command);
+        run.args(["doctor", "--preset", "b70x2", "--json"])
+            .env_remove("LAZY_USM_SYCL_ROOT")
+            .env_remove("LAZY_USM_PYTHON_PREFIX")
+            .env_remove("VIRTUAL_ENV")
+            .env_remove("CONDA_PREFIX")
+            .env_remove("LD_LIBRARY_PATH")
+            .env_remove("ZE_ENABLE_ALT_DRIVERS");
+        if let Some(prefix) = prefix {
+            run.env("LAZY_USM_PYTHON_PREFIX", prefix);
+        }
+        let output = run.output().expect("run lazy-usm");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|check| check["check"] == "SYCL runtime")
+            .expect("the SYCL runtime check")["figures"]["libsycl"]["version"]
+            .clone()
+    };
+    // The launcher's prefix, for the command built here.
+    let built = std::path::Path::new(env!("CARGO_BIN_EXE_lazy-usm"));
+    assert_eq!(sycl_version(built, Some(prefix.path())), "9.2.0");
+    // The installed command, run directly: its own place says which environment it is in.
+    assert_eq!(sycl_version(&installed, None), "9.2.0");
+    if !std::path::Path::new("/opt/intel/oneapi").exists() {
+        assert_eq!(sycl_version(built, None), Value::Null, "nowhere else");
+    }
+}
+
 /// `compare --measured` runs the program once per alternative on the system's loader, probing
 /// it while it runs: each alternative's variables reach it (the v1 rows print something else),
 /// a program that runs for a while is probed many times, and no figure is claimed that a real
