@@ -201,8 +201,33 @@ struct Outcome {
     unavailable: Option<String>,
     code: i32,
     stdout: Vec<u8>,
+    /// Its standard error (what a failing run says of why).
+    stderr: Vec<u8>,
     seconds: f64,
     figures: Figures,
+}
+
+/// How many of its last lines of standard error a failing run shows.
+const ERROR_LINES: usize = 5;
+
+impl Outcome {
+    /// Whether the program ran under this alternative and failed.
+    fn failed(&self) -> bool {
+        self.unavailable.is_none() && self.code != 0
+    }
+
+    /// The last lines the program wrote to standard error (each at most 300 characters).
+    fn error_tail(&self) -> Vec<String> {
+        let text = String::from_utf8_lossy(&self.stderr);
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .collect();
+        lines[lines.len().saturating_sub(ERROR_LINES)..]
+            .iter()
+            .map(|line| line.chars().take(300).collect())
+            .collect()
+    }
 }
 
 /// A run's memory figures: the simulated machine's (every process of the job, machine-wide),
@@ -365,6 +390,7 @@ fn run_once(
                 unavailable: Some(why),
                 code: 0,
                 stdout: Vec::new(),
+                stderr: Vec::new(),
                 seconds: 0.0,
                 figures: Figures::Modelled(None),
             });
@@ -384,6 +410,7 @@ fn run_once(
                 unavailable: None,
                 code: sim_env::exit_code(&end.status),
                 stdout: end.stdout,
+                stderr: end.stderr,
                 seconds: started.elapsed().as_secs_f64(),
                 figures: Figures::Modelled(machine),
             })
@@ -397,6 +424,7 @@ fn run_once(
             let mut child = command
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
                 .spawn()
                 .map_err(|error| format!("cannot start {program_name}: {error}"))?;
             // Read its output beside the probing, so a full pipe never stalls it.
@@ -407,6 +435,15 @@ fn run_once(
             let reader = std::thread::spawn(move || {
                 let mut bytes = Vec::new();
                 let _ = stdout.read_to_end(&mut bytes);
+                bytes
+            });
+            let mut stderr = child
+                .stderr
+                .take()
+                .ok_or("the program's standard error was not piped")?;
+            let error_reader = std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = stderr.read_to_end(&mut bytes);
                 bytes
             });
             let mut peaks = MemoryPeaks::default();
@@ -423,17 +460,20 @@ fn run_once(
                         let _ = child.kill();
                         let _ = child.wait();
                         let _ = reader.join();
+                        let _ = error_reader.join();
                         return Err(format!("waiting for {program_name}: {error}"));
                     }
                 }
             };
             let seconds = started.elapsed().as_secs_f64();
             let stdout = reader.join().unwrap_or_default();
+            let stderr = error_reader.join().unwrap_or_default();
             Ok(Outcome {
                 name,
                 unavailable: None,
                 code: sim_env::exit_code(&status),
                 stdout,
+                stderr,
                 seconds,
                 figures: Figures::Measured {
                     peaks,
@@ -480,6 +520,7 @@ fn with_host_budget(
             unavailable: Some(format!("{why} (set {HOST_BUDGET} to choose one)")),
             code: 0,
             stdout: Vec::new(),
+            stderr: Vec::new(),
             seconds: 0.0,
             figures: Figures::Modelled(None),
         }),
@@ -529,6 +570,9 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
                         "processes": figures.processes(),
                         "failures": figures.failures(),
                     });
+                    if outcome.failed() {
+                        row["stderr_tail"] = json!(outcome.error_tail());
+                    }
                     if let Figures::Measured { peaks, .. } = figures {
                         row["probes"] = json!(peaks.samples);
                         row["devices"] =
@@ -544,7 +588,7 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
             "{}",
             json!({"platform": platform_name, "modelled": modelled, "runs": rows})
         );
-        return Ok(());
+        return failed_everywhere(&outcomes, program);
     }
     match platform {
         Platform::Simulated(preset) => println!(
@@ -627,5 +671,50 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
     for line in refused.iter().chain(&unavailable) {
         println!("{line}");
     }
-    Ok(())
+    // Each distinct failure once, with the alternatives it happened under.
+    let ran = outcomes
+        .iter()
+        .filter(|outcome| outcome.unavailable.is_none())
+        .count();
+    let mut failures: Vec<((i32, Vec<String>), Vec<&str>)> = Vec::new();
+    for outcome in outcomes.iter().filter(|outcome| outcome.failed()) {
+        let key = (outcome.code, outcome.error_tail());
+        match failures.iter_mut().find(|(seen, _)| *seen == key) {
+            Some((_, names)) => names.push(&outcome.name),
+            None => failures.push((key, vec![&outcome.name])),
+        }
+    }
+    for ((code, tail), names) in failures {
+        let under = if names.len() == ran {
+            "every alternative that ran".to_string()
+        } else {
+            names.join("; ")
+        };
+        if tail.is_empty() {
+            println!("exit {code} under {under}, with nothing on standard error");
+        } else {
+            println!("exit {code} under {under}; the last of its standard error:");
+            for line in tail {
+                println!("    {line}");
+            }
+        }
+    }
+    failed_everywhere(&outcomes, program)
+}
+
+/// An error when the program failed under every alternative that applied to it: then the
+/// table compares nothing, and a script running `compare` must see that.
+fn failed_everywhere(outcomes: &[Outcome], program: &[String]) -> Result<(), String> {
+    let ran = outcomes
+        .iter()
+        .filter(|outcome| outcome.unavailable.is_none());
+    let mut ran = ran.peekable();
+    if ran.peek().is_some() && ran.all(Outcome::failed) {
+        Err(format!(
+            "{} failed under every alternative (its errors are above)",
+            program.join(" ")
+        ))
+    } else {
+        Ok(())
+    }
 }

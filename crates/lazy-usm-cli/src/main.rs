@@ -60,7 +60,9 @@ enum Command {
         #[arg(long)]
         pid: Option<u32>,
     },
-    /// Print, as `export NAME=value` lines, the environment that makes an unmodified Level Zero
+    /// The environment that runs an unmodified program on the simulated platform.
+    ///
+    /// Prints, as `export NAME=value` lines, the environment that makes an unmodified Level Zero
     /// program (Intel's SYCL runtime included) run on the simulated platform, with no system
     /// loader: `eval "$(lazy-usm sim-env --preset b70x2)"`.
     SimEnv {
@@ -69,15 +71,23 @@ enum Command {
         #[arg(long)]
         shim: bool,
     },
-    /// Check, on this platform, what the README lists as not verified on Intel hardware:
+    /// Check this machine's driver and runtimes; a report to paste into an issue.
+    ///
+    /// Checks, on this platform, what the README lists as not verified on Intel hardware:
     /// versions, the P2P matrix with its self-test, what peer residency costs (measured), per
     /// allocation, whether eviction releases it, whether the driver imports a peer's memory used
-    /// without a residency call, and what the live probe reads; a report to paste into an issue.
+    /// without a residency call, what the live probe reads, and Intel's SYCL runtime (found in
+    /// the Python environment the command was installed into, `LAZY_USM_SYCL_ROOT`, or
+    /// `LD_LIBRARY_PATH`) with the variables its adapters read.
     Doctor,
-    /// Run a program once per alternative to lazy-usm (the runtime's default on each adapter,
-    /// its restrict variable, the driver's debug keys, the shim) on the simulated platform, and
-    /// print one table: exit status, peak host pinned memory and GTT, residency calls, refused
-    /// uses, wall time, and whether its output matched the default run's.
+    /// Run a program under the runtime's residency options and lazy-usm's shim; one table.
+    ///
+    /// Runs a program once per alternative (the runtime's default on each adapter, its restrict
+    /// variable, the v1 adapter's residency variable, the driver's debug keys, the shim, with
+    /// and without a host budget) on the simulated platform, and prints one table: exit status,
+    /// peak host pinned memory and GTT, residency calls, evictions, refused uses, wall time, and
+    /// whether its output matched the default run's. A run that fails shows the last lines of
+    /// its standard error; when the program fails under every alternative, `compare` fails.
     Compare {
         /// Measure on this machine's GPUs through the system's loader (DRM fdinfo and
         /// `nr_gpu_active`), even where no Level Zero GPU was found; without a preset or
@@ -88,7 +98,9 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         program: Vec<String>,
     },
-    /// Run a program on the simulated platform and print to stderr, when it exits, its peak
+    /// Run a program on the simulated platform (or through the shim) and print its figures.
+    ///
+    /// Runs a program on the simulated platform and prints to stderr, when it exits, its peak
     /// host pinned memory, peak VRAM and GTT per device and residency calls:
     /// `lazy-usm run -- python3 x.py`. Every process it starts shares one simulated machine;
     /// for a job of several (DDP ranks), the machine-wide peaks and each process's figures and

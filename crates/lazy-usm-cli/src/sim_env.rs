@@ -238,15 +238,52 @@ impl MachineFile {
 pub struct JobEnd {
     pub status: ExitStatus,
     pub stdout: Vec<u8>,
+    /// Its standard error, when captured.
+    pub stderr: Vec<u8>,
     pub report: Result<Report, String>,
     pub machine: Option<MachineReport>,
+}
+
+/// What a reader thread collects of a child's pipe.
+struct Collected {
+    bytes: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl Collected {
+    fn start(mut pipe: impl Read + Send + 'static) -> Self {
+        let bytes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = std::sync::Arc::clone(&bytes);
+        let reader = std::thread::spawn(move || {
+            let mut chunk = [0u8; 1 << 16];
+            while let Ok(read @ 1..) = pipe.read(&mut chunk) {
+                kept.lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .extend_from_slice(&chunk[..read]);
+            }
+        });
+        Self { bytes, reader }
+    }
+
+    /// What was read, once the pipe ended or `deadline` passed.
+    fn take(self, deadline: std::time::Instant) -> Vec<u8> {
+        while !self.reader.is_finished() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        std::mem::take(
+            &mut *self
+                .bytes
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
+    }
 }
 
 /// Runs a job: `command`, with a report file and, on `platform`, a machine every process it
 /// starts shares (so limits and figures are machine-wide); waits for its process and then for
 /// every process it left running (this process adopts them, as their child subreaper), and
-/// only then reads the figures, so none is lost. `capture`: its standard output is kept
-/// (standard input is then none), else it is the terminal's.
+/// only then reads the figures, so none is lost. `capture`: its standard output and standard
+/// error are kept (standard input is then none), else they are the terminal's.
 pub fn run_job(
     mut command: Command,
     platform: Option<&str>,
@@ -264,41 +301,25 @@ pub fn run_job(
         format!("cannot adopt the job's orphans (PR_SET_CHILD_SUBREAPER): {error}")
     })?;
     if capture {
-        command.stdin(Stdio::null()).stdout(Stdio::piped());
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
     }
     let mut child = command
         .spawn()
         .map_err(|error| format!("cannot start {name}: {error}"))?;
     // Read beside the wait, so a full pipe never stalls the job; a process left running may
-    // keep the pipe open, so what was read is taken, not the end waited for.
-    let output = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let reader = child.stdout.take().map(|mut stdout| {
-        let output = std::sync::Arc::clone(&output);
-        std::thread::spawn(move || {
-            let mut chunk = [0u8; 1 << 16];
-            while let Ok(read @ 1..) = stdout.read(&mut chunk) {
-                output
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner())
-                    .extend_from_slice(&chunk[..read]);
-            }
-        })
-    });
+    // keep a pipe open, so what was read is taken, not the end waited for.
+    let stdout = child.stdout.take().map(Collected::start);
+    let stderr = child.stderr.take().map(Collected::start);
     let status = child
         .wait()
         .map_err(|error| format!("waiting for {name}: {error}"))?;
     wait_for_orphans(&name, machine.as_ref().map(|file| &file.machine));
-    if let Some(reader) = reader {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
-        while !reader.is_finished() && std::time::Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-    }
-    let stdout = std::mem::take(
-        &mut *output
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()),
-    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    let stdout = stdout.map_or_else(Vec::new, |collected| collected.take(deadline));
+    let stderr = stderr.map_or_else(Vec::new, |collected| collected.take(deadline));
     let machine = machine.as_ref().map(|file| {
         file.machine.reap_vanished();
         file.machine.report()
@@ -306,6 +327,7 @@ pub fn run_job(
     Ok(JobEnd {
         status,
         stdout,
+        stderr,
         report: report_file.read(),
         machine,
     })

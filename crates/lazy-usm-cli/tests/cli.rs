@@ -695,6 +695,83 @@ fn doctor_finds_the_sycl_runtime_of_the_python_environment_it_is_installed_in() 
     }
 }
 
+/// `lazy-usm --help` lists each command in one line; the long text is the command's own help.
+#[test]
+fn help_lists_each_command_in_one_line() {
+    let output = lazy_usm(&["--help"]);
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    let commands: Vec<&str> = text
+        .lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .collect();
+    assert!(commands.len() >= 8, "{text}");
+    for line in &commands {
+        assert!(line.chars().count() <= 100, "too long for one line: {line}");
+    }
+    let doctor = lazy_usm(&["doctor", "--help"]);
+    assert!(
+        String::from_utf8_lossy(&doctor.stdout).contains("LAZY_USM_SYCL_ROOT"),
+        "the long text stays in the command's help"
+    );
+}
+
+/// A program that fails shows its own error for the alternatives it failed under; when it
+/// failed under every one, `compare` fails too (the table compares nothing).
+#[test]
+fn compare_shows_a_failing_programs_error_and_fails_when_it_failed_everywhere() {
+    let everywhere = lazy_usm(&[
+        "compare",
+        "--preset",
+        "b70x2",
+        "--",
+        "sh",
+        "-c",
+        "echo 'No module named dpctl' >&2; exit 3",
+    ]);
+    let text = String::from_utf8_lossy(&everywhere.stdout);
+    assert!(!everywhere.status.success(), "{text}");
+    assert!(
+        text.contains("exit 3 under every alternative that ran; the last of its standard error:\n    No module named dpctl"),
+        "{text}"
+    );
+    assert!(
+        String::from_utf8_lossy(&everywhere.stderr).contains("failed under every alternative"),
+        "{}",
+        String::from_utf8_lossy(&everywhere.stderr)
+    );
+    // Failing under the v1 adapter only: those rows are named, and compare succeeds.
+    let program = "if [ \"$SYCL_UR_USE_LEVEL_ZERO_V2\" = 0 ]; then echo 'v1 broke' >&2; exit 4; fi";
+    let some = lazy_usm(&["compare", "--preset", "b70x2", "--", "sh", "-c", program]);
+    let text = String::from_utf8_lossy(&some.stdout);
+    assert!(some.status.success(), "{text}");
+    let line = text
+        .lines()
+        .find(|line| line.starts_with("exit 4 under "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("runtime default, v1 adapter"), "{line}");
+    assert!(!line.contains("v2 adapter"), "{line}");
+    assert!(text.contains("    v1 broke"), "{text}");
+    let json = lazy_usm(&[
+        "--json", "compare", "--preset", "b70x2", "--", "sh", "-c", program,
+    ]);
+    let report: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let runs = report["runs"].as_array().unwrap();
+    let v1 = runs
+        .iter()
+        .find(|run| run["alternative"] == "runtime default, v1 adapter")
+        .unwrap();
+    assert_eq!(v1["exit_code"], 4);
+    assert_eq!(v1["stderr_tail"], serde_json::json!(["v1 broke"]));
+    let v2 = runs
+        .iter()
+        .find(|run| run["alternative"] == "runtime default, v2 adapter")
+        .unwrap();
+    assert!(v2.get("stderr_tail").is_none(), "{v2}");
+}
+
 /// `compare --measured` runs the program once per alternative on the system's loader, probing
 /// it while it runs: each alternative's variables reach it (the v1 rows print something else),
 /// a program that runs for a while is probed many times, and no figure is claimed that a real
