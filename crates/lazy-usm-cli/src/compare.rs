@@ -676,7 +676,9 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
         .iter()
         .filter(|outcome| outcome.unavailable.is_none())
         .count();
-    let mut failures: Vec<((i32, Vec<String>), Vec<&str>)> = Vec::new();
+    // (exit code, last lines of standard error) -> the alternatives that ended so.
+    type Ending = (i32, Vec<String>);
+    let mut failures: Vec<(Ending, Vec<&str>)> = Vec::new();
     for outcome in outcomes.iter().filter(|outcome| outcome.failed()) {
         let key = (outcome.code, outcome.error_tail());
         match failures.iter_mut().find(|(seen, _)| *seen == key) {
