@@ -79,3 +79,11 @@ pub use ze_sim;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+struct LibraryPageDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/pool.md")]
+struct PoolPageDoctests;

@@ -59,3 +59,36 @@ fn every_test_file_is_a_module_of_its_crates_test_binary() {
         "the five crates whose tests are one binary each"
     );
 }
+
+/// The README's Rust quick start is `examples/quick_start.rs`'s body, so that CI compiles it as
+/// a program of its own (`clippy --all-targets -D warnings`) and runs it (whitespace aside).
+#[test]
+fn the_readmes_rust_quick_start_is_the_quick_start_example() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("the README");
+    let example =
+        std::fs::read_to_string(root.join("examples/quick_start.rs")).expect("the example");
+    let block = readme
+        .split("```rust\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a Rust block in the README");
+    let shown: String = block
+        .lines()
+        .filter(|line| !line.starts_with("# "))
+        .collect::<String>()
+        .split_whitespace()
+        .collect();
+    let program: String = example
+        .lines()
+        .filter(|line| !line.starts_with("//!"))
+        .collect::<String>()
+        .replace("fn main() -> Result<(), Error> {", "")
+        .replace("Ok(())\n}", "")
+        .split_whitespace()
+        .collect();
+    let program = program
+        .strip_suffix("Ok(())}")
+        .unwrap_or_else(|| panic!("the example ends with Ok(()): {program}"));
+    assert_eq!(shown, program);
+}

@@ -1,4 +1,4 @@
-//! `lazy-usm doctor`: what the README lists as not verified on Intel hardware, checked on the
+//! `lazy-usm doctor`: what the README and `docs/cli.md` list as not verified on Intel hardware, checked on the
 //! platform at hand (a real one, or the simulator, which it names), as a report to paste into
 //! an issue: versions, the P2P matrix with its self-test, and, measured, whether peer
 //! residency costs pinned host memory, per allocation, whether eviction gives it back at once,

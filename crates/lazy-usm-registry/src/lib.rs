@@ -31,8 +31,8 @@
 //! per lookup, which also keep a core from overlapping lookups, and five levels of nodes), a
 //! window-hashed `dashmap` (a shard's read lock: a write to a cache line every reader shares),
 //! copy-on-write sorted chunks behind a routing table, and a `BTreeMap` behind an `RwLock`.
-//! Measured through `ResidencyManager::find` with 100,000 live allocations: see the README's
-//! registry table (`cargo bench --bench registry`).
+//! Measured through `ResidencyManager::find` with 100,000 live allocations: see the pool page's
+//! registry table, `docs/pool.md` (`cargo bench --bench registry`).
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
