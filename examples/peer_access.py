@@ -1,5 +1,6 @@
 """Allocates 2 x 2 GiB on device 0, copies 64 MiB from device 0 to device 1, then enables peer
-access from device 1 to device 0: the README's `lazy-usm compare` example (tests/python/test_compare.py
+access from device 1 to device 0: the `lazy-usm compare` example of
+docs/alternatives.md (tests/python/test_compare.py
 runs the same program)."""
 import dpctl, dpctl.memory as dm
 devices = dpctl.get_devices()

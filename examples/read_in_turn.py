@@ -1,6 +1,6 @@
 """Makes four 256 MiB arrays on device 0 and reads them in turn, then the first again, from
-device 1 (a copy to device 1, then to the host, every byte checked): the README's example of
-`lazy-usm compare` with a host budget (tests/python/test_compare.py runs the same program)."""
+device 1 (a copy to device 1, then to the host, every byte checked): docs/alternatives.md's
+example of `lazy-usm compare` with a host budget (tests/python/test_compare.py runs the same program)."""
 import dpctl, dpctl.memory as dm
 devices = dpctl.get_devices()
 context = dpctl.SyclContext(devices)

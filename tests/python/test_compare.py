@@ -21,7 +21,7 @@ blocks = [dm.MemoryUSMDevice(4 * (1 << 30), queue=queue) for queue in queues]
 print("allocated", len(blocks))
 """
 
-# The README's example program.
+# docs/alternatives.md's example program.
 PEER_ACCESS = (pathlib.Path(__file__).resolve().parents[2] / "examples" / "peer_access.py").read_text()
 
 
@@ -53,7 +53,7 @@ print("gathered", struct.unpack(f"<{N}I", bytes(out.copy_to_host())) == tuple(ra
 TORCH = "PyTorch pluggable allocator (lazy_usm.torch.enable())"
 BUDGET = "lazy-usm run --shim, LAZY_USM_HOST_BUDGET"
 
-# The README's example of a host budget: four 256 MiB arrays of device 0, read in turn (then
+# docs/alternatives.md's example of a host budget: four 256 MiB arrays of device 0, read in turn (then
 # the first again) by copies on device 1.
 IN_TURN = (pathlib.Path(__file__).resolve().parents[2] / "examples" / "read_in_turn.py").read_text()
 

@@ -38,7 +38,7 @@ def test_the_console_script_is_the_packages_command(runtime_available):
 
 
 def test_run_shim_of_seed000_through_the_package(runtime_available, tmp_path):
-    # The README's Python section, as written: examples/seed000.py through the package.
+    # The README's Python commands, as written: examples/seed000.py through the package.
     program = ROOT / "examples" / "seed000.py"
     figures = {}
     for shim in (False, True):

@@ -18,7 +18,6 @@ use crate::table::{Table, bytes_gib};
 use lazy_usm::ze_sim::{MachineReport, ProcessReport, ProcessState};
 use lazy_usm_tools::{MemoryPeaks, probe_process};
 use serde_json::{Value, json};
-use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -427,25 +426,10 @@ fn run_once(
                 .stderr(Stdio::piped())
                 .spawn()
                 .map_err(|error| format!("cannot start {program_name}: {error}"))?;
-            // Read its output beside the probing, so a full pipe never stalls it.
-            let mut stdout = child
-                .stdout
-                .take()
-                .ok_or("the program's output was not piped")?;
-            let reader = std::thread::spawn(move || {
-                let mut bytes = Vec::new();
-                let _ = stdout.read_to_end(&mut bytes);
-                bytes
-            });
-            let mut stderr = child
-                .stderr
-                .take()
-                .ok_or("the program's standard error was not piped")?;
-            let error_reader = std::thread::spawn(move || {
-                let mut bytes = Vec::new();
-                let _ = stderr.read_to_end(&mut bytes);
-                bytes
-            });
+            // Read its output beside the probing, so a full pipe never stalls it; its standard
+            // error is passed on as it comes, and its end kept.
+            let stdout = child.stdout.take().map(sim_env::Collected::start);
+            let stderr = child.stderr.take().map(sim_env::Collected::tee_to_stderr);
             let mut peaks = MemoryPeaks::default();
             let status = loop {
                 // A probe that finds the process gone (it exited meanwhile) adds nothing.
@@ -459,15 +443,15 @@ fn run_once(
                         // Not left running unwatched.
                         let _ = child.kill();
                         let _ = child.wait();
-                        let _ = reader.join();
-                        let _ = error_reader.join();
                         return Err(format!("waiting for {program_name}: {error}"));
                     }
                 }
             };
             let seconds = started.elapsed().as_secs_f64();
-            let stdout = reader.join().unwrap_or_default();
-            let stderr = error_reader.join().unwrap_or_default();
+            // A process it left running may keep the pipes open: what was read is taken.
+            let deadline = Instant::now() + Duration::from_secs(1);
+            let stdout = stdout.map_or_else(Vec::new, |collected| collected.take(deadline));
+            let stderr = stderr.map_or_else(Vec::new, |collected| collected.take(deadline));
             Ok(Outcome {
                 name,
                 unavailable: None,
@@ -529,7 +513,9 @@ fn with_host_budget(
 
 /// Runs `program` under every alternative on `platform` and prints the table (or, with `json`,
 /// the figures as JSON).
-pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<(), String> {
+///
+/// `Ok(false)` when the program failed under every alternative that ran (its errors printed).
+pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<bool, String> {
     let mut outcomes = ALTERNATIVES
         .iter()
         .map(|alternative| run_once(platform, alternative, program, None))
@@ -588,7 +574,7 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
             "{}",
             json!({"platform": platform_name, "modelled": modelled, "runs": rows})
         );
-        return failed_everywhere(&outcomes, program);
+        return Ok(!failed_everywhere(&outcomes));
     }
     match platform {
         Platform::Simulated(preset) => println!(
@@ -701,22 +687,21 @@ pub fn compare(platform: &Platform, program: &[String], json: bool) -> Result<()
             }
         }
     }
-    failed_everywhere(&outcomes, program)
+    if failed_everywhere(&outcomes) {
+        println!(
+            "{} failed under every alternative that ran: the table compares nothing",
+            program.join(" ")
+        );
+    }
+    Ok(!failed_everywhere(&outcomes))
 }
 
-/// An error when the program failed under every alternative that applied to it: then the
-/// table compares nothing, and a script running `compare` must see that.
-fn failed_everywhere(outcomes: &[Outcome], program: &[String]) -> Result<(), String> {
-    let ran = outcomes
+/// Whether the program failed under every alternative that applied to it: then the table
+/// compares nothing, and a script running `compare` must see that (its exit status is 1).
+fn failed_everywhere(outcomes: &[Outcome]) -> bool {
+    let mut ran = outcomes
         .iter()
-        .filter(|outcome| outcome.unavailable.is_none());
-    let mut ran = ran.peekable();
-    if ran.peek().is_some() && ran.all(Outcome::failed) {
-        Err(format!(
-            "{} failed under every alternative (its errors are above)",
-            program.join(" ")
-        ))
-    } else {
-        Ok(())
-    }
+        .filter(|outcome| outcome.unavailable.is_none())
+        .peekable();
+    ran.peek().is_some() && ran.all(Outcome::failed)
 }

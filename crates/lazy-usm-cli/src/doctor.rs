@@ -215,23 +215,27 @@ fn installed_environment_lib(executable: &std::path::Path) -> Option<std::path::
     let python = site_packages.parent()?;
     let lib = python.parent()?;
     let laid_out = bin.file_name()? == "_bin"
-        && site_packages.file_name()? == "site-packages"
+        && matches!(
+            site_packages.file_name()?.to_str(),
+            Some("site-packages" | "dist-packages")
+        )
         && python.file_name()?.to_string_lossy().starts_with("python")
         && lib.file_name()? == "lib";
     laid_out.then(|| lib.to_path_buf())
 }
 
-/// Folders a SYCL runtime's libraries may be in: `LAZY_USM_SYCL_ROOT`'s `lib`; the Python
-/// environment the command belongs to (`LAZY_USM_PYTHON_PREFIX`'s `lib`, the environment
-/// around the command's own file, then an activated virtual or conda environment's); then
-/// `LD_LIBRARY_PATH`'s entries, then where oneAPI installs them.
+/// Folders a SYCL runtime's libraries may be in, in the order a program's loader would take
+/// them: `LAZY_USM_SYCL_ROOT`'s `lib` (named on purpose), `LD_LIBRARY_PATH`'s entries (before
+/// any library's own search path); then the Python environment the command belongs to (the
+/// environment around the command's own file, `LAZY_USM_PYTHON_PREFIX`'s `lib`, an activated
+/// virtual or conda environment's); then where oneAPI installs them.
 fn sycl_folders() -> Vec<std::path::PathBuf> {
     let mut folders = Vec::new();
     if let Some(root) = std::env::var_os("LAZY_USM_SYCL_ROOT") {
         folders.push(std::path::PathBuf::from(root).join("lib"));
     }
-    if let Some(prefix) = std::env::var_os(PYTHON_PREFIX_ENV) {
-        folders.push(std::path::PathBuf::from(prefix).join("lib"));
+    if let Some(paths) = std::env::var_os("LD_LIBRARY_PATH") {
+        folders.extend(std::env::split_paths(&paths));
     }
     if let Some(lib) = std::env::current_exe()
         .ok()
@@ -239,13 +243,13 @@ fn sycl_folders() -> Vec<std::path::PathBuf> {
     {
         folders.push(lib);
     }
+    if let Some(prefix) = std::env::var_os(PYTHON_PREFIX_ENV) {
+        folders.push(std::path::PathBuf::from(prefix).join("lib"));
+    }
     for variable in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
         if let Some(prefix) = std::env::var_os(variable) {
             folders.push(std::path::PathBuf::from(prefix).join("lib"));
         }
-    }
-    if let Some(paths) = std::env::var_os("LD_LIBRARY_PATH") {
-        folders.extend(std::env::split_paths(&paths));
     }
     folders.extend(
         [

@@ -766,12 +766,21 @@ fn main() -> ExitCode {
             };
         }
         Command::Compare { measured, program } => {
-            compare_platform(&cli, *measured).and_then(|(platform, note)| {
+            let compared = compare_platform(&cli, *measured).and_then(|(platform, note)| {
                 if !cli.json {
                     println!("{note}");
                 }
                 compare::compare(&platform, program, cli.json)
-            })
+            });
+            // 1: the program failed under every alternative; 2: compare itself could not run.
+            return match compared {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::from(1),
+                Err(message) => {
+                    eprintln!("lazy-usm: {message}");
+                    ExitCode::from(2)
+                }
+            };
         }
         command => runtime(&cli).and_then(|(runtime, note)| match command {
             Command::Report => report(&cli, &runtime, &note),

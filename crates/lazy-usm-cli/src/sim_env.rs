@@ -245,28 +245,48 @@ pub struct JobEnd {
 }
 
 /// What a reader thread collects of a child's pipe.
-struct Collected {
+pub struct Collected {
     bytes: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
     reader: std::thread::JoinHandle<()>,
 }
 
+/// How much of a teed pipe is kept: its end, for a failure's last lines.
+const TEED_TAIL: usize = 64 << 10;
+
 impl Collected {
-    fn start(mut pipe: impl Read + Send + 'static) -> Self {
+    /// Collects all of `pipe`.
+    pub fn start(pipe: impl Read + Send + 'static) -> Self {
+        Self::reading(pipe, false)
+    }
+
+    /// Passes `pipe` on to this process's standard error as it comes, and keeps its end.
+    pub fn tee_to_stderr(pipe: impl Read + Send + 'static) -> Self {
+        Self::reading(pipe, true)
+    }
+
+    fn reading(mut pipe: impl Read + Send + 'static, tee: bool) -> Self {
         let bytes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let kept = std::sync::Arc::clone(&bytes);
         let reader = std::thread::spawn(move || {
             let mut chunk = [0u8; 1 << 16];
             while let Ok(read @ 1..) = pipe.read(&mut chunk) {
-                kept.lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner())
-                    .extend_from_slice(&chunk[..read]);
+                if tee {
+                    let _ = std::io::Write::write_all(&mut std::io::stderr(), &chunk[..read]);
+                }
+                let mut kept = kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                kept.extend_from_slice(&chunk[..read]);
+                if tee && kept.len() > 2 * TEED_TAIL {
+                    let excess = kept.len() - TEED_TAIL;
+                    kept.drain(..excess);
+                }
             }
         });
         Self { bytes, reader }
     }
 
-    /// What was read, once the pipe ended or `deadline` passed.
-    fn take(self, deadline: std::time::Instant) -> Vec<u8> {
+    /// What was read, once the pipe ended or `deadline` passed (a process left running may
+    /// keep the pipe open).
+    pub fn take(self, deadline: std::time::Instant) -> Vec<u8> {
         while !self.reader.is_finished() && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
@@ -282,8 +302,9 @@ impl Collected {
 /// Runs a job: `command`, with a report file and, on `platform`, a machine every process it
 /// starts shares (so limits and figures are machine-wide); waits for its process and then for
 /// every process it left running (this process adopts them, as their child subreaper), and
-/// only then reads the figures, so none is lost. `capture`: its standard output and standard
-/// error are kept (standard input is then none), else they are the terminal's.
+/// only then reads the figures, so none is lost. `capture`: its standard output is kept (standard
+/// input is then none) and its standard error passed on as it comes and its end kept, else both
+/// are the terminal's.
 pub fn run_job(
     mut command: Command,
     platform: Option<&str>,
@@ -312,7 +333,7 @@ pub fn run_job(
     // Read beside the wait, so a full pipe never stalls the job; a process left running may
     // keep a pipe open, so what was read is taken, not the end waited for.
     let stdout = child.stdout.take().map(Collected::start);
-    let stderr = child.stderr.take().map(Collected::start);
+    let stderr = child.stderr.take().map(Collected::tee_to_stderr);
     let status = child
         .wait()
         .map_err(|error| format!("waiting for {name}: {error}"))?;

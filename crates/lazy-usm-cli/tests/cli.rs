@@ -670,7 +670,18 @@ fn doctor_finds_the_sycl_runtime_of_the_python_environment_it_is_installed_in() 
         if let Some(prefix) = prefix {
             run.env("LAZY_USM_PYTHON_PREFIX", prefix);
         }
-        let output = run.output().expect("run lazy-usm");
+        // A copy just written may be busy while another test's fork still holds it open for
+        // writing (ETXTBSY): tried again.
+        let output = (0..20)
+            .find_map(|_| match run.output() {
+                Err(error) if error.raw_os_error() == Some(26) => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    None
+                }
+                other => Some(other),
+            })
+            .expect("the copy stayed busy")
+            .expect("run lazy-usm");
         assert!(
             output.status.success(),
             "{}",
@@ -732,13 +743,18 @@ fn compare_shows_a_failing_programs_error_and_fails_when_it_failed_everywhere() 
         "echo 'No module named dpctl' >&2; exit 3",
     ]);
     let text = String::from_utf8_lossy(&everywhere.stdout);
-    assert!(!everywhere.status.success(), "{text}");
+    assert_eq!(everywhere.status.code(), Some(1), "{text}");
     assert!(
         text.contains("exit 3 under every alternative that ran; the last of its standard error:\n    No module named dpctl"),
         "{text}"
     );
     assert!(
-        String::from_utf8_lossy(&everywhere.stderr).contains("failed under every alternative"),
+        text.contains("failed under every alternative that ran: the table compares nothing"),
+        "{text}"
+    );
+    // Its standard error still reaches the terminal as it runs, as before.
+    assert!(
+        String::from_utf8_lossy(&everywhere.stderr).contains("No module named dpctl"),
         "{}",
         String::from_utf8_lossy(&everywhere.stderr)
     );
