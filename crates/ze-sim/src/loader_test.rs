@@ -118,7 +118,8 @@ pub fn run_in_loader_child_with(
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success() && stdout.contains("1 passed"),
-        "child {name} ({config}, validation {validation}) failed:\n{stdout}\n{stderr}"
+        "child {name} ({config}, validation {validation}) failed ({}):\n{stdout}\n{stderr}",
+        output.status
     );
 }
 
