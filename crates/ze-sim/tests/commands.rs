@@ -210,6 +210,59 @@ fn host_and_shared_memory_need_no_residency_on_any_device() {
     sim.assert_clean();
 }
 
+/// Pointer queries are the driver's, not the context's: another context of the same driver is
+/// told what an allocation is and where it lies (Intel MPI asks with a context of its own
+/// before taking its GPU path), as compute-runtime looks pointers up driver-wide
+/// (`Context::getMemAllocProperties`, `Context::getMemAddressRange`); memory the driver did not
+/// allocate is unknown, and its range is `ADDRESS_NOT_FOUND`.
+#[test]
+fn pointer_queries_answer_for_every_context_of_the_driver() {
+    let sim = Sim::preset("b70x2");
+    let (owner, other) = (sim.context(&[0, 1]), sim.context(&[0]));
+    let size = 1 << 20;
+    let device = sim.alloc_device(owner, 1, size);
+    let mut properties = ze_memory_allocation_properties_t {
+        stype: ze_structure_type_t::ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES,
+        ..Default::default()
+    };
+    let mut found_on = null_mut();
+    let (mut base, mut length) = (null_mut(), 0usize);
+    let stack = 0u64;
+    // SAFETY: this test's contexts, a pointer into its allocation, valid output pointers.
+    unsafe {
+        ok((sim.api.mem_get_alloc_properties)(
+            other,
+            device.byte_add(4096),
+            &mut properties,
+            &mut found_on,
+        ));
+        assert_eq!(
+            (properties.type_, found_on),
+            (ze_memory_type_t::ZE_MEMORY_TYPE_DEVICE, sim.devices[1])
+        );
+        ok((sim.api.mem_get_address_range)(
+            other,
+            device.byte_add(4096),
+            &mut base,
+            &mut length,
+        ));
+        assert_eq!((base, length), (device, size));
+        assert_eq!(
+            (sim.api.mem_get_address_range)(
+                other,
+                &stack as *const u64 as *const c_void,
+                &mut base,
+                &mut length,
+            ),
+            ze_result_t::ZE_RESULT_ERROR_ADDRESS_NOT_FOUND
+        );
+    }
+    sim.free(owner, device);
+    sim.destroy_context(other);
+    sim.destroy_context(owner);
+    sim.assert_clean();
+}
+
 #[test]
 fn device_memory_is_committed_on_its_first_use_by_its_owner() {
     let sim = Sim::preset("b70x2");

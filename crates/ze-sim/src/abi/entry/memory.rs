@@ -132,11 +132,13 @@ pub(crate) unsafe extern "C" fn get_alloc_properties(
         // SAFETY: the caller's output pointer.
         let properties = unsafe { out(properties) }?;
         let state = platform.lock();
+        // Any allocation of the driver, whichever context made it: compute-runtime looks the
+        // pointer up in the driver's allocation manager (`Context::getMemAllocProperties`,
+        // level_zero/core/source/context/context.cpp, `driverHandle->svmAllocsManager`).
         let found = Inner::find_allocation(&state, pointer as usize, 1)
             .ok()
             .flatten()
-            .map(|base| &state.memory.allocations[&base])
-            .filter(|allocation| allocation.context == context as usize);
+            .map(|base| &state.memory.allocations[&base]);
         let (memory_type, id, owner) = match found {
             None => (ze_memory_type_t::ZE_MEMORY_TYPE_UNKNOWN, 0, None),
             Some(allocation) => match allocation.kind {
@@ -174,9 +176,10 @@ pub(crate) unsafe extern "C" fn get_address_range(
     guard(|| {
         let (platform, _) = registry::context(context as usize)?;
         let state = platform.lock();
+        // Driver-wide, and ADDRESS_NOT_FOUND for memory it did not allocate, as compute-runtime's
+        // `Context::getMemAddressRange` (level_zero/core/source/context/context.cpp).
         let found = Inner::find_allocation(&state, pointer as usize, 1)?
-            .filter(|found| state.memory.allocations[found].context == context as usize)
-            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_ADDRESS_NOT_FOUND)?;
         if !base.is_null() {
             // SAFETY: the caller's optional output pointer, checked non-null.
             unsafe { *base = found as *mut c_void };
