@@ -263,6 +263,37 @@ fn pointer_queries_answer_for_every_context_of_the_driver() {
     sim.assert_clean();
 }
 
+/// An allocation descriptor whose `stype` is left 0 is taken, as compute-runtime takes it (it
+/// reads only the descriptor's flags, ordinal and chain): Intel MPI's IMB-MPI1-GPU leaves it so.
+#[test]
+fn allocation_descriptors_without_their_structure_type_are_taken() {
+    let sim = Sim::preset("b70x2");
+    let context = sim.context(&[0]);
+    let device_desc = ze_device_mem_alloc_desc_t::default();
+    let host_desc = ze_host_mem_alloc_desc_t::default();
+    assert_eq!(device_desc.stype.0, 0);
+    let (mut device, mut host) = (null_mut(), null_mut());
+    // SAFETY: this test's context and device, descriptors and output pointers.
+    unsafe {
+        ok((sim.api.mem_alloc_device)(
+            context,
+            &device_desc,
+            4096,
+            0,
+            sim.devices[0],
+            &mut device,
+        ));
+        ok((sim.api.mem_alloc_host)(
+            context, &host_desc, 4096, 0, &mut host,
+        ));
+    }
+    assert!(!device.is_null() && !host.is_null());
+    sim.free(context, device);
+    sim.free(context, host);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
+
 #[test]
 fn device_memory_is_committed_on_its_first_use_by_its_owner() {
     let sim = Sim::preset("b70x2");

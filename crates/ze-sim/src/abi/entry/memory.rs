@@ -16,11 +16,11 @@ pub(crate) unsafe extern "C" fn alloc_device(
     pointer: *mut *mut c_void,
 ) -> ze_result_t {
     guard(|| {
-        // SAFETY: the caller's descriptor.
-        let desc = unsafe { input(desc) }?;
-        if desc.stype != ze_structure_type_t::ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC {
-            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
-        }
+        // SAFETY: the caller's descriptor. Its `stype` is not checked: compute-runtime reads
+        // only its flags, ordinal and `pNext` chain (`Context::allocDeviceMem`,
+        // level_zero/core/source/context/context.cpp), and programs that leave it 0 (Intel MPI's
+        // IMB-MPI1-GPU) run there.
+        unsafe { input(desc) }?;
         // SAFETY: the caller's output pointer.
         let pointer = unsafe { out(pointer) }?;
         let (platform, owner) = super::context::context_device(context, device)?;
@@ -38,11 +38,9 @@ pub(crate) unsafe extern "C" fn alloc_host(
     pointer: *mut *mut c_void,
 ) -> ze_result_t {
     guard(|| {
-        // SAFETY: the caller's descriptor.
-        let desc = unsafe { input(desc) }?;
-        if desc.stype != ze_structure_type_t::ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC {
-            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
-        }
+        // SAFETY: the caller's descriptor; its `stype` is not checked, as for device memory
+        // (`Context::allocHostMem`).
+        unsafe { input(desc) }?;
         // SAFETY: the caller's output pointer.
         let pointer = unsafe { out(pointer) }?;
         let (platform, _) = registry::context(context as usize)?;
