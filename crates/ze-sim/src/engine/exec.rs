@@ -22,6 +22,15 @@ impl EngineThread {
     /// The thread, or `None` when the system cannot start one. The caller holds the platform
     /// lock (`state`), where the thread is counted.
     fn start(platform: &Arc<Inner>, state: &mut State) -> Option<Self> {
+        // An engine thread may still be ending when the loader unloads the driver at the
+        // program's exit (a thread is not joined from itself): its thread-local destructors
+        // must find this library's code there (they faulted in `__nptl_deallocate_tsd`).
+        static PINNED: std::sync::Once = std::sync::Once::new();
+        PINNED.call_once(|| {
+            if !crate::model::machine::pin_this_library() {
+                eprintln!("ze-sim: cannot keep the simulator loaded while its threads run");
+            }
+        });
         let (sender, receiver) = mpsc::channel::<Job>();
         let platform = Arc::clone(platform);
         let thread = std::thread::Builder::new()

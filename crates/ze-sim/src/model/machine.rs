@@ -1185,8 +1185,10 @@ impl Membership {
     }
 }
 
-/// Keeps the library holding this code loaded for the life of the process (`RTLD_NODELETE`).
-fn pin_this_library() -> bool {
+/// Keeps the library holding this code loaded for the life of the process (`RTLD_NODELETE`):
+/// once it has started threads or registered exit handlers, unloading it would leave them
+/// running code (a thread's exit runs its thread-local destructors) that is gone.
+pub(crate) fn pin_this_library() -> bool {
     // SAFETY: `dladdr` fills `info` for an address of this library's code; `dlopen` of the
     // path it names with RTLD_NOLOAD only adds a reference to a library already loaded.
     unsafe {
