@@ -30,6 +30,7 @@ use crate::model::config::SimConfig;
 use serde::{Deserialize, Serialize};
 use std::ffi::c_void;
 use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -1202,11 +1203,17 @@ pub(crate) fn pin_this_library() -> bool {
             info.dli_fname,
             libc::RTLD_NOW | libc::RTLD_NOLOAD | libc::RTLD_NODELETE,
         );
-        // A program linked with the simulator statically has nothing to pin.
-        !handle.is_null()
-            || std::ffi::CStr::from_ptr(info.dli_fname)
-                .to_bytes()
-                .is_empty()
+        if !handle.is_null() {
+            return true;
+        }
+        // A program linked with the simulator statically has nothing to pin: the code lies in
+        // the executable itself (named, or unnamed, by `dladdr`).
+        let name = std::ffi::CStr::from_ptr(info.dli_fname).to_bytes();
+        let in_executable = |executable: std::path::PathBuf| {
+            let name = std::path::Path::new(std::ffi::OsStr::from_bytes(name));
+            std::fs::canonicalize(name).ok() == std::fs::canonicalize(executable).ok()
+        };
+        name.is_empty() || std::env::current_exe().is_ok_and(in_executable)
     }
 }
 
@@ -1386,6 +1393,14 @@ mod tests {
     /// A rank in another PID namespace (a container sharing `/dev/shm`): the pid its slot
     /// records names, here, another live process with another start time, or none. While the
     /// rank lives it holds its slot's lock, and nobody reaps it; once it is gone, its share goes.
+    /// Linked into the executable (as this test binary links it), there is nothing to pin and
+    /// nothing to warn about: it once answered false and every program using the simulator
+    /// in-process printed that it could not keep it loaded.
+    #[test]
+    fn the_simulator_linked_into_the_executable_counts_as_pinned() {
+        assert!(pin_this_library());
+    }
+
     #[test]
     fn a_live_rank_whose_pid_means_another_process_here_is_not_reaped() {
         let (_folder, path, config) = machine("m");
