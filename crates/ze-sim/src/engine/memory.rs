@@ -120,7 +120,7 @@ pub(crate) struct Allocation {
     pub atomic_attributes: Vec<(u32, u32)>,
     /// Owns the bytes at the allocation's address; `None` for a mapping of physical memory,
     /// whose bytes its physical memory object owns (module `entry::virtual_mem`).
-    pub owned_backing: Option<Backing>,
+    owned_backing: Option<Backing>,
 }
 
 impl Allocation {
@@ -158,9 +158,20 @@ impl Allocation {
         context: usize,
         backing: Backing,
     ) -> Self {
-        let mut opened = Self::mapping(memory, size, MemKind::Device { owner }, context);
-        opened.owned_backing = Some(backing);
-        opened
+        Self::owning(memory, size, MemKind::Device { owner }, context, backing)
+    }
+
+    /// An allocation of `size` bytes of `kind`, in `context`, whose bytes `backing` owns.
+    pub(crate) fn owning(
+        memory: &mut MemoryState,
+        size: usize,
+        kind: MemKind,
+        context: usize,
+        backing: Backing,
+    ) -> Self {
+        let mut allocation = Self::mapping(memory, size, kind, context);
+        allocation.owned_backing = Some(backing);
+        allocation
     }
 
     /// Whether it maps physical memory (freed by unmapping, not by `zeMemFree`).

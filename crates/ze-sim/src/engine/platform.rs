@@ -362,27 +362,8 @@ impl Inner {
             // SAFETY: the backing's `size` bytes at `address` are this fresh allocation's own.
             unsafe { std::ptr::write_bytes(address as *mut u8, 0xa5, size) };
         }
-        state.memory.next_allocation_id += 1;
-        let id = state.memory.next_allocation_id;
-        state.memory.allocations.insert(
-            address,
-            Allocation {
-                size,
-                kind,
-                context,
-                resident: 0,
-                unpinned: 0,
-                unbacked: 0,
-                foreign_import: None,
-                opens: 0,
-                buffer: None,
-                export: None,
-                pending: 0,
-                id,
-                atomic_attributes: Vec::new(),
-                owned_backing: Some(backing),
-            },
-        );
+        let allocation = Allocation::owning(&mut state.memory, size, kind, context, backing);
+        state.memory.allocations.insert(address, allocation);
         state.counters.live_allocations += 1;
         *state.uses.context_children.entry(context).or_default() += 1;
         Ok(address)
