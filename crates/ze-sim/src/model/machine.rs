@@ -1383,6 +1383,15 @@ mod tests {
         drop(before);
         let after = Membership::join(&path, &config, vec![0, 1, 2, 3]).unwrap();
         let reader = Machine::open(&path).unwrap();
+        // A child another test of this process forks meanwhile shares the old image's open
+        // file description until it execs, keeping its lock a moment: reaped again until then.
+        for _ in 0..500 {
+            if reader.report().processes[0].state == ProcessState::Vanished {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            reader.reap_vanished();
+        }
         let report = reader.report();
         assert_eq!(report.devices[0].allocated_bytes.current, 0);
         assert_eq!(report.processes[0].state, ProcessState::Vanished);
