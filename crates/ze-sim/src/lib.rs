@@ -44,6 +44,7 @@ mod objects;
 
 pub use abi::ddi;
 pub use objects::spirv;
+pub use objects::zebin;
 
 pub use abi::exports::{
     CONFIG_ENV, global_platform, zesim_counter, zesim_fdinfo, zesim_host_pinned_bytes,

@@ -958,6 +958,95 @@ fn a_native_binary_builds_the_module_again_with_its_constants() {
     bench.finish();
 }
 
+/// Intel's native binaries (zebin) as clients hand them in: one carrying SPIR-V builds from
+/// it, as compute-runtime rebuilds from a zebin's intermediate representation, and its kernels
+/// run; one of GPU machine code only is refused with a log saying why, so that a client (as
+/// oneMKL does) takes its SPIR-V path instead of getting kernels that silently did nothing.
+/// Its launch carries its arguments, local memory among them as a pointer to its size.
+#[test]
+#[cfg_attr(
+    no_kernel_runtime,
+    ignore = "no OpenCL runtime when built: install tests/opencl-requirements.txt, then cargo clean -p ze-sim"
+)]
+fn an_intel_native_binary_runs_from_its_spirv_and_one_of_machine_code_only_is_refused() {
+    if !runtime_present("an_intel_native_binary_runs_from_its_spirv") {
+        return;
+    }
+    let sim = Sim::preset("b70x2");
+    let mut table = ze_command_list_dditable_t::default();
+    // SAFETY: a whole table at this crate's version.
+    ok(unsafe {
+        ze_sim::ddi::zeGetCommandListProcAddrTable(
+            ze_api_version_t::ZE_API_VERSION_CURRENT,
+            &mut table,
+        )
+    });
+    let launch_with_arguments = table.pfnAppendLaunchKernelWithArguments.unwrap();
+    let bench = Bench::new(sim);
+    let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
+    let native = ze_module_format_t::ZE_MODULE_FORMAT_NATIVE;
+
+    let machine_code_only = ze_sim::zebin::write(&["sgemm_generated"], None, None);
+    let (refused, log) = build(sim, context, 0, native, &machine_code_only);
+    assert_eq!(
+        refused,
+        Err(ze_result_t::ZE_RESULT_ERROR_MODULE_BUILD_FAILURE)
+    );
+    assert!(
+        log.contains("machine code") && log.contains("sgemm_generated"),
+        "{log}"
+    );
+    assert_eq!(sim.counter("native_binaries_refused"), 1);
+
+    let carrying_spirv = ze_sim::zebin::write(&["reverse_in_groups"], Some(KERNELS), Some(""));
+    let module = built(build(sim, context, 0, native, &carrying_spirv));
+    let reverse = kernel(sim, module, "reverse_in_groups").unwrap();
+    let buffer = sim.alloc_device(context, 0, MIB);
+    let mut pointer = buffer;
+    let mut local_bytes: usize = 8 * 4;
+    let mut arguments = [
+        (&raw mut pointer).cast::<c_void>(),
+        (&raw mut local_bytes).cast::<c_void>(),
+    ];
+    let counts = ze_group_count_t {
+        groupCountX: 3,
+        groupCountY: 1,
+        groupCountZ: 1,
+    };
+    let group = ze_group_size_t {
+        groupSizeX: 8,
+        groupSizeY: 1,
+        groupSizeZ: 1,
+    };
+    // SAFETY: a kernel, list and event of this test; one pointer per argument, each to its
+    // value (the local memory's to its size), valid for the call.
+    unsafe {
+        ok(launch_with_arguments(
+            list,
+            reverse,
+            counts,
+            group,
+            arguments.as_mut_ptr(),
+            std::ptr::null(),
+            done,
+            0,
+            null_mut(),
+        ));
+        sim.wait(done);
+        ok((sim.api.event_host_reset)(done));
+    }
+    let expected: Vec<u32> = (0..3u32)
+        .flat_map(|group| (0..8u32).rev().map(move |item| group * 8 + item))
+        .collect();
+    assert_eq!(read_u32(sim, list, done, buffer, 24), expected);
+    assert_eq!(sim.counter("native_binaries_refused"), 1);
+    assert_eq!(sim.counter("kernel_failures"), 0);
+    destroy_kernel(sim, reverse);
+    destroy_module(sim, module);
+    sim.free(context, buffer);
+    bench.finish();
+}
+
 #[test]
 #[cfg_attr(
     no_kernel_runtime,

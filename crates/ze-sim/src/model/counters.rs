@@ -119,6 +119,9 @@ counters! {
     /// Modules with code the OpenCL runtime could not build (their kernels run as no-ops; the
     /// build log says why).
     modules_not_built,
+    /// Native binaries of GPU machine code only (Intel's zebin without SPIR-V), refused: the
+    /// simulator cannot run a GPU's instructions.
+    native_binaries_refused,
     /// Live modules.
     live_modules,
     /// Live kernels.

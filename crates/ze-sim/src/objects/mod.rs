@@ -8,3 +8,4 @@ pub(crate) mod opencl;
 pub(crate) mod sampler;
 pub mod spirv;
 pub(crate) mod virtual_mem;
+pub mod zebin;

@@ -106,12 +106,18 @@ pub(crate) struct Kernel {
 }
 
 impl Kernel {
-    /// The size of each argument's value, for launches that carry them: a built-in's own, else
-    /// what the module says; `None` where neither says (local memory, an unsized type, a native
-    /// module's kernel).
-    pub(crate) fn argument_sizes(&self) -> Option<Vec<usize>> {
+    /// How a launch that carries its arguments gives each one: a built-in's own sizes, else
+    /// what the module says; `None` where neither says (an unsized type, a native module's
+    /// kernel).
+    pub(crate) fn argument_forms(&self) -> Option<Vec<ArgumentForm>> {
         if let Some(builtin) = self.builtin {
-            return Some(builtin.arguments().iter().map(|&(size, _)| size).collect());
+            return Some(
+                builtin
+                    .arguments()
+                    .iter()
+                    .map(|&(size, _)| ArgumentForm::Value(size))
+                    .collect(),
+            );
         }
         if self.parameters.len() != self.arguments as usize {
             return None;
@@ -119,12 +125,27 @@ impl Kernel {
         self.parameters
             .iter()
             .map(|parameter| match *parameter {
-                spirv::Parameter::Pointer { size } | spirv::Parameter::Value { size } => Some(size),
-                spirv::Parameter::Sampler => Some(size_of::<ze_sampler_handle_t>()),
-                spirv::Parameter::Local | spirv::Parameter::Unknown => None,
+                spirv::Parameter::Pointer { size } | spirv::Parameter::Value { size } => {
+                    Some(ArgumentForm::Value(size))
+                }
+                spirv::Parameter::Sampler => {
+                    Some(ArgumentForm::Value(size_of::<ze_sampler_handle_t>()))
+                }
+                spirv::Parameter::Local => Some(ArgumentForm::LocalSize),
+                spirv::Parameter::Unknown => None,
             })
             .collect()
     }
+}
+
+/// What a launch carrying its arguments points to for one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ArgumentForm {
+    /// The argument's value, of this many bytes.
+    Value(usize),
+    /// A `size_t`: how many bytes of local memory the argument gets (compute-runtime's
+    /// `CommandList::setKernelState`, `level_zero/core/source/cmdlist/cmdlist.cpp`).
+    LocalSize,
 }
 
 #[derive(Default)]

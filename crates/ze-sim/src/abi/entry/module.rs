@@ -1,7 +1,9 @@
 //! Modules, build logs, kernels and kernel launches.
 //!
 //! A SPIR-V module is checked and its entry points read, so a kernel exists exactly when the
-//! module declares it; a native binary is opaque (any kernel name, any argument index). Kernels
+//! module declares it. A native binary is the simulator's own (its SPIR-V again), Intel's zebin
+//! (built from the SPIR-V it carries; refused when it holds machine code only: see
+//! `zebin_source`), or else opaque (any kernel name, any argument index). Kernels
 //! named like the simulator's built-ins run as the simulator's own (see `exec::Builtin`); a
 //! module with code is built by OpenCL when a runtime is present (`opencl`), failing as the
 //! driver's build fails, and its kernels run for real; others run as no-ops that still check
@@ -11,10 +13,11 @@ use super::{fill_array, guard, input, native_binary, out};
 use crate::abi::registry::{self, Object};
 use crate::engine::commands::{Command, Launch};
 use crate::engine::platform::Inner;
-use crate::objects::module::{BuildLog, Builtin, Code, Kernel, KernelState, Module};
+use crate::objects::module::{ArgumentForm, BuildLog, Builtin, Code, Kernel, KernelState, Module};
 use crate::objects::opencl::{self, KernelInfo};
 use crate::objects::sampler::Sampler;
 use crate::objects::spirv;
+use crate::objects::zebin;
 use level_zero_sys::*;
 use std::ffi::{CStr, CString, c_char, c_void};
 use std::sync::{Arc, Mutex};
@@ -81,7 +84,7 @@ pub(crate) unsafe extern "C" fn module_create(
                 None if native_binary::is_ours(bytes) => {
                     Some(Err("a damaged native binary of the simulator".to_string()))
                 }
-                None => None,
+                None => zebin::read(bytes).map(|zebin| zebin_source(&platform, zebin)),
             },
             _ => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION),
         };
@@ -157,6 +160,30 @@ pub(crate) unsafe extern "C" fn module_create(
         *module = adopt(&platform, context as usize, object) as ze_module_handle_t;
         Ok(())
     })
+}
+
+/// What builds a module from Intel's native binary: the SPIR-V it carries, with the options it
+/// was built with, as compute-runtime rebuilds one from its intermediate representation (the
+/// simulator runs that even where the driver would run the machine code: the same program).
+/// One of machine code only is refused: no CPU runs a GPU's instructions, and a module whose
+/// kernels silently did nothing would give its client wrong results, where a refused one lets
+/// the client take another way (oneMKL's generated kernels fall back to its SPIR-V ones).
+fn zebin_source(platform: &Inner, zebin: zebin::Zebin) -> Result<native_binary::Source, String> {
+    match zebin.spirv {
+        Some(spirv) => Ok(native_binary::Source {
+            spirv,
+            flags: zebin.build_options,
+            constants: Vec::new(),
+        }),
+        None => {
+            platform.lock().counters.native_binaries_refused += 1;
+            Err(format!(
+                "the simulator cannot run this native binary: it holds only GPU machine code \
+                 (kernels {}) and no SPIR-V to run instead",
+                zebin.kernels.join(", ")
+            ))
+        }
+    }
 }
 
 /// Builds a SPIR-V module with code through OpenCL: `None` when it has none (a module of
@@ -1158,15 +1185,15 @@ pub(crate) unsafe extern "C" fn append_launch_kernel_with_arguments(
     wait_count: u32,
     waits: *mut ze_event_handle_t,
 ) -> ze_result_t {
-    let sizes = match registry::kernel(kernel as usize) {
-        Ok((_, object)) => object.argument_sizes(),
+    let forms = match registry::kernel(kernel as usize) {
+        Ok((_, object)) => object.argument_forms(),
         Err(error) => return error,
     };
-    // Arguments the module does not size cannot be read from the array.
-    let Some(sizes) = sizes else {
+    // Arguments the module does not describe cannot be read from the array.
+    let Some(forms) = forms else {
         return ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     };
-    if arguments.is_null() && !sizes.is_empty() {
+    if arguments.is_null() && !forms.is_empty() {
         return ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     }
     // SAFETY: the caller's kernel.
@@ -1181,11 +1208,25 @@ pub(crate) unsafe extern "C" fn append_launch_kernel_with_arguments(
     if result != ze_result_t::ZE_RESULT_SUCCESS {
         return result;
     }
-    for (index, size) in sizes.into_iter().enumerate() {
+    for (index, form) in forms.into_iter().enumerate() {
         // SAFETY: the caller's array holds a pointer per argument of the kernel.
         let value = unsafe { *arguments.add(index) };
-        // SAFETY: `value` points to the argument's `size` bytes (the caller's promise).
-        let result = unsafe { kernel_set_argument_value(kernel, index as u32, size, value) };
+        let result = match form {
+            // SAFETY: `value` points to the argument's `size` bytes (the caller's promise).
+            ArgumentForm::Value(size) => unsafe {
+                kernel_set_argument_value(kernel, index as u32, size, value)
+            },
+            ArgumentForm::LocalSize if value.is_null() => {
+                ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER
+            }
+            ArgumentForm::LocalSize => {
+                // SAFETY: `value` points to the local memory's size (the caller's promise);
+                // read unaligned, as nothing promises a `size_t`'s alignment.
+                let size = unsafe { value.cast::<usize>().read_unaligned() };
+                // SAFETY: local memory takes no value.
+                unsafe { kernel_set_argument_value(kernel, index as u32, size, std::ptr::null()) }
+            }
+        };
         if result != ze_result_t::ZE_RESULT_SUCCESS {
             return result;
         }

@@ -2,8 +2,8 @@
 //! created from `ZE_MODULE_FORMAT_NATIVE` takes back. A real driver's is the device's ISA; the
 //! simulator's holds what builds the module again: its SPIR-V, build flags and specialization
 //! constants, behind a magic number, so a program that caches native binaries (as SYCL's
-//! persistent cache does) gets its kernels back. A native binary of any other form stays an
-//! opaque module whose kernels run as no-ops.
+//! persistent cache does) gets its kernels back. Intel's own (zebin) are read by
+//! `objects::zebin`; bytes of any other form stay an opaque module whose kernels run as no-ops.
 
 /// The first bytes of every native binary the simulator writes.
 const MAGIC: &[u8; 8] = b"ZESIMNB2";
