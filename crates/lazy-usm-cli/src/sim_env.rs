@@ -607,6 +607,7 @@ fn machine_summary(machine: &MachineReport, name: &str, status: &ExitStatus) -> 
         "peak VRAM GiB".into(),
         "peak GTT GiB".into(),
         "residency calls".into(),
+        "IPC out/in".into(),
         "command".into(),
     ]);
     for process in &machine.processes {
@@ -615,9 +616,15 @@ fn machine_summary(machine: &MachineReport, name: &str, status: &ExitStatus) -> 
         };
         let command = short_command(&process.command, 48);
         // Counters are published at exit: a process that vanished published none.
-        let calls = match process.state {
-            ProcessState::Vanished => "n/a".to_string(),
-            _ => process.make_resident_calls.to_string(),
+        let (calls, ipc) = match process.state {
+            ProcessState::Vanished => ("n/a".to_string(), "n/a".to_string()),
+            _ => (
+                process.make_resident_calls.to_string(),
+                format!(
+                    "{}/{}",
+                    process.ipc_handles_exported, process.ipc_handles_opened
+                ),
+            ),
         };
         processes.row(vec![
             process.pid.to_string(),
@@ -626,6 +633,7 @@ fn machine_summary(machine: &MachineReport, name: &str, status: &ExitStatus) -> 
             bytes_gib(sum(|device| device.vram_bytes.peak)),
             bytes_gib(sum(|device| device.gtt_bytes.peak)),
             calls,
+            ipc,
             command,
         ]);
     }
@@ -676,6 +684,13 @@ fn summary(report: &Report, name: &str, status: &ExitStatus) -> String {
         counter("implicit_imports"),
         counter("residency_violations"),
     );
+    if counter("ipc_handles_exported") + counter("ipc_handles_opened") > 0 {
+        text += &format!(
+            "  IPC handles: {} exported, {} opened\n",
+            counter("ipc_handles_exported"),
+            counter("ipc_handles_opened")
+        );
+    }
     text += &unexecuted_kernels(counter("launches"), counter("kernels_not_executed"));
     if !report.unsupported_calls.is_empty() {
         let calls: Vec<String> = report

@@ -396,3 +396,47 @@ fn an_exported_allocation_freed_while_open_elsewhere_stays_until_its_last_user_c
     }
     sim.assert_clean();
 }
+
+/// The handle is the driver's: asked with another context of it (Intel MPI asks with a context
+/// of its own) or for an address inside the allocation, it names the whole allocation, as
+/// compute-runtime's `Context::getIpcMemHandlesImpl` finds it in the driver's table. An address
+/// in no allocation is refused. Opening counts in `ipc_handles_opened`.
+#[test]
+fn a_handle_is_the_drivers_whichever_context_asks_and_names_the_whole_allocation() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the names with their headers' types; valid handles and outputs.
+    unsafe {
+        let Functions {
+            get,
+            open,
+            close,
+            synchronize,
+        } = functions(&sim);
+        let (application, library) = (sim.context(&[0, 1]), sim.context(&[0, 1]));
+        let (memory, data) = filled(&sim, application, 0, 8192, 3);
+        let mut handle = ze_ipc_mem_handle_t::default();
+        let inside = memory.cast::<u8>().add(4096).cast::<std::ffi::c_void>();
+        ok(get(library, inside, &mut handle));
+        let mut outside = ze_ipc_mem_handle_t::default();
+        let stack_byte = 0u8;
+        assert_eq!(
+            get(library, (&raw const stack_byte).cast(), &mut outside),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+        let mut opened = null_mut();
+        ok(open(library, sim.devices[1], handle, 0, &mut opened));
+        let list = sim.immediate_list(library, 1, 1);
+        let mut back = vec![0u8; 8192];
+        ok(sim.copy(list, back.as_mut_ptr() as _, opened, 8192, null_mut(), &mut []));
+        ok(synchronize(list, u64::MAX));
+        assert_eq!(back, data, "the whole allocation, from its first byte");
+        assert_eq!(sim.counter("ipc_handles_exported"), 1);
+        assert_eq!(sim.counter("ipc_handles_opened"), 1);
+        ok(close(library, opened));
+        sim.destroy_list(list);
+        sim.free(application, memory);
+        sim.destroy_context(application);
+        sim.destroy_context(library);
+    }
+    sim.assert_clean();
+}

@@ -144,4 +144,6 @@ counters! {
     ipc_handles_exported,
     /// Live opened IPC handles (`zeMemOpenIpcHandle`, until `zeMemCloseIpcHandle`).
     live_opened_ipc_handles,
+    /// IPC handles opened (`zeMemOpenIpcHandle` calls that succeeded).
+    ipc_handles_opened,
 }

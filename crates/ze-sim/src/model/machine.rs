@@ -44,7 +44,7 @@ const MAX_DEVICES: usize = 64;
 /// job's report names every process it had).
 pub const MAX_PROCESSES: usize = 512;
 const MAGIC: u64 = u64::from_le_bytes(*b"zesimmch");
-const VERSION: u64 = 4;
+const VERSION: u64 = 5;
 /// Exported allocations the machine can follow over its life (records are not reused).
 const MAX_EXPORTS: usize = 1024;
 /// Words of a record's bitmap of processes (one bit per slot).
@@ -140,6 +140,8 @@ struct Slot {
     residency_violations: AtomicU64,
     launches: AtomicU64,
     kernels_not_executed: AtomicU64,
+    ipc_handles_exported: AtomicU64,
+    ipc_handles_opened: AtomicU64,
     failure: FailureRecord,
 }
 
@@ -659,6 +661,8 @@ impl Machine {
                     residency_violations: slot.residency_violations.load(Ordering::Relaxed),
                     launches: slot.launches.load(Ordering::Relaxed),
                     kernels_not_executed: slot.kernels_not_executed.load(Ordering::Relaxed),
+                    ipc_handles_exported: slot.ipc_handles_exported.load(Ordering::Relaxed),
+                    ipc_handles_opened: slot.ipc_handles_opened.load(Ordering::Relaxed),
                     failure,
                 }
             })
@@ -747,6 +751,12 @@ pub struct ProcessReport {
     /// not met, or a failure (published at exit).
     #[serde(default)]
     pub kernels_not_executed: u64,
+    /// IPC handles it handed out (`zeMemGetIpcHandle`, published at exit).
+    #[serde(default)]
+    pub ipc_handles_exported: u64,
+    /// IPC handles it opened (`zeMemOpenIpcHandle`, published at exit).
+    #[serde(default)]
+    pub ipc_handles_opened: u64,
     /// The first call refused for lack of memory, if any.
     pub failure: Option<MachineFailure>,
 }
@@ -1163,6 +1173,10 @@ impl Membership {
         slot.launches.store(counters.launches, Ordering::Relaxed);
         slot.kernels_not_executed
             .store(counters.kernels_not_executed, Ordering::Relaxed);
+        slot.ipc_handles_exported
+            .store(counters.ipc_handles_exported, Ordering::Relaxed);
+        slot.ipc_handles_opened
+            .store(counters.ipc_handles_opened, Ordering::Relaxed);
     }
 
     /// This process ends: its share leaves the machine, with its exit status.

@@ -90,11 +90,19 @@ pub(crate) unsafe extern "C" fn get_handle(
         // SAFETY: the caller's output pointer.
         let handle = unsafe { out(handle) }?;
         let mut state = platform.lock();
+        // The driver's allocation holding the pointer, whichever of its contexts asks (Intel
+        // MPI asks with one of its own): compute-runtime's `Context::getIpcMemHandlesImpl`
+        // (`level_zero/core/source/context/context.cpp`) looks it up in the driver's table.
+        // The handle names the whole allocation, as there, where only pooled memory records
+        // an offset.
+        let base = Inner::find_allocation(&state, pointer as usize, 1)
+            .ok()
+            .flatten()
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
         let allocation = state
             .memory
             .allocations
-            .get_mut(&(pointer as usize))
-            .filter(|allocation| allocation.context == context as usize)
+            .get_mut(&base)
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
         if !matches!(allocation.kind, MemKind::Device { .. }) || allocation.is_opened() {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
@@ -217,6 +225,7 @@ pub(crate) unsafe extern "C" fn open_handle(
                     opened.opens += 1;
                 }
                 state.counters.live_opened_ipc_handles += 1;
+                state.counters.ipc_handles_opened += 1;
                 *state
                     .uses
                     .context_children
@@ -303,6 +312,7 @@ pub(crate) unsafe extern "C" fn open_handle(
             state.memory.allocations.insert(address, opened);
             state.memory.opened_buffers.entry(key).or_insert(address);
             state.counters.live_opened_ipc_handles += 1;
+            state.counters.ipc_handles_opened += 1;
             *state
                 .uses
                 .context_children
@@ -331,6 +341,7 @@ pub(crate) unsafe extern "C" fn open_handle(
         }
         state.memory.opened_buffers.entry(key).or_insert(address);
         state.counters.live_opened_ipc_handles += 1;
+        state.counters.ipc_handles_opened += 1;
         *state
             .uses
             .context_children
