@@ -52,33 +52,79 @@ fn built_library(variable: &str, file: &str, package: &str) -> Result<PathBuf, S
     }
 }
 
-/// A folder holding `library` under the loader's name, beside the library.
+/// The names programs open the loader by: the runtime's soname, and the development name a
+/// oneAPI installation also has (oneCCL opens that one, `libze_loader.so`, by itself).
+const LOADER_NAMES: [&str; 2] = [LOADER_SONAME, "libze_loader.so"];
+
+/// A folder holding `library` under each of the loader's names (links to the one file, so a
+/// process that opens both names gets one simulator): beside the library, or, for an installed
+/// Python package (which ships the folder with a copy under the soname, as a wheel holds no
+/// links, and must not be written to), a private folder of this user's of links to that copy.
 fn loader_folder(library: &Path, name: &str) -> Result<PathBuf, String> {
     let folder = library
         .parent()
         .ok_or("the library has no folder")?
         .join(name);
     std::fs::create_dir_all(&folder).map_err(|error| format!("{}: {error}", folder.display()))?;
-    let link = folder.join(LOADER_SONAME);
-    // An installed Python package ships the folder with a copy of the library (a wheel holds no
-    // links), and must not be written to.
-    let shipped = |link: &Path| {
-        let (Ok(copy), Ok(original)) =
-            (std::fs::symlink_metadata(link), std::fs::metadata(library))
-        else {
-            return false;
-        };
-        copy.file_type().is_file() && copy.len() == original.len()
+    let shipped_copy = folder.join(LOADER_SONAME);
+    let shipped = {
+        match (
+            std::fs::symlink_metadata(&shipped_copy),
+            std::fs::metadata(library),
+        ) {
+            (Ok(copy), Ok(original)) => copy.file_type().is_file() && copy.len() == original.len(),
+            _ => false,
+        }
     };
-    if std::fs::read_link(&link).ok().as_deref() != Some(library) && !shipped(&link) {
-        // Replace whatever is there (a stale link from another build folder) in one rename, so
-        // that runs starting side by side never see the name missing.
-        let fresh = folder.join(format!(".{LOADER_SONAME}.{}", std::process::id()));
-        let _ = std::fs::remove_file(&fresh);
-        std::os::unix::fs::symlink(library, &fresh)
-            .and_then(|()| std::fs::rename(&fresh, &link))
-            .map_err(|error| format!("{}: {error}", link.display()))?;
+    let (folder, target) = if shipped {
+        (private_folder(name)?, shipped_copy)
+    } else {
+        (folder, library.to_path_buf())
+    };
+    for loader_name in LOADER_NAMES {
+        link(&folder.join(loader_name), &target)?;
     }
+    Ok(folder)
+}
+
+/// `link` made a symbolic link to `target`, unless it is one already. Whatever else is there (a
+/// stale link from another build folder) is replaced in one rename, so that runs starting side
+/// by side never see the name missing.
+fn link(link: &Path, target: &Path) -> Result<(), String> {
+    if std::fs::read_link(link).ok().as_deref() == Some(target) {
+        return Ok(());
+    }
+    let name = link.file_name().unwrap_or_default().to_string_lossy();
+    let fresh = link.with_file_name(format!(".{name}.{}", std::process::id()));
+    let _ = std::fs::remove_file(&fresh);
+    std::os::unix::fs::symlink(target, &fresh)
+        .and_then(|()| std::fs::rename(&fresh, link))
+        .map_err(|error| format!("{}: {error}", link.display()))
+}
+
+/// `TMPDIR/lazy-usm-UID/name`: made here, its parent this user's alone (mode 0700, checked, so
+/// that no other user can have put links there first).
+fn private_folder(name: &str) -> Result<PathBuf, String> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    let user = std::fs::metadata("/proc/self")
+        .map_err(|error| format!("/proc/self: {error}"))?
+        .uid();
+    let parent = std::env::temp_dir().join(format!("lazy-usm-{user}"));
+    match std::fs::DirBuilder::new().mode(0o700).create(&parent) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(error) => return Err(format!("{}: {error}", parent.display())),
+    }
+    let owned = std::fs::symlink_metadata(&parent)
+        .map_err(|error| format!("{}: {error}", parent.display()))?;
+    if !owned.is_dir() || owned.uid() != user || owned.permissions().mode() & 0o077 != 0 {
+        return Err(format!(
+            "{} is not a folder of this user's alone (mode 0700): remove it",
+            parent.display()
+        ));
+    }
+    let folder = parent.join(name);
+    std::fs::create_dir_all(&folder).map_err(|error| format!("{}: {error}", folder.display()))?;
     Ok(folder)
 }
 

@@ -14,7 +14,8 @@ the shim: CI regenerates and compares.
 Also writes src/generated/intercepted_tables.rs: for each DDI table, the intercepted entries its getter
 patches, and every intercepted function by name (for zeDriverGetExtensionFunctionAddress).
 
-Input: level-zero-sys/src/generated.rs (committed), so this runs offline and CI checks the
+Input: level-zero-sys/src/generated.rs and the loader's tracer registrations header
+(`layers/zel_tracing_register_cb.h`), both committed, so this runs offline and CI checks the
 output byte for byte (`cargo xtask generated check`).
 
 Usage: generate-forwarders.py [OUT [TABLES_OUT]]
@@ -25,7 +26,7 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE.parent / "level-zero-sys" / "scripts"))
-from ze_functions import api_name, read  # noqa: E402
+from ze_functions import api_name, read, tracer_registrations  # noqa: E402
 
 INTERCEPTED = {
     "zeMemAllocDevice",
@@ -196,6 +197,11 @@ def main():
             if name not in seen:
                 seen.add(name)
                 entries.append((name, functions[pfn]))
+    # The tracer's callback registrations, in no table.
+    for name, function in tracer_registrations():
+        if name not in seen:
+            seen.add(name)
+            entries.append((name, function))
     for table in sorted(tables):
         getter = getters.get(table)
         if getter and getter not in seen:

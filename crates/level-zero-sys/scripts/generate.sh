@@ -25,7 +25,8 @@ if [[ "$found" != "$expected_bindgen" ]]; then
     exit 2
 fi
 headers=(ze_api.h ze_ddi.h zet_api.h zet_ddi.h zes_api.h zes_ddi.h zer_api.h zer_ddi.h
-         loader/ze_loader.h layers/zel_tracing_api.h layers/zel_tracing_ddi.h)
+         loader/ze_loader.h layers/zel_tracing_api.h layers/zel_tracing_ddi.h
+         layers/zel_tracing_register_cb.h)
 for header in "${headers[@]}"; do
     [[ -f "$include_dir/$header" ]] || { echo "missing $include_dir/$header" >&2; exit 2; }
 done

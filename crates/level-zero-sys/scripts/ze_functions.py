@@ -51,3 +51,23 @@ def read():
         if GETTER.match(pfn) and len(params) == 2 and params[1][1].strip().startswith("*mut "):
             getters[params[1][1].strip()[len("*mut "):]] = api_name(pfn)
     return functions, tables, getters
+
+
+# The loader's tracer callback registrations (`zelTracer*RegisterCallback`): in no DDI table, so
+# read from their header (which the bindings also cover, for the callback types).
+REGISTER_CB = pathlib.Path(__file__).resolve().parent.parent / "include" / "level_zero" / "layers" / "zel_tracing_register_cb.h"
+REGISTRATION = re.compile(
+    r"^(zelTracer\w+RegisterCallback)\(\s*zel_tracer_handle_t (\w+),\s*zel_tracer_reg_t (\w+),"
+    r"\s*(\w+) (\w+)\s*\);",
+    re.M,
+)
+
+
+def tracer_registrations():
+    """[(name, (parameters as (name, type) pairs, return type))] of every tracer callback
+    registration, in the header's order; types as `read` gives them."""
+    header = REGISTER_CB.read_text(encoding="utf-8")
+    return [
+        (name, ([(tracer, " zel_tracer_handle_t"), (kind, " zel_tracer_reg_t"), (callback, f" {callback_type}")], "ze_result_t"))
+        for name, tracer, kind, callback_type, callback in REGISTRATION.findall(header)
+    ]

@@ -27045,3 +27045,5842 @@ const _: () = {
         [::std::mem::offset_of!(_zel_tracing_dditable_t, Tracer) - 0usize];
 };
 pub type zel_tracing_dditable_t = _zel_tracing_dditable_t;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_init_drivers_params_t {
+    pub ppCount: *mut *mut u32,
+    pub pphDrivers: *mut *mut ze_driver_handle_t,
+    pub pdesc: *mut *mut ze_init_driver_type_desc_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_init_drivers_params_t"]
+        [::std::mem::size_of::<_ze_init_drivers_params_t>() - 24usize];
+    ["Alignment of _ze_init_drivers_params_t"]
+        [::std::mem::align_of::<_ze_init_drivers_params_t>() - 8usize];
+    ["Offset of field: _ze_init_drivers_params_t::ppCount"]
+        [::std::mem::offset_of!(_ze_init_drivers_params_t, ppCount) - 0usize];
+    ["Offset of field: _ze_init_drivers_params_t::pphDrivers"]
+        [::std::mem::offset_of!(_ze_init_drivers_params_t, pphDrivers) - 8usize];
+    ["Offset of field: _ze_init_drivers_params_t::pdesc"]
+        [::std::mem::offset_of!(_ze_init_drivers_params_t, pdesc) - 16usize];
+};
+impl Default for _ze_init_drivers_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_init_drivers_params_t = _ze_init_drivers_params_t;
+pub type ze_pfnInitDriversCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_init_drivers_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_builder_create_ext_params_t {
+    pub phDriver: *mut ze_driver_handle_t,
+    pub ppDescriptor: *mut *const ze_rtas_builder_ext_desc_t,
+    pub pphBuilder: *mut *mut ze_rtas_builder_ext_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_builder_create_ext_params_t"]
+        [::std::mem::size_of::<_ze_rtas_builder_create_ext_params_t>() - 24usize];
+    ["Alignment of _ze_rtas_builder_create_ext_params_t"]
+        [::std::mem::align_of::<_ze_rtas_builder_create_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_builder_create_ext_params_t::phDriver"]
+        [::std::mem::offset_of!(_ze_rtas_builder_create_ext_params_t, phDriver) - 0usize];
+    ["Offset of field: _ze_rtas_builder_create_ext_params_t::ppDescriptor"]
+        [::std::mem::offset_of!(_ze_rtas_builder_create_ext_params_t, ppDescriptor) - 8usize];
+    ["Offset of field: _ze_rtas_builder_create_ext_params_t::pphBuilder"]
+        [::std::mem::offset_of!(_ze_rtas_builder_create_ext_params_t, pphBuilder) - 16usize];
+};
+impl Default for _ze_rtas_builder_create_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_builder_create_ext_params_t = _ze_rtas_builder_create_ext_params_t;
+pub type ze_pfnRTASBuilderCreateExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_builder_create_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_builder_get_build_properties_ext_params_t {
+    pub phBuilder: *mut ze_rtas_builder_ext_handle_t,
+    pub ppBuildOpDescriptor: *mut *const ze_rtas_builder_build_op_ext_desc_t,
+    pub ppProperties: *mut *mut ze_rtas_builder_ext_properties_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_builder_get_build_properties_ext_params_t"]
+        [::std::mem::size_of::<_ze_rtas_builder_get_build_properties_ext_params_t>() - 24usize];
+    ["Alignment of _ze_rtas_builder_get_build_properties_ext_params_t"]
+        [::std::mem::align_of::<_ze_rtas_builder_get_build_properties_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_builder_get_build_properties_ext_params_t::phBuilder"][::std::mem::offset_of!(
+        _ze_rtas_builder_get_build_properties_ext_params_t,
+        phBuilder
+    ) - 0usize];
+    ["Offset of field: _ze_rtas_builder_get_build_properties_ext_params_t::ppBuildOpDescriptor"][::std::mem::offset_of!(
+        _ze_rtas_builder_get_build_properties_ext_params_t,
+        ppBuildOpDescriptor
+    )
+        - 8usize];
+    ["Offset of field: _ze_rtas_builder_get_build_properties_ext_params_t::ppProperties"][::std::mem::offset_of!(
+        _ze_rtas_builder_get_build_properties_ext_params_t,
+        ppProperties
+    )
+        - 16usize];
+};
+impl Default for _ze_rtas_builder_get_build_properties_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_builder_get_build_properties_ext_params_t =
+    _ze_rtas_builder_get_build_properties_ext_params_t;
+pub type ze_pfnRTASBuilderGetBuildPropertiesExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_builder_get_build_properties_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_builder_build_ext_params_t {
+    pub phBuilder: *mut ze_rtas_builder_ext_handle_t,
+    pub ppBuildOpDescriptor: *mut *const ze_rtas_builder_build_op_ext_desc_t,
+    pub ppScratchBuffer: *mut *mut ::std::os::raw::c_void,
+    pub pscratchBufferSizeBytes: *mut usize,
+    pub ppRtasBuffer: *mut *mut ::std::os::raw::c_void,
+    pub prtasBufferSizeBytes: *mut usize,
+    pub phParallelOperation: *mut ze_rtas_parallel_operation_ext_handle_t,
+    pub ppBuildUserPtr: *mut *mut ::std::os::raw::c_void,
+    pub ppBounds: *mut *mut ze_rtas_aabb_ext_t,
+    pub ppRtasBufferSizeBytes: *mut *mut usize,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_builder_build_ext_params_t"]
+        [::std::mem::size_of::<_ze_rtas_builder_build_ext_params_t>() - 80usize];
+    ["Alignment of _ze_rtas_builder_build_ext_params_t"]
+        [::std::mem::align_of::<_ze_rtas_builder_build_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_builder_build_ext_params_t::phBuilder"]
+        [::std::mem::offset_of!(_ze_rtas_builder_build_ext_params_t, phBuilder) - 0usize];
+    ["Offset of field: _ze_rtas_builder_build_ext_params_t::ppBuildOpDescriptor"]
+        [::std::mem::offset_of!(_ze_rtas_builder_build_ext_params_t, ppBuildOpDescriptor) - 8usize];
+    ["Offset of field: _ze_rtas_builder_build_ext_params_t::ppScratchBuffer"]
+        [::std::mem::offset_of!(_ze_rtas_builder_build_ext_params_t, ppScratchBuffer) - 16usize];
+    ["Offset of field: _ze_rtas_builder_build_ext_params_t::pscratchBufferSizeBytes"][::std::mem::offset_of!(
+        _ze_rtas_builder_build_ext_params_t,
+        pscratchBufferSizeBytes
+    ) - 24usize];
+    ["Offset of field: _ze_rtas_builder_build_ext_params_t::ppRtasBuffer"]
+        [::std::mem::offset_of!(_ze_rtas_builder_build_ext_params_t, ppRtasBuffer) - 32usize];
+    ["Offset of field: _ze_rtas_builder_build_ext_params_t::prtasBufferSizeBytes"][::std::mem::offset_of!(
+        _ze_rtas_builder_build_ext_params_t,
+        prtasBufferSizeBytes
+    ) - 40usize];
+    ["Offset of field: _ze_rtas_builder_build_ext_params_t::phParallelOperation"][::std::mem::offset_of!(
+        _ze_rtas_builder_build_ext_params_t,
+        phParallelOperation
+    ) - 48usize];
+    ["Offset of field: _ze_rtas_builder_build_ext_params_t::ppBuildUserPtr"]
+        [::std::mem::offset_of!(_ze_rtas_builder_build_ext_params_t, ppBuildUserPtr) - 56usize];
+    ["Offset of field: _ze_rtas_builder_build_ext_params_t::ppBounds"]
+        [::std::mem::offset_of!(_ze_rtas_builder_build_ext_params_t, ppBounds) - 64usize];
+    ["Offset of field: _ze_rtas_builder_build_ext_params_t::ppRtasBufferSizeBytes"][::std::mem::offset_of!(
+        _ze_rtas_builder_build_ext_params_t,
+        ppRtasBufferSizeBytes
+    ) - 72usize];
+};
+impl Default for _ze_rtas_builder_build_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_builder_build_ext_params_t = _ze_rtas_builder_build_ext_params_t;
+pub type ze_pfnRTASBuilderBuildExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_builder_build_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_builder_command_list_append_copy_ext_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pdstptr: *mut *mut ::std::os::raw::c_void,
+    pub psrcptr: *mut *const ::std::os::raw::c_void,
+    pub psize: *mut usize,
+    pub phSignalEvent: *mut ze_event_handle_t,
+    pub pnumWaitEvents: *mut u32,
+    pub pphWaitEvents: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_builder_command_list_append_copy_ext_params_t"]
+        [::std::mem::size_of::<_ze_rtas_builder_command_list_append_copy_ext_params_t>() - 56usize];
+    ["Alignment of _ze_rtas_builder_command_list_append_copy_ext_params_t"]
+        [::std::mem::align_of::<_ze_rtas_builder_command_list_append_copy_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_builder_command_list_append_copy_ext_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_rtas_builder_command_list_append_copy_ext_params_t,
+        phCommandList
+    )
+        - 0usize];
+    ["Offset of field: _ze_rtas_builder_command_list_append_copy_ext_params_t::pdstptr"][::std::mem::offset_of!(
+        _ze_rtas_builder_command_list_append_copy_ext_params_t,
+        pdstptr
+    )
+        - 8usize];
+    ["Offset of field: _ze_rtas_builder_command_list_append_copy_ext_params_t::psrcptr"][::std::mem::offset_of!(
+        _ze_rtas_builder_command_list_append_copy_ext_params_t,
+        psrcptr
+    )
+        - 16usize];
+    ["Offset of field: _ze_rtas_builder_command_list_append_copy_ext_params_t::psize"][::std::mem::offset_of!(
+        _ze_rtas_builder_command_list_append_copy_ext_params_t,
+        psize
+    ) - 24usize];
+    ["Offset of field: _ze_rtas_builder_command_list_append_copy_ext_params_t::phSignalEvent"][::std::mem::offset_of!(
+        _ze_rtas_builder_command_list_append_copy_ext_params_t,
+        phSignalEvent
+    )
+        - 32usize];
+    ["Offset of field: _ze_rtas_builder_command_list_append_copy_ext_params_t::pnumWaitEvents"][::std::mem::offset_of!(
+        _ze_rtas_builder_command_list_append_copy_ext_params_t,
+        pnumWaitEvents
+    )
+        - 40usize];
+    ["Offset of field: _ze_rtas_builder_command_list_append_copy_ext_params_t::pphWaitEvents"][::std::mem::offset_of!(
+        _ze_rtas_builder_command_list_append_copy_ext_params_t,
+        pphWaitEvents
+    )
+        - 48usize];
+};
+impl Default for _ze_rtas_builder_command_list_append_copy_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_builder_command_list_append_copy_ext_params_t =
+    _ze_rtas_builder_command_list_append_copy_ext_params_t;
+pub type ze_pfnRTASBuilderCommandListAppendCopyExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_builder_command_list_append_copy_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_builder_destroy_ext_params_t {
+    pub phBuilder: *mut ze_rtas_builder_ext_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_builder_destroy_ext_params_t"]
+        [::std::mem::size_of::<_ze_rtas_builder_destroy_ext_params_t>() - 8usize];
+    ["Alignment of _ze_rtas_builder_destroy_ext_params_t"]
+        [::std::mem::align_of::<_ze_rtas_builder_destroy_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_builder_destroy_ext_params_t::phBuilder"]
+        [::std::mem::offset_of!(_ze_rtas_builder_destroy_ext_params_t, phBuilder) - 0usize];
+};
+impl Default for _ze_rtas_builder_destroy_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_builder_destroy_ext_params_t = _ze_rtas_builder_destroy_ext_params_t;
+pub type ze_pfnRTASBuilderDestroyExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_builder_destroy_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_builder_create_exp_params_t {
+    pub phDriver: *mut ze_driver_handle_t,
+    pub ppDescriptor: *mut *const ze_rtas_builder_exp_desc_t,
+    pub pphBuilder: *mut *mut ze_rtas_builder_exp_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_builder_create_exp_params_t"]
+        [::std::mem::size_of::<_ze_rtas_builder_create_exp_params_t>() - 24usize];
+    ["Alignment of _ze_rtas_builder_create_exp_params_t"]
+        [::std::mem::align_of::<_ze_rtas_builder_create_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_builder_create_exp_params_t::phDriver"]
+        [::std::mem::offset_of!(_ze_rtas_builder_create_exp_params_t, phDriver) - 0usize];
+    ["Offset of field: _ze_rtas_builder_create_exp_params_t::ppDescriptor"]
+        [::std::mem::offset_of!(_ze_rtas_builder_create_exp_params_t, ppDescriptor) - 8usize];
+    ["Offset of field: _ze_rtas_builder_create_exp_params_t::pphBuilder"]
+        [::std::mem::offset_of!(_ze_rtas_builder_create_exp_params_t, pphBuilder) - 16usize];
+};
+impl Default for _ze_rtas_builder_create_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_builder_create_exp_params_t = _ze_rtas_builder_create_exp_params_t;
+pub type ze_pfnRTASBuilderCreateExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_builder_create_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_builder_get_build_properties_exp_params_t {
+    pub phBuilder: *mut ze_rtas_builder_exp_handle_t,
+    pub ppBuildOpDescriptor: *mut *const ze_rtas_builder_build_op_exp_desc_t,
+    pub ppProperties: *mut *mut ze_rtas_builder_exp_properties_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_builder_get_build_properties_exp_params_t"]
+        [::std::mem::size_of::<_ze_rtas_builder_get_build_properties_exp_params_t>() - 24usize];
+    ["Alignment of _ze_rtas_builder_get_build_properties_exp_params_t"]
+        [::std::mem::align_of::<_ze_rtas_builder_get_build_properties_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_builder_get_build_properties_exp_params_t::phBuilder"][::std::mem::offset_of!(
+        _ze_rtas_builder_get_build_properties_exp_params_t,
+        phBuilder
+    ) - 0usize];
+    ["Offset of field: _ze_rtas_builder_get_build_properties_exp_params_t::ppBuildOpDescriptor"][::std::mem::offset_of!(
+        _ze_rtas_builder_get_build_properties_exp_params_t,
+        ppBuildOpDescriptor
+    )
+        - 8usize];
+    ["Offset of field: _ze_rtas_builder_get_build_properties_exp_params_t::ppProperties"][::std::mem::offset_of!(
+        _ze_rtas_builder_get_build_properties_exp_params_t,
+        ppProperties
+    )
+        - 16usize];
+};
+impl Default for _ze_rtas_builder_get_build_properties_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_builder_get_build_properties_exp_params_t =
+    _ze_rtas_builder_get_build_properties_exp_params_t;
+pub type ze_pfnRTASBuilderGetBuildPropertiesExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_builder_get_build_properties_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_builder_build_exp_params_t {
+    pub phBuilder: *mut ze_rtas_builder_exp_handle_t,
+    pub ppBuildOpDescriptor: *mut *const ze_rtas_builder_build_op_exp_desc_t,
+    pub ppScratchBuffer: *mut *mut ::std::os::raw::c_void,
+    pub pscratchBufferSizeBytes: *mut usize,
+    pub ppRtasBuffer: *mut *mut ::std::os::raw::c_void,
+    pub prtasBufferSizeBytes: *mut usize,
+    pub phParallelOperation: *mut ze_rtas_parallel_operation_exp_handle_t,
+    pub ppBuildUserPtr: *mut *mut ::std::os::raw::c_void,
+    pub ppBounds: *mut *mut ze_rtas_aabb_exp_t,
+    pub ppRtasBufferSizeBytes: *mut *mut usize,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_builder_build_exp_params_t"]
+        [::std::mem::size_of::<_ze_rtas_builder_build_exp_params_t>() - 80usize];
+    ["Alignment of _ze_rtas_builder_build_exp_params_t"]
+        [::std::mem::align_of::<_ze_rtas_builder_build_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_builder_build_exp_params_t::phBuilder"]
+        [::std::mem::offset_of!(_ze_rtas_builder_build_exp_params_t, phBuilder) - 0usize];
+    ["Offset of field: _ze_rtas_builder_build_exp_params_t::ppBuildOpDescriptor"]
+        [::std::mem::offset_of!(_ze_rtas_builder_build_exp_params_t, ppBuildOpDescriptor) - 8usize];
+    ["Offset of field: _ze_rtas_builder_build_exp_params_t::ppScratchBuffer"]
+        [::std::mem::offset_of!(_ze_rtas_builder_build_exp_params_t, ppScratchBuffer) - 16usize];
+    ["Offset of field: _ze_rtas_builder_build_exp_params_t::pscratchBufferSizeBytes"][::std::mem::offset_of!(
+        _ze_rtas_builder_build_exp_params_t,
+        pscratchBufferSizeBytes
+    ) - 24usize];
+    ["Offset of field: _ze_rtas_builder_build_exp_params_t::ppRtasBuffer"]
+        [::std::mem::offset_of!(_ze_rtas_builder_build_exp_params_t, ppRtasBuffer) - 32usize];
+    ["Offset of field: _ze_rtas_builder_build_exp_params_t::prtasBufferSizeBytes"][::std::mem::offset_of!(
+        _ze_rtas_builder_build_exp_params_t,
+        prtasBufferSizeBytes
+    ) - 40usize];
+    ["Offset of field: _ze_rtas_builder_build_exp_params_t::phParallelOperation"][::std::mem::offset_of!(
+        _ze_rtas_builder_build_exp_params_t,
+        phParallelOperation
+    ) - 48usize];
+    ["Offset of field: _ze_rtas_builder_build_exp_params_t::ppBuildUserPtr"]
+        [::std::mem::offset_of!(_ze_rtas_builder_build_exp_params_t, ppBuildUserPtr) - 56usize];
+    ["Offset of field: _ze_rtas_builder_build_exp_params_t::ppBounds"]
+        [::std::mem::offset_of!(_ze_rtas_builder_build_exp_params_t, ppBounds) - 64usize];
+    ["Offset of field: _ze_rtas_builder_build_exp_params_t::ppRtasBufferSizeBytes"][::std::mem::offset_of!(
+        _ze_rtas_builder_build_exp_params_t,
+        ppRtasBufferSizeBytes
+    ) - 72usize];
+};
+impl Default for _ze_rtas_builder_build_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_builder_build_exp_params_t = _ze_rtas_builder_build_exp_params_t;
+pub type ze_pfnRTASBuilderBuildExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_builder_build_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_builder_destroy_exp_params_t {
+    pub phBuilder: *mut ze_rtas_builder_exp_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_builder_destroy_exp_params_t"]
+        [::std::mem::size_of::<_ze_rtas_builder_destroy_exp_params_t>() - 8usize];
+    ["Alignment of _ze_rtas_builder_destroy_exp_params_t"]
+        [::std::mem::align_of::<_ze_rtas_builder_destroy_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_builder_destroy_exp_params_t::phBuilder"]
+        [::std::mem::offset_of!(_ze_rtas_builder_destroy_exp_params_t, phBuilder) - 0usize];
+};
+impl Default for _ze_rtas_builder_destroy_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_builder_destroy_exp_params_t = _ze_rtas_builder_destroy_exp_params_t;
+pub type ze_pfnRTASBuilderDestroyExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_builder_destroy_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_parallel_operation_create_ext_params_t {
+    pub phDriver: *mut ze_driver_handle_t,
+    pub pphParallelOperation: *mut *mut ze_rtas_parallel_operation_ext_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_parallel_operation_create_ext_params_t"]
+        [::std::mem::size_of::<_ze_rtas_parallel_operation_create_ext_params_t>() - 16usize];
+    ["Alignment of _ze_rtas_parallel_operation_create_ext_params_t"]
+        [::std::mem::align_of::<_ze_rtas_parallel_operation_create_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_parallel_operation_create_ext_params_t::phDriver"][::std::mem::offset_of!(
+        _ze_rtas_parallel_operation_create_ext_params_t,
+        phDriver
+    ) - 0usize];
+    ["Offset of field: _ze_rtas_parallel_operation_create_ext_params_t::pphParallelOperation"][::std::mem::offset_of!(
+        _ze_rtas_parallel_operation_create_ext_params_t,
+        pphParallelOperation
+    )
+        - 8usize];
+};
+impl Default for _ze_rtas_parallel_operation_create_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_parallel_operation_create_ext_params_t =
+    _ze_rtas_parallel_operation_create_ext_params_t;
+pub type ze_pfnRTASParallelOperationCreateExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_parallel_operation_create_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_parallel_operation_get_properties_ext_params_t {
+    pub phParallelOperation: *mut ze_rtas_parallel_operation_ext_handle_t,
+    pub ppProperties: *mut *mut ze_rtas_parallel_operation_ext_properties_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_parallel_operation_get_properties_ext_params_t"][::std::mem::size_of::<
+        _ze_rtas_parallel_operation_get_properties_ext_params_t,
+    >() - 16usize];
+    ["Alignment of _ze_rtas_parallel_operation_get_properties_ext_params_t"][::std::mem::align_of::<
+        _ze_rtas_parallel_operation_get_properties_ext_params_t,
+    >() - 8usize];
+    [
+        "Offset of field: _ze_rtas_parallel_operation_get_properties_ext_params_t::phParallelOperation",
+    ][::std::mem::offset_of!(
+        _ze_rtas_parallel_operation_get_properties_ext_params_t,
+        phParallelOperation
+    ) - 0usize];
+    ["Offset of field: _ze_rtas_parallel_operation_get_properties_ext_params_t::ppProperties"][::std::mem::offset_of!(
+        _ze_rtas_parallel_operation_get_properties_ext_params_t,
+        ppProperties
+    )
+        - 8usize];
+};
+impl Default for _ze_rtas_parallel_operation_get_properties_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_parallel_operation_get_properties_ext_params_t =
+    _ze_rtas_parallel_operation_get_properties_ext_params_t;
+pub type ze_pfnRTASParallelOperationGetPropertiesExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_parallel_operation_get_properties_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_parallel_operation_join_ext_params_t {
+    pub phParallelOperation: *mut ze_rtas_parallel_operation_ext_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_parallel_operation_join_ext_params_t"]
+        [::std::mem::size_of::<_ze_rtas_parallel_operation_join_ext_params_t>() - 8usize];
+    ["Alignment of _ze_rtas_parallel_operation_join_ext_params_t"]
+        [::std::mem::align_of::<_ze_rtas_parallel_operation_join_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_parallel_operation_join_ext_params_t::phParallelOperation"][::std::mem::offset_of!(
+        _ze_rtas_parallel_operation_join_ext_params_t,
+        phParallelOperation
+    )
+        - 0usize];
+};
+impl Default for _ze_rtas_parallel_operation_join_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_parallel_operation_join_ext_params_t =
+    _ze_rtas_parallel_operation_join_ext_params_t;
+pub type ze_pfnRTASParallelOperationJoinExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_parallel_operation_join_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_parallel_operation_destroy_ext_params_t {
+    pub phParallelOperation: *mut ze_rtas_parallel_operation_ext_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_parallel_operation_destroy_ext_params_t"]
+        [::std::mem::size_of::<_ze_rtas_parallel_operation_destroy_ext_params_t>() - 8usize];
+    ["Alignment of _ze_rtas_parallel_operation_destroy_ext_params_t"]
+        [::std::mem::align_of::<_ze_rtas_parallel_operation_destroy_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_parallel_operation_destroy_ext_params_t::phParallelOperation"][::std::mem::offset_of!(
+        _ze_rtas_parallel_operation_destroy_ext_params_t,
+        phParallelOperation
+    )
+        - 0usize];
+};
+impl Default for _ze_rtas_parallel_operation_destroy_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_parallel_operation_destroy_ext_params_t =
+    _ze_rtas_parallel_operation_destroy_ext_params_t;
+pub type ze_pfnRTASParallelOperationDestroyExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_parallel_operation_destroy_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_parallel_operation_create_exp_params_t {
+    pub phDriver: *mut ze_driver_handle_t,
+    pub pphParallelOperation: *mut *mut ze_rtas_parallel_operation_exp_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_parallel_operation_create_exp_params_t"]
+        [::std::mem::size_of::<_ze_rtas_parallel_operation_create_exp_params_t>() - 16usize];
+    ["Alignment of _ze_rtas_parallel_operation_create_exp_params_t"]
+        [::std::mem::align_of::<_ze_rtas_parallel_operation_create_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_parallel_operation_create_exp_params_t::phDriver"][::std::mem::offset_of!(
+        _ze_rtas_parallel_operation_create_exp_params_t,
+        phDriver
+    ) - 0usize];
+    ["Offset of field: _ze_rtas_parallel_operation_create_exp_params_t::pphParallelOperation"][::std::mem::offset_of!(
+        _ze_rtas_parallel_operation_create_exp_params_t,
+        pphParallelOperation
+    )
+        - 8usize];
+};
+impl Default for _ze_rtas_parallel_operation_create_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_parallel_operation_create_exp_params_t =
+    _ze_rtas_parallel_operation_create_exp_params_t;
+pub type ze_pfnRTASParallelOperationCreateExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_parallel_operation_create_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_parallel_operation_get_properties_exp_params_t {
+    pub phParallelOperation: *mut ze_rtas_parallel_operation_exp_handle_t,
+    pub ppProperties: *mut *mut ze_rtas_parallel_operation_exp_properties_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_parallel_operation_get_properties_exp_params_t"][::std::mem::size_of::<
+        _ze_rtas_parallel_operation_get_properties_exp_params_t,
+    >() - 16usize];
+    ["Alignment of _ze_rtas_parallel_operation_get_properties_exp_params_t"][::std::mem::align_of::<
+        _ze_rtas_parallel_operation_get_properties_exp_params_t,
+    >() - 8usize];
+    [
+        "Offset of field: _ze_rtas_parallel_operation_get_properties_exp_params_t::phParallelOperation",
+    ][::std::mem::offset_of!(
+        _ze_rtas_parallel_operation_get_properties_exp_params_t,
+        phParallelOperation
+    ) - 0usize];
+    ["Offset of field: _ze_rtas_parallel_operation_get_properties_exp_params_t::ppProperties"][::std::mem::offset_of!(
+        _ze_rtas_parallel_operation_get_properties_exp_params_t,
+        ppProperties
+    )
+        - 8usize];
+};
+impl Default for _ze_rtas_parallel_operation_get_properties_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_parallel_operation_get_properties_exp_params_t =
+    _ze_rtas_parallel_operation_get_properties_exp_params_t;
+pub type ze_pfnRTASParallelOperationGetPropertiesExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_parallel_operation_get_properties_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_parallel_operation_join_exp_params_t {
+    pub phParallelOperation: *mut ze_rtas_parallel_operation_exp_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_parallel_operation_join_exp_params_t"]
+        [::std::mem::size_of::<_ze_rtas_parallel_operation_join_exp_params_t>() - 8usize];
+    ["Alignment of _ze_rtas_parallel_operation_join_exp_params_t"]
+        [::std::mem::align_of::<_ze_rtas_parallel_operation_join_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_parallel_operation_join_exp_params_t::phParallelOperation"][::std::mem::offset_of!(
+        _ze_rtas_parallel_operation_join_exp_params_t,
+        phParallelOperation
+    )
+        - 0usize];
+};
+impl Default for _ze_rtas_parallel_operation_join_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_parallel_operation_join_exp_params_t =
+    _ze_rtas_parallel_operation_join_exp_params_t;
+pub type ze_pfnRTASParallelOperationJoinExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_parallel_operation_join_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_rtas_parallel_operation_destroy_exp_params_t {
+    pub phParallelOperation: *mut ze_rtas_parallel_operation_exp_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_rtas_parallel_operation_destroy_exp_params_t"]
+        [::std::mem::size_of::<_ze_rtas_parallel_operation_destroy_exp_params_t>() - 8usize];
+    ["Alignment of _ze_rtas_parallel_operation_destroy_exp_params_t"]
+        [::std::mem::align_of::<_ze_rtas_parallel_operation_destroy_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_rtas_parallel_operation_destroy_exp_params_t::phParallelOperation"][::std::mem::offset_of!(
+        _ze_rtas_parallel_operation_destroy_exp_params_t,
+        phParallelOperation
+    )
+        - 0usize];
+};
+impl Default for _ze_rtas_parallel_operation_destroy_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_rtas_parallel_operation_destroy_exp_params_t =
+    _ze_rtas_parallel_operation_destroy_exp_params_t;
+pub type ze_pfnRTASParallelOperationDestroyExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_rtas_parallel_operation_destroy_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_driver_get_extension_function_address_params_t {
+    pub phDriver: *mut ze_driver_handle_t,
+    pub pname: *mut *const ::std::os::raw::c_char,
+    pub pppFunctionAddress: *mut *mut *mut ::std::os::raw::c_void,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_driver_get_extension_function_address_params_t"]
+        [::std::mem::size_of::<_ze_driver_get_extension_function_address_params_t>() - 24usize];
+    ["Alignment of _ze_driver_get_extension_function_address_params_t"]
+        [::std::mem::align_of::<_ze_driver_get_extension_function_address_params_t>() - 8usize];
+    ["Offset of field: _ze_driver_get_extension_function_address_params_t::phDriver"][::std::mem::offset_of!(
+        _ze_driver_get_extension_function_address_params_t,
+        phDriver
+    ) - 0usize];
+    ["Offset of field: _ze_driver_get_extension_function_address_params_t::pname"][::std::mem::offset_of!(
+        _ze_driver_get_extension_function_address_params_t,
+        pname
+    ) - 8usize];
+    ["Offset of field: _ze_driver_get_extension_function_address_params_t::pppFunctionAddress"][::std::mem::offset_of!(
+        _ze_driver_get_extension_function_address_params_t,
+        pppFunctionAddress
+    )
+        - 16usize];
+};
+impl Default for _ze_driver_get_extension_function_address_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_driver_get_extension_function_address_params_t =
+    _ze_driver_get_extension_function_address_params_t;
+pub type ze_pfnDriverGetExtensionFunctionAddressCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_driver_get_extension_function_address_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_driver_rtas_format_compatibility_check_ext_params_t {
+    pub phDriver: *mut ze_driver_handle_t,
+    pub prtasFormatA: *mut ze_rtas_format_ext_t,
+    pub prtasFormatB: *mut ze_rtas_format_ext_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_driver_rtas_format_compatibility_check_ext_params_t"][::std::mem::size_of::<
+        _ze_driver_rtas_format_compatibility_check_ext_params_t,
+    >() - 24usize];
+    ["Alignment of _ze_driver_rtas_format_compatibility_check_ext_params_t"][::std::mem::align_of::<
+        _ze_driver_rtas_format_compatibility_check_ext_params_t,
+    >() - 8usize];
+    ["Offset of field: _ze_driver_rtas_format_compatibility_check_ext_params_t::phDriver"][::std::mem::offset_of!(
+        _ze_driver_rtas_format_compatibility_check_ext_params_t,
+        phDriver
+    )
+        - 0usize];
+    ["Offset of field: _ze_driver_rtas_format_compatibility_check_ext_params_t::prtasFormatA"][::std::mem::offset_of!(
+        _ze_driver_rtas_format_compatibility_check_ext_params_t,
+        prtasFormatA
+    )
+        - 8usize];
+    ["Offset of field: _ze_driver_rtas_format_compatibility_check_ext_params_t::prtasFormatB"][::std::mem::offset_of!(
+        _ze_driver_rtas_format_compatibility_check_ext_params_t,
+        prtasFormatB
+    )
+        - 16usize];
+};
+impl Default for _ze_driver_rtas_format_compatibility_check_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_driver_rtas_format_compatibility_check_ext_params_t =
+    _ze_driver_rtas_format_compatibility_check_ext_params_t;
+pub type ze_pfnDriverRTASFormatCompatibilityCheckExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_driver_rtas_format_compatibility_check_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_driver_get_default_context_params_t {
+    pub phDriver: *mut ze_driver_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_driver_get_default_context_params_t"]
+        [::std::mem::size_of::<_ze_driver_get_default_context_params_t>() - 8usize];
+    ["Alignment of _ze_driver_get_default_context_params_t"]
+        [::std::mem::align_of::<_ze_driver_get_default_context_params_t>() - 8usize];
+    ["Offset of field: _ze_driver_get_default_context_params_t::phDriver"]
+        [::std::mem::offset_of!(_ze_driver_get_default_context_params_t, phDriver) - 0usize];
+};
+impl Default for _ze_driver_get_default_context_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_driver_get_default_context_params_t = _ze_driver_get_default_context_params_t;
+pub type ze_pfnDriverGetDefaultContextCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_driver_get_default_context_params_t,
+        result: ze_context_handle_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_driver_get_last_error_description_params_t {
+    pub phDriver: *mut ze_driver_handle_t,
+    pub pppString: *mut *mut *const ::std::os::raw::c_char,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_driver_get_last_error_description_params_t"]
+        [::std::mem::size_of::<_ze_driver_get_last_error_description_params_t>() - 16usize];
+    ["Alignment of _ze_driver_get_last_error_description_params_t"]
+        [::std::mem::align_of::<_ze_driver_get_last_error_description_params_t>() - 8usize];
+    ["Offset of field: _ze_driver_get_last_error_description_params_t::phDriver"]
+        [::std::mem::offset_of!(_ze_driver_get_last_error_description_params_t, phDriver) - 0usize];
+    ["Offset of field: _ze_driver_get_last_error_description_params_t::pppString"][::std::mem::offset_of!(
+        _ze_driver_get_last_error_description_params_t,
+        pppString
+    ) - 8usize];
+};
+impl Default for _ze_driver_get_last_error_description_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_driver_get_last_error_description_params_t =
+    _ze_driver_get_last_error_description_params_t;
+pub type ze_pfnDriverGetLastErrorDescriptionCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_driver_get_last_error_description_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_driver_rtas_format_compatibility_check_exp_params_t {
+    pub phDriver: *mut ze_driver_handle_t,
+    pub prtasFormatA: *mut ze_rtas_format_exp_t,
+    pub prtasFormatB: *mut ze_rtas_format_exp_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_driver_rtas_format_compatibility_check_exp_params_t"][::std::mem::size_of::<
+        _ze_driver_rtas_format_compatibility_check_exp_params_t,
+    >() - 24usize];
+    ["Alignment of _ze_driver_rtas_format_compatibility_check_exp_params_t"][::std::mem::align_of::<
+        _ze_driver_rtas_format_compatibility_check_exp_params_t,
+    >() - 8usize];
+    ["Offset of field: _ze_driver_rtas_format_compatibility_check_exp_params_t::phDriver"][::std::mem::offset_of!(
+        _ze_driver_rtas_format_compatibility_check_exp_params_t,
+        phDriver
+    )
+        - 0usize];
+    ["Offset of field: _ze_driver_rtas_format_compatibility_check_exp_params_t::prtasFormatA"][::std::mem::offset_of!(
+        _ze_driver_rtas_format_compatibility_check_exp_params_t,
+        prtasFormatA
+    )
+        - 8usize];
+    ["Offset of field: _ze_driver_rtas_format_compatibility_check_exp_params_t::prtasFormatB"][::std::mem::offset_of!(
+        _ze_driver_rtas_format_compatibility_check_exp_params_t,
+        prtasFormatB
+    )
+        - 16usize];
+};
+impl Default for _ze_driver_rtas_format_compatibility_check_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_driver_rtas_format_compatibility_check_exp_params_t =
+    _ze_driver_rtas_format_compatibility_check_exp_params_t;
+pub type ze_pfnDriverRTASFormatCompatibilityCheckExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_driver_rtas_format_compatibility_check_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_get_global_timestamps_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+    pub phostTimestamp: *mut *mut u64,
+    pub pdeviceTimestamp: *mut *mut u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_get_global_timestamps_params_t"]
+        [::std::mem::size_of::<_ze_device_get_global_timestamps_params_t>() - 24usize];
+    ["Alignment of _ze_device_get_global_timestamps_params_t"]
+        [::std::mem::align_of::<_ze_device_get_global_timestamps_params_t>() - 8usize];
+    ["Offset of field: _ze_device_get_global_timestamps_params_t::phDevice"]
+        [::std::mem::offset_of!(_ze_device_get_global_timestamps_params_t, phDevice) - 0usize];
+    ["Offset of field: _ze_device_get_global_timestamps_params_t::phostTimestamp"][::std::mem::offset_of!(
+        _ze_device_get_global_timestamps_params_t,
+        phostTimestamp
+    ) - 8usize];
+    ["Offset of field: _ze_device_get_global_timestamps_params_t::pdeviceTimestamp"][::std::mem::offset_of!(
+        _ze_device_get_global_timestamps_params_t,
+        pdeviceTimestamp
+    ) - 16usize];
+};
+impl Default for _ze_device_get_global_timestamps_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_get_global_timestamps_params_t = _ze_device_get_global_timestamps_params_t;
+pub type ze_pfnDeviceGetGlobalTimestampsCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_get_global_timestamps_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_import_external_semaphore_ext_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+    pub pdesc: *mut *const ze_external_semaphore_ext_desc_t,
+    pub pphSemaphore: *mut *mut ze_external_semaphore_ext_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_import_external_semaphore_ext_params_t"]
+        [::std::mem::size_of::<_ze_device_import_external_semaphore_ext_params_t>() - 24usize];
+    ["Alignment of _ze_device_import_external_semaphore_ext_params_t"]
+        [::std::mem::align_of::<_ze_device_import_external_semaphore_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_device_import_external_semaphore_ext_params_t::phDevice"][::std::mem::offset_of!(
+        _ze_device_import_external_semaphore_ext_params_t,
+        phDevice
+    ) - 0usize];
+    ["Offset of field: _ze_device_import_external_semaphore_ext_params_t::pdesc"]
+        [::std::mem::offset_of!(_ze_device_import_external_semaphore_ext_params_t, pdesc) - 8usize];
+    ["Offset of field: _ze_device_import_external_semaphore_ext_params_t::pphSemaphore"][::std::mem::offset_of!(
+        _ze_device_import_external_semaphore_ext_params_t,
+        pphSemaphore
+    )
+        - 16usize];
+};
+impl Default for _ze_device_import_external_semaphore_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_import_external_semaphore_ext_params_t =
+    _ze_device_import_external_semaphore_ext_params_t;
+pub type ze_pfnDeviceImportExternalSemaphoreExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_import_external_semaphore_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_release_external_semaphore_ext_params_t {
+    pub phSemaphore: *mut ze_external_semaphore_ext_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_release_external_semaphore_ext_params_t"]
+        [::std::mem::size_of::<_ze_device_release_external_semaphore_ext_params_t>() - 8usize];
+    ["Alignment of _ze_device_release_external_semaphore_ext_params_t"]
+        [::std::mem::align_of::<_ze_device_release_external_semaphore_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_device_release_external_semaphore_ext_params_t::phSemaphore"][::std::mem::offset_of!(
+        _ze_device_release_external_semaphore_ext_params_t,
+        phSemaphore
+    )
+        - 0usize];
+};
+impl Default for _ze_device_release_external_semaphore_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_release_external_semaphore_ext_params_t =
+    _ze_device_release_external_semaphore_ext_params_t;
+pub type ze_pfnDeviceReleaseExternalSemaphoreExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_release_external_semaphore_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_get_vector_width_properties_ext_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+    pub ppCount: *mut *mut u32,
+    pub ppVectorWidthProperties: *mut *mut ze_device_vector_width_properties_ext_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_get_vector_width_properties_ext_params_t"]
+        [::std::mem::size_of::<_ze_device_get_vector_width_properties_ext_params_t>() - 24usize];
+    ["Alignment of _ze_device_get_vector_width_properties_ext_params_t"]
+        [::std::mem::align_of::<_ze_device_get_vector_width_properties_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_device_get_vector_width_properties_ext_params_t::phDevice"][::std::mem::offset_of!(
+        _ze_device_get_vector_width_properties_ext_params_t,
+        phDevice
+    ) - 0usize];
+    ["Offset of field: _ze_device_get_vector_width_properties_ext_params_t::ppCount"][::std::mem::offset_of!(
+        _ze_device_get_vector_width_properties_ext_params_t,
+        ppCount
+    ) - 8usize];
+    [
+        "Offset of field: _ze_device_get_vector_width_properties_ext_params_t::ppVectorWidthProperties",
+    ][::std::mem::offset_of!(
+        _ze_device_get_vector_width_properties_ext_params_t,
+        ppVectorWidthProperties
+    ) - 16usize];
+};
+impl Default for _ze_device_get_vector_width_properties_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_get_vector_width_properties_ext_params_t =
+    _ze_device_get_vector_width_properties_ext_params_t;
+pub type ze_pfnDeviceGetVectorWidthPropertiesExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_get_vector_width_properties_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_synchronize_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_synchronize_params_t"]
+        [::std::mem::size_of::<_ze_device_synchronize_params_t>() - 8usize];
+    ["Alignment of _ze_device_synchronize_params_t"]
+        [::std::mem::align_of::<_ze_device_synchronize_params_t>() - 8usize];
+    ["Offset of field: _ze_device_synchronize_params_t::phDevice"]
+        [::std::mem::offset_of!(_ze_device_synchronize_params_t, phDevice) - 0usize];
+};
+impl Default for _ze_device_synchronize_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_synchronize_params_t = _ze_device_synchronize_params_t;
+pub type ze_pfnDeviceSynchronizeCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_synchronize_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_get_aggregated_copy_offload_increment_value_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+    pub pincrementValue: *mut *mut u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_get_aggregated_copy_offload_increment_value_params_t"][::std::mem::size_of::<
+        _ze_device_get_aggregated_copy_offload_increment_value_params_t,
+    >() - 16usize];
+    ["Alignment of _ze_device_get_aggregated_copy_offload_increment_value_params_t"]
+        [::std::mem::align_of::<_ze_device_get_aggregated_copy_offload_increment_value_params_t>()
+            - 8usize];
+    ["Offset of field: _ze_device_get_aggregated_copy_offload_increment_value_params_t::phDevice"]
+        [::std::mem::offset_of!(
+            _ze_device_get_aggregated_copy_offload_increment_value_params_t,
+            phDevice
+        ) - 0usize];
+    [
+        "Offset of field: _ze_device_get_aggregated_copy_offload_increment_value_params_t::pincrementValue",
+    ][::std::mem::offset_of!(
+        _ze_device_get_aggregated_copy_offload_increment_value_params_t,
+        pincrementValue
+    ) - 8usize];
+};
+impl Default for _ze_device_get_aggregated_copy_offload_increment_value_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_get_aggregated_copy_offload_increment_value_params_t =
+    _ze_device_get_aggregated_copy_offload_increment_value_params_t;
+pub type ze_pfnDeviceGetAggregatedCopyOffloadIncrementValueCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_get_aggregated_copy_offload_increment_value_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_get_runtime_requirements_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+    pub ppObjDesc: *mut *const ::std::os::raw::c_void,
+    pub ppSize: *mut *mut usize,
+    pub ppRequirements: *mut *mut ::std::os::raw::c_char,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_get_runtime_requirements_params_t"]
+        [::std::mem::size_of::<_ze_device_get_runtime_requirements_params_t>() - 32usize];
+    ["Alignment of _ze_device_get_runtime_requirements_params_t"]
+        [::std::mem::align_of::<_ze_device_get_runtime_requirements_params_t>() - 8usize];
+    ["Offset of field: _ze_device_get_runtime_requirements_params_t::phDevice"]
+        [::std::mem::offset_of!(_ze_device_get_runtime_requirements_params_t, phDevice) - 0usize];
+    ["Offset of field: _ze_device_get_runtime_requirements_params_t::ppObjDesc"]
+        [::std::mem::offset_of!(_ze_device_get_runtime_requirements_params_t, ppObjDesc) - 8usize];
+    ["Offset of field: _ze_device_get_runtime_requirements_params_t::ppSize"]
+        [::std::mem::offset_of!(_ze_device_get_runtime_requirements_params_t, ppSize) - 16usize];
+    ["Offset of field: _ze_device_get_runtime_requirements_params_t::ppRequirements"][::std::mem::offset_of!(
+        _ze_device_get_runtime_requirements_params_t,
+        ppRequirements
+    ) - 24usize];
+};
+impl Default for _ze_device_get_runtime_requirements_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_get_runtime_requirements_params_t = _ze_device_get_runtime_requirements_params_t;
+pub type ze_pfnDeviceGetRuntimeRequirementsCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_get_runtime_requirements_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_get_runtime_requirements_key_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+    pub ppKey: *mut *mut *const ::std::os::raw::c_char,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_get_runtime_requirements_key_params_t"]
+        [::std::mem::size_of::<_ze_device_get_runtime_requirements_key_params_t>() - 16usize];
+    ["Alignment of _ze_device_get_runtime_requirements_key_params_t"]
+        [::std::mem::align_of::<_ze_device_get_runtime_requirements_key_params_t>() - 8usize];
+    ["Offset of field: _ze_device_get_runtime_requirements_key_params_t::phDevice"][::std::mem::offset_of!(
+        _ze_device_get_runtime_requirements_key_params_t,
+        phDevice
+    ) - 0usize];
+    ["Offset of field: _ze_device_get_runtime_requirements_key_params_t::ppKey"]
+        [::std::mem::offset_of!(_ze_device_get_runtime_requirements_key_params_t, ppKey) - 8usize];
+};
+impl Default for _ze_device_get_runtime_requirements_key_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_get_runtime_requirements_key_params_t =
+    _ze_device_get_runtime_requirements_key_params_t;
+pub type ze_pfnDeviceGetRuntimeRequirementsKeyCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_get_runtime_requirements_key_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_validate_runtime_requirements_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+    pub ppRequirements: *mut *const ::std::os::raw::c_char,
+    pub ppOut: *mut *mut ze_validate_runtime_requirements_output_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_validate_runtime_requirements_params_t"]
+        [::std::mem::size_of::<_ze_device_validate_runtime_requirements_params_t>() - 24usize];
+    ["Alignment of _ze_device_validate_runtime_requirements_params_t"]
+        [::std::mem::align_of::<_ze_device_validate_runtime_requirements_params_t>() - 8usize];
+    ["Offset of field: _ze_device_validate_runtime_requirements_params_t::phDevice"][::std::mem::offset_of!(
+        _ze_device_validate_runtime_requirements_params_t,
+        phDevice
+    ) - 0usize];
+    ["Offset of field: _ze_device_validate_runtime_requirements_params_t::ppRequirements"][::std::mem::offset_of!(
+        _ze_device_validate_runtime_requirements_params_t,
+        ppRequirements
+    )
+        - 8usize];
+    ["Offset of field: _ze_device_validate_runtime_requirements_params_t::ppOut"][::std::mem::offset_of!(
+        _ze_device_validate_runtime_requirements_params_t,
+        ppOut
+    ) - 16usize];
+};
+impl Default for _ze_device_validate_runtime_requirements_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_validate_runtime_requirements_params_t =
+    _ze_device_validate_runtime_requirements_params_t;
+pub type ze_pfnDeviceValidateRuntimeRequirementsCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_validate_runtime_requirements_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_get_counter_based_event_max_value_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+    pub pmaxValue: *mut *mut u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_get_counter_based_event_max_value_params_t"]
+        [::std::mem::size_of::<_ze_device_get_counter_based_event_max_value_params_t>() - 16usize];
+    ["Alignment of _ze_device_get_counter_based_event_max_value_params_t"]
+        [::std::mem::align_of::<_ze_device_get_counter_based_event_max_value_params_t>() - 8usize];
+    ["Offset of field: _ze_device_get_counter_based_event_max_value_params_t::phDevice"][::std::mem::offset_of!(
+        _ze_device_get_counter_based_event_max_value_params_t,
+        phDevice
+    )
+        - 0usize];
+    ["Offset of field: _ze_device_get_counter_based_event_max_value_params_t::pmaxValue"][::std::mem::offset_of!(
+        _ze_device_get_counter_based_event_max_value_params_t,
+        pmaxValue
+    )
+        - 8usize];
+};
+impl Default for _ze_device_get_counter_based_event_max_value_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_get_counter_based_event_max_value_params_t =
+    _ze_device_get_counter_based_event_max_value_params_t;
+pub type ze_pfnDeviceGetCounterBasedEventMaxValueCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_get_counter_based_event_max_value_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_reserve_cache_ext_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+    pub pcacheLevel: *mut usize,
+    pub pcacheReservationSize: *mut usize,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_reserve_cache_ext_params_t"]
+        [::std::mem::size_of::<_ze_device_reserve_cache_ext_params_t>() - 24usize];
+    ["Alignment of _ze_device_reserve_cache_ext_params_t"]
+        [::std::mem::align_of::<_ze_device_reserve_cache_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_device_reserve_cache_ext_params_t::phDevice"]
+        [::std::mem::offset_of!(_ze_device_reserve_cache_ext_params_t, phDevice) - 0usize];
+    ["Offset of field: _ze_device_reserve_cache_ext_params_t::pcacheLevel"]
+        [::std::mem::offset_of!(_ze_device_reserve_cache_ext_params_t, pcacheLevel) - 8usize];
+    ["Offset of field: _ze_device_reserve_cache_ext_params_t::pcacheReservationSize"][::std::mem::offset_of!(
+        _ze_device_reserve_cache_ext_params_t,
+        pcacheReservationSize
+    ) - 16usize];
+};
+impl Default for _ze_device_reserve_cache_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_reserve_cache_ext_params_t = _ze_device_reserve_cache_ext_params_t;
+pub type ze_pfnDeviceReserveCacheExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_reserve_cache_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_set_cache_advice_ext_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+    pub pptr: *mut *mut ::std::os::raw::c_void,
+    pub pregionSize: *mut usize,
+    pub pcacheRegion: *mut ze_cache_ext_region_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_set_cache_advice_ext_params_t"]
+        [::std::mem::size_of::<_ze_device_set_cache_advice_ext_params_t>() - 32usize];
+    ["Alignment of _ze_device_set_cache_advice_ext_params_t"]
+        [::std::mem::align_of::<_ze_device_set_cache_advice_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_device_set_cache_advice_ext_params_t::phDevice"]
+        [::std::mem::offset_of!(_ze_device_set_cache_advice_ext_params_t, phDevice) - 0usize];
+    ["Offset of field: _ze_device_set_cache_advice_ext_params_t::pptr"]
+        [::std::mem::offset_of!(_ze_device_set_cache_advice_ext_params_t, pptr) - 8usize];
+    ["Offset of field: _ze_device_set_cache_advice_ext_params_t::pregionSize"]
+        [::std::mem::offset_of!(_ze_device_set_cache_advice_ext_params_t, pregionSize) - 16usize];
+    ["Offset of field: _ze_device_set_cache_advice_ext_params_t::pcacheRegion"]
+        [::std::mem::offset_of!(_ze_device_set_cache_advice_ext_params_t, pcacheRegion) - 24usize];
+};
+impl Default for _ze_device_set_cache_advice_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_set_cache_advice_ext_params_t = _ze_device_set_cache_advice_ext_params_t;
+pub type ze_pfnDeviceSetCacheAdviceExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_set_cache_advice_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_pci_get_properties_ext_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+    pub ppPciProperties: *mut *mut ze_pci_ext_properties_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_pci_get_properties_ext_params_t"]
+        [::std::mem::size_of::<_ze_device_pci_get_properties_ext_params_t>() - 16usize];
+    ["Alignment of _ze_device_pci_get_properties_ext_params_t"]
+        [::std::mem::align_of::<_ze_device_pci_get_properties_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_device_pci_get_properties_ext_params_t::phDevice"]
+        [::std::mem::offset_of!(_ze_device_pci_get_properties_ext_params_t, phDevice) - 0usize];
+    ["Offset of field: _ze_device_pci_get_properties_ext_params_t::ppPciProperties"][::std::mem::offset_of!(
+        _ze_device_pci_get_properties_ext_params_t,
+        ppPciProperties
+    ) - 8usize];
+};
+impl Default for _ze_device_pci_get_properties_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_pci_get_properties_ext_params_t = _ze_device_pci_get_properties_ext_params_t;
+pub type ze_pfnDevicePciGetPropertiesExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_pci_get_properties_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_get_fabric_vertex_exp_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+    pub pphVertex: *mut *mut ze_fabric_vertex_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_get_fabric_vertex_exp_params_t"]
+        [::std::mem::size_of::<_ze_device_get_fabric_vertex_exp_params_t>() - 16usize];
+    ["Alignment of _ze_device_get_fabric_vertex_exp_params_t"]
+        [::std::mem::align_of::<_ze_device_get_fabric_vertex_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_device_get_fabric_vertex_exp_params_t::phDevice"]
+        [::std::mem::offset_of!(_ze_device_get_fabric_vertex_exp_params_t, phDevice) - 0usize];
+    ["Offset of field: _ze_device_get_fabric_vertex_exp_params_t::pphVertex"]
+        [::std::mem::offset_of!(_ze_device_get_fabric_vertex_exp_params_t, pphVertex) - 8usize];
+};
+impl Default for _ze_device_get_fabric_vertex_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_get_fabric_vertex_exp_params_t = _ze_device_get_fabric_vertex_exp_params_t;
+pub type ze_pfnDeviceGetFabricVertexExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_get_fabric_vertex_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_device_get_root_device_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+    pub pphRootDevice: *mut *mut ze_device_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_device_get_root_device_params_t"]
+        [::std::mem::size_of::<_ze_device_get_root_device_params_t>() - 16usize];
+    ["Alignment of _ze_device_get_root_device_params_t"]
+        [::std::mem::align_of::<_ze_device_get_root_device_params_t>() - 8usize];
+    ["Offset of field: _ze_device_get_root_device_params_t::phDevice"]
+        [::std::mem::offset_of!(_ze_device_get_root_device_params_t, phDevice) - 0usize];
+    ["Offset of field: _ze_device_get_root_device_params_t::pphRootDevice"]
+        [::std::mem::offset_of!(_ze_device_get_root_device_params_t, pphRootDevice) - 8usize];
+};
+impl Default for _ze_device_get_root_device_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_device_get_root_device_params_t = _ze_device_get_root_device_params_t;
+pub type ze_pfnDeviceGetRootDeviceCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_device_get_root_device_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_context_create_ex_params_t {
+    pub phDriver: *mut ze_driver_handle_t,
+    pub pdesc: *mut *const ze_context_desc_t,
+    pub pnumDevices: *mut u32,
+    pub pphDevices: *mut *mut ze_device_handle_t,
+    pub pphContext: *mut *mut ze_context_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_context_create_ex_params_t"]
+        [::std::mem::size_of::<_ze_context_create_ex_params_t>() - 40usize];
+    ["Alignment of _ze_context_create_ex_params_t"]
+        [::std::mem::align_of::<_ze_context_create_ex_params_t>() - 8usize];
+    ["Offset of field: _ze_context_create_ex_params_t::phDriver"]
+        [::std::mem::offset_of!(_ze_context_create_ex_params_t, phDriver) - 0usize];
+    ["Offset of field: _ze_context_create_ex_params_t::pdesc"]
+        [::std::mem::offset_of!(_ze_context_create_ex_params_t, pdesc) - 8usize];
+    ["Offset of field: _ze_context_create_ex_params_t::pnumDevices"]
+        [::std::mem::offset_of!(_ze_context_create_ex_params_t, pnumDevices) - 16usize];
+    ["Offset of field: _ze_context_create_ex_params_t::pphDevices"]
+        [::std::mem::offset_of!(_ze_context_create_ex_params_t, pphDevices) - 24usize];
+    ["Offset of field: _ze_context_create_ex_params_t::pphContext"]
+        [::std::mem::offset_of!(_ze_context_create_ex_params_t, pphContext) - 32usize];
+};
+impl Default for _ze_context_create_ex_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_context_create_ex_params_t = _ze_context_create_ex_params_t;
+pub type ze_pfnContextCreateExCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_context_create_ex_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_queue_get_flags_params_t {
+    pub phCmdQueue: *mut ze_command_queue_handle_t,
+    pub ppFlags: *mut *mut ze_command_queue_flags_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_queue_get_flags_params_t"]
+        [::std::mem::size_of::<_ze_command_queue_get_flags_params_t>() - 16usize];
+    ["Alignment of _ze_command_queue_get_flags_params_t"]
+        [::std::mem::align_of::<_ze_command_queue_get_flags_params_t>() - 8usize];
+    ["Offset of field: _ze_command_queue_get_flags_params_t::phCmdQueue"]
+        [::std::mem::offset_of!(_ze_command_queue_get_flags_params_t, phCmdQueue) - 0usize];
+    ["Offset of field: _ze_command_queue_get_flags_params_t::ppFlags"]
+        [::std::mem::offset_of!(_ze_command_queue_get_flags_params_t, ppFlags) - 8usize];
+};
+impl Default for _ze_command_queue_get_flags_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_queue_get_flags_params_t = _ze_command_queue_get_flags_params_t;
+pub type ze_pfnCommandQueueGetFlagsCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_queue_get_flags_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_queue_get_mode_params_t {
+    pub phCmdQueue: *mut ze_command_queue_handle_t,
+    pub ppMode: *mut *mut ze_command_queue_mode_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_queue_get_mode_params_t"]
+        [::std::mem::size_of::<_ze_command_queue_get_mode_params_t>() - 16usize];
+    ["Alignment of _ze_command_queue_get_mode_params_t"]
+        [::std::mem::align_of::<_ze_command_queue_get_mode_params_t>() - 8usize];
+    ["Offset of field: _ze_command_queue_get_mode_params_t::phCmdQueue"]
+        [::std::mem::offset_of!(_ze_command_queue_get_mode_params_t, phCmdQueue) - 0usize];
+    ["Offset of field: _ze_command_queue_get_mode_params_t::ppMode"]
+        [::std::mem::offset_of!(_ze_command_queue_get_mode_params_t, ppMode) - 8usize];
+};
+impl Default for _ze_command_queue_get_mode_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_queue_get_mode_params_t = _ze_command_queue_get_mode_params_t;
+pub type ze_pfnCommandQueueGetModeCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_queue_get_mode_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_queue_get_priority_params_t {
+    pub phCmdQueue: *mut ze_command_queue_handle_t,
+    pub ppPriority: *mut *mut ze_command_queue_priority_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_queue_get_priority_params_t"]
+        [::std::mem::size_of::<_ze_command_queue_get_priority_params_t>() - 16usize];
+    ["Alignment of _ze_command_queue_get_priority_params_t"]
+        [::std::mem::align_of::<_ze_command_queue_get_priority_params_t>() - 8usize];
+    ["Offset of field: _ze_command_queue_get_priority_params_t::phCmdQueue"]
+        [::std::mem::offset_of!(_ze_command_queue_get_priority_params_t, phCmdQueue) - 0usize];
+    ["Offset of field: _ze_command_queue_get_priority_params_t::ppPriority"]
+        [::std::mem::offset_of!(_ze_command_queue_get_priority_params_t, ppPriority) - 8usize];
+};
+impl Default for _ze_command_queue_get_priority_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_queue_get_priority_params_t = _ze_command_queue_get_priority_params_t;
+pub type ze_pfnCommandQueueGetPriorityCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_queue_get_priority_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_queue_get_ordinal_params_t {
+    pub phCommandQueue: *mut ze_command_queue_handle_t,
+    pub ppOrdinal: *mut *mut u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_queue_get_ordinal_params_t"]
+        [::std::mem::size_of::<_ze_command_queue_get_ordinal_params_t>() - 16usize];
+    ["Alignment of _ze_command_queue_get_ordinal_params_t"]
+        [::std::mem::align_of::<_ze_command_queue_get_ordinal_params_t>() - 8usize];
+    ["Offset of field: _ze_command_queue_get_ordinal_params_t::phCommandQueue"]
+        [::std::mem::offset_of!(_ze_command_queue_get_ordinal_params_t, phCommandQueue) - 0usize];
+    ["Offset of field: _ze_command_queue_get_ordinal_params_t::ppOrdinal"]
+        [::std::mem::offset_of!(_ze_command_queue_get_ordinal_params_t, ppOrdinal) - 8usize];
+};
+impl Default for _ze_command_queue_get_ordinal_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_queue_get_ordinal_params_t = _ze_command_queue_get_ordinal_params_t;
+pub type ze_pfnCommandQueueGetOrdinalCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_queue_get_ordinal_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_queue_get_index_params_t {
+    pub phCommandQueue: *mut ze_command_queue_handle_t,
+    pub ppIndex: *mut *mut u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_queue_get_index_params_t"]
+        [::std::mem::size_of::<_ze_command_queue_get_index_params_t>() - 16usize];
+    ["Alignment of _ze_command_queue_get_index_params_t"]
+        [::std::mem::align_of::<_ze_command_queue_get_index_params_t>() - 8usize];
+    ["Offset of field: _ze_command_queue_get_index_params_t::phCommandQueue"]
+        [::std::mem::offset_of!(_ze_command_queue_get_index_params_t, phCommandQueue) - 0usize];
+    ["Offset of field: _ze_command_queue_get_index_params_t::ppIndex"]
+        [::std::mem::offset_of!(_ze_command_queue_get_index_params_t, ppIndex) - 8usize];
+};
+impl Default for _ze_command_queue_get_index_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_queue_get_index_params_t = _ze_command_queue_get_index_params_t;
+pub type ze_pfnCommandQueueGetIndexCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_queue_get_index_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_get_next_command_id_with_kernels_exp_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pdesc: *mut *const ze_mutable_command_id_exp_desc_t,
+    pub pnumKernels: *mut u32,
+    pub pphKernels: *mut *mut ze_kernel_handle_t,
+    pub ppCommandId: *mut *mut u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_get_next_command_id_with_kernels_exp_params_t"][::std::mem::size_of::<
+        _ze_command_list_get_next_command_id_with_kernels_exp_params_t,
+    >() - 40usize];
+    ["Alignment of _ze_command_list_get_next_command_id_with_kernels_exp_params_t"]
+        [::std::mem::align_of::<_ze_command_list_get_next_command_id_with_kernels_exp_params_t>()
+            - 8usize];
+    [
+        "Offset of field: _ze_command_list_get_next_command_id_with_kernels_exp_params_t::phCommandList",
+    ][::std::mem::offset_of!(
+        _ze_command_list_get_next_command_id_with_kernels_exp_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_get_next_command_id_with_kernels_exp_params_t::pdesc"][::std::mem::offset_of!(
+        _ze_command_list_get_next_command_id_with_kernels_exp_params_t,
+        pdesc
+    )
+        - 8usize];
+    [
+        "Offset of field: _ze_command_list_get_next_command_id_with_kernels_exp_params_t::pnumKernels",
+    ][::std::mem::offset_of!(
+        _ze_command_list_get_next_command_id_with_kernels_exp_params_t,
+        pnumKernels
+    ) - 16usize];
+    ["Offset of field: _ze_command_list_get_next_command_id_with_kernels_exp_params_t::pphKernels"]
+        [::std::mem::offset_of!(
+            _ze_command_list_get_next_command_id_with_kernels_exp_params_t,
+            pphKernels
+        ) - 24usize];
+    [
+        "Offset of field: _ze_command_list_get_next_command_id_with_kernels_exp_params_t::ppCommandId",
+    ][::std::mem::offset_of!(
+        _ze_command_list_get_next_command_id_with_kernels_exp_params_t,
+        ppCommandId
+    ) - 32usize];
+};
+impl Default for _ze_command_list_get_next_command_id_with_kernels_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_get_next_command_id_with_kernels_exp_params_t =
+    _ze_command_list_get_next_command_id_with_kernels_exp_params_t;
+pub type ze_pfnCommandListGetNextCommandIdWithKernelsExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_get_next_command_id_with_kernels_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_update_mutable_command_kernels_exp_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pnumKernels: *mut u32,
+    pub ppCommandId: *mut *mut u64,
+    pub pphKernels: *mut *mut ze_kernel_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_update_mutable_command_kernels_exp_params_t"][::std::mem::size_of::<
+        _ze_command_list_update_mutable_command_kernels_exp_params_t,
+    >() - 32usize];
+    ["Alignment of _ze_command_list_update_mutable_command_kernels_exp_params_t"]
+        [::std::mem::align_of::<_ze_command_list_update_mutable_command_kernels_exp_params_t>()
+            - 8usize];
+    [
+        "Offset of field: _ze_command_list_update_mutable_command_kernels_exp_params_t::phCommandList",
+    ][::std::mem::offset_of!(
+        _ze_command_list_update_mutable_command_kernels_exp_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_update_mutable_command_kernels_exp_params_t::pnumKernels"]
+        [::std::mem::offset_of!(
+            _ze_command_list_update_mutable_command_kernels_exp_params_t,
+            pnumKernels
+        ) - 8usize];
+    ["Offset of field: _ze_command_list_update_mutable_command_kernels_exp_params_t::ppCommandId"]
+        [::std::mem::offset_of!(
+            _ze_command_list_update_mutable_command_kernels_exp_params_t,
+            ppCommandId
+        ) - 16usize];
+    ["Offset of field: _ze_command_list_update_mutable_command_kernels_exp_params_t::pphKernels"][::std::mem::offset_of!(
+        _ze_command_list_update_mutable_command_kernels_exp_params_t,
+        pphKernels
+    )
+        - 24usize];
+};
+impl Default for _ze_command_list_update_mutable_command_kernels_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_update_mutable_command_kernels_exp_params_t =
+    _ze_command_list_update_mutable_command_kernels_exp_params_t;
+pub type ze_pfnCommandListUpdateMutableCommandKernelsExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_update_mutable_command_kernels_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_append_signal_external_semaphore_ext_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pnumSemaphores: *mut u32,
+    pub pphSemaphores: *mut *mut ze_external_semaphore_ext_handle_t,
+    pub psignalParams: *mut *mut ze_external_semaphore_signal_params_ext_t,
+    pub phSignalEvent: *mut ze_event_handle_t,
+    pub pnumWaitEvents: *mut u32,
+    pub pphWaitEvents: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_append_signal_external_semaphore_ext_params_t"][::std::mem::size_of::<
+        _ze_command_list_append_signal_external_semaphore_ext_params_t,
+    >() - 56usize];
+    ["Alignment of _ze_command_list_append_signal_external_semaphore_ext_params_t"]
+        [::std::mem::align_of::<_ze_command_list_append_signal_external_semaphore_ext_params_t>()
+            - 8usize];
+    [
+        "Offset of field: _ze_command_list_append_signal_external_semaphore_ext_params_t::phCommandList",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_signal_external_semaphore_ext_params_t,
+        phCommandList
+    ) - 0usize];
+    [
+        "Offset of field: _ze_command_list_append_signal_external_semaphore_ext_params_t::pnumSemaphores",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_signal_external_semaphore_ext_params_t,
+        pnumSemaphores
+    ) - 8usize];
+    [
+        "Offset of field: _ze_command_list_append_signal_external_semaphore_ext_params_t::pphSemaphores",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_signal_external_semaphore_ext_params_t,
+        pphSemaphores
+    ) - 16usize];
+    [
+        "Offset of field: _ze_command_list_append_signal_external_semaphore_ext_params_t::psignalParams",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_signal_external_semaphore_ext_params_t,
+        psignalParams
+    ) - 24usize];
+    [
+        "Offset of field: _ze_command_list_append_signal_external_semaphore_ext_params_t::phSignalEvent",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_signal_external_semaphore_ext_params_t,
+        phSignalEvent
+    ) - 32usize];
+    [
+        "Offset of field: _ze_command_list_append_signal_external_semaphore_ext_params_t::pnumWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_signal_external_semaphore_ext_params_t,
+        pnumWaitEvents
+    ) - 40usize];
+    [
+        "Offset of field: _ze_command_list_append_signal_external_semaphore_ext_params_t::pphWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_signal_external_semaphore_ext_params_t,
+        pphWaitEvents
+    ) - 48usize];
+};
+impl Default for _ze_command_list_append_signal_external_semaphore_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_append_signal_external_semaphore_ext_params_t =
+    _ze_command_list_append_signal_external_semaphore_ext_params_t;
+pub type ze_pfnCommandListAppendSignalExternalSemaphoreExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_append_signal_external_semaphore_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_append_wait_external_semaphore_ext_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pnumSemaphores: *mut u32,
+    pub pphSemaphores: *mut *mut ze_external_semaphore_ext_handle_t,
+    pub pwaitParams: *mut *mut ze_external_semaphore_wait_params_ext_t,
+    pub phSignalEvent: *mut ze_event_handle_t,
+    pub pnumWaitEvents: *mut u32,
+    pub pphWaitEvents: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_append_wait_external_semaphore_ext_params_t"][::std::mem::size_of::<
+        _ze_command_list_append_wait_external_semaphore_ext_params_t,
+    >() - 56usize];
+    ["Alignment of _ze_command_list_append_wait_external_semaphore_ext_params_t"]
+        [::std::mem::align_of::<_ze_command_list_append_wait_external_semaphore_ext_params_t>()
+            - 8usize];
+    [
+        "Offset of field: _ze_command_list_append_wait_external_semaphore_ext_params_t::phCommandList",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_wait_external_semaphore_ext_params_t,
+        phCommandList
+    ) - 0usize];
+    [
+        "Offset of field: _ze_command_list_append_wait_external_semaphore_ext_params_t::pnumSemaphores",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_wait_external_semaphore_ext_params_t,
+        pnumSemaphores
+    ) - 8usize];
+    [
+        "Offset of field: _ze_command_list_append_wait_external_semaphore_ext_params_t::pphSemaphores",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_wait_external_semaphore_ext_params_t,
+        pphSemaphores
+    ) - 16usize];
+    ["Offset of field: _ze_command_list_append_wait_external_semaphore_ext_params_t::pwaitParams"]
+        [::std::mem::offset_of!(
+            _ze_command_list_append_wait_external_semaphore_ext_params_t,
+            pwaitParams
+        ) - 24usize];
+    [
+        "Offset of field: _ze_command_list_append_wait_external_semaphore_ext_params_t::phSignalEvent",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_wait_external_semaphore_ext_params_t,
+        phSignalEvent
+    ) - 32usize];
+    [
+        "Offset of field: _ze_command_list_append_wait_external_semaphore_ext_params_t::pnumWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_wait_external_semaphore_ext_params_t,
+        pnumWaitEvents
+    ) - 40usize];
+    [
+        "Offset of field: _ze_command_list_append_wait_external_semaphore_ext_params_t::pphWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_wait_external_semaphore_ext_params_t,
+        pphWaitEvents
+    ) - 48usize];
+};
+impl Default for _ze_command_list_append_wait_external_semaphore_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_append_wait_external_semaphore_ext_params_t =
+    _ze_command_list_append_wait_external_semaphore_ext_params_t;
+pub type ze_pfnCommandListAppendWaitExternalSemaphoreExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_append_wait_external_semaphore_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_append_launch_kernel_with_parameters_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub phKernel: *mut ze_kernel_handle_t,
+    pub ppGroupCounts: *mut *const ze_group_count_t,
+    pub ppNext: *mut *const ::std::os::raw::c_void,
+    pub phSignalEvent: *mut ze_event_handle_t,
+    pub pnumWaitEvents: *mut u32,
+    pub pphWaitEvents: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_append_launch_kernel_with_parameters_params_t"][::std::mem::size_of::<
+        _ze_command_list_append_launch_kernel_with_parameters_params_t,
+    >() - 56usize];
+    ["Alignment of _ze_command_list_append_launch_kernel_with_parameters_params_t"]
+        [::std::mem::align_of::<_ze_command_list_append_launch_kernel_with_parameters_params_t>()
+            - 8usize];
+    [
+        "Offset of field: _ze_command_list_append_launch_kernel_with_parameters_params_t::phCommandList",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_launch_kernel_with_parameters_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_append_launch_kernel_with_parameters_params_t::phKernel"][::std::mem::offset_of!(
+        _ze_command_list_append_launch_kernel_with_parameters_params_t,
+        phKernel
+    )
+        - 8usize];
+    [
+        "Offset of field: _ze_command_list_append_launch_kernel_with_parameters_params_t::ppGroupCounts",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_launch_kernel_with_parameters_params_t,
+        ppGroupCounts
+    ) - 16usize];
+    ["Offset of field: _ze_command_list_append_launch_kernel_with_parameters_params_t::ppNext"][::std::mem::offset_of!(
+        _ze_command_list_append_launch_kernel_with_parameters_params_t,
+        ppNext
+    )
+        - 24usize];
+    [
+        "Offset of field: _ze_command_list_append_launch_kernel_with_parameters_params_t::phSignalEvent",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_launch_kernel_with_parameters_params_t,
+        phSignalEvent
+    ) - 32usize];
+    [
+        "Offset of field: _ze_command_list_append_launch_kernel_with_parameters_params_t::pnumWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_launch_kernel_with_parameters_params_t,
+        pnumWaitEvents
+    ) - 40usize];
+    [
+        "Offset of field: _ze_command_list_append_launch_kernel_with_parameters_params_t::pphWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_launch_kernel_with_parameters_params_t,
+        pphWaitEvents
+    ) - 48usize];
+};
+impl Default for _ze_command_list_append_launch_kernel_with_parameters_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_append_launch_kernel_with_parameters_params_t =
+    _ze_command_list_append_launch_kernel_with_parameters_params_t;
+pub type ze_pfnCommandListAppendLaunchKernelWithParametersCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_append_launch_kernel_with_parameters_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_append_launch_kernel_with_arguments_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub phKernel: *mut ze_kernel_handle_t,
+    pub pgroupCounts: *const ze_group_count_t,
+    pub pgroupSizes: *const ze_group_size_t,
+    pub ppArguments: *mut *mut *mut ::std::os::raw::c_void,
+    pub ppNext: *mut *const ::std::os::raw::c_void,
+    pub phSignalEvent: *mut ze_event_handle_t,
+    pub pnumWaitEvents: *mut u32,
+    pub pphWaitEvents: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_append_launch_kernel_with_arguments_params_t"][::std::mem::size_of::<
+        _ze_command_list_append_launch_kernel_with_arguments_params_t,
+    >() - 72usize];
+    ["Alignment of _ze_command_list_append_launch_kernel_with_arguments_params_t"]
+        [::std::mem::align_of::<_ze_command_list_append_launch_kernel_with_arguments_params_t>()
+            - 8usize];
+    [
+        "Offset of field: _ze_command_list_append_launch_kernel_with_arguments_params_t::phCommandList",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_launch_kernel_with_arguments_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_append_launch_kernel_with_arguments_params_t::phKernel"][::std::mem::offset_of!(
+        _ze_command_list_append_launch_kernel_with_arguments_params_t,
+        phKernel
+    )
+        - 8usize];
+    [
+        "Offset of field: _ze_command_list_append_launch_kernel_with_arguments_params_t::pgroupCounts",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_launch_kernel_with_arguments_params_t,
+        pgroupCounts
+    ) - 16usize];
+    ["Offset of field: _ze_command_list_append_launch_kernel_with_arguments_params_t::pgroupSizes"]
+        [::std::mem::offset_of!(
+            _ze_command_list_append_launch_kernel_with_arguments_params_t,
+            pgroupSizes
+        ) - 24usize];
+    ["Offset of field: _ze_command_list_append_launch_kernel_with_arguments_params_t::ppArguments"]
+        [::std::mem::offset_of!(
+            _ze_command_list_append_launch_kernel_with_arguments_params_t,
+            ppArguments
+        ) - 32usize];
+    ["Offset of field: _ze_command_list_append_launch_kernel_with_arguments_params_t::ppNext"][::std::mem::offset_of!(
+        _ze_command_list_append_launch_kernel_with_arguments_params_t,
+        ppNext
+    )
+        - 40usize];
+    [
+        "Offset of field: _ze_command_list_append_launch_kernel_with_arguments_params_t::phSignalEvent",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_launch_kernel_with_arguments_params_t,
+        phSignalEvent
+    ) - 48usize];
+    [
+        "Offset of field: _ze_command_list_append_launch_kernel_with_arguments_params_t::pnumWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_launch_kernel_with_arguments_params_t,
+        pnumWaitEvents
+    ) - 56usize];
+    [
+        "Offset of field: _ze_command_list_append_launch_kernel_with_arguments_params_t::pphWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_launch_kernel_with_arguments_params_t,
+        pphWaitEvents
+    ) - 64usize];
+};
+impl Default for _ze_command_list_append_launch_kernel_with_arguments_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_append_launch_kernel_with_arguments_params_t =
+    _ze_command_list_append_launch_kernel_with_arguments_params_t;
+pub type ze_pfnCommandListAppendLaunchKernelWithArgumentsCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_append_launch_kernel_with_arguments_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_append_memory_copy_with_parameters_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pdstptr: *mut *mut ::std::os::raw::c_void,
+    pub psrcptr: *mut *const ::std::os::raw::c_void,
+    pub psize: *mut usize,
+    pub ppNext: *mut *const ::std::os::raw::c_void,
+    pub phSignalEvent: *mut ze_event_handle_t,
+    pub pnumWaitEvents: *mut u32,
+    pub pphWaitEvents: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_append_memory_copy_with_parameters_params_t"][::std::mem::size_of::<
+        _ze_command_list_append_memory_copy_with_parameters_params_t,
+    >() - 64usize];
+    ["Alignment of _ze_command_list_append_memory_copy_with_parameters_params_t"]
+        [::std::mem::align_of::<_ze_command_list_append_memory_copy_with_parameters_params_t>()
+            - 8usize];
+    [
+        "Offset of field: _ze_command_list_append_memory_copy_with_parameters_params_t::phCommandList",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_memory_copy_with_parameters_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_append_memory_copy_with_parameters_params_t::pdstptr"][::std::mem::offset_of!(
+        _ze_command_list_append_memory_copy_with_parameters_params_t,
+        pdstptr
+    )
+        - 8usize];
+    ["Offset of field: _ze_command_list_append_memory_copy_with_parameters_params_t::psrcptr"][::std::mem::offset_of!(
+        _ze_command_list_append_memory_copy_with_parameters_params_t,
+        psrcptr
+    )
+        - 16usize];
+    ["Offset of field: _ze_command_list_append_memory_copy_with_parameters_params_t::psize"][::std::mem::offset_of!(
+        _ze_command_list_append_memory_copy_with_parameters_params_t,
+        psize
+    )
+        - 24usize];
+    ["Offset of field: _ze_command_list_append_memory_copy_with_parameters_params_t::ppNext"][::std::mem::offset_of!(
+        _ze_command_list_append_memory_copy_with_parameters_params_t,
+        ppNext
+    )
+        - 32usize];
+    [
+        "Offset of field: _ze_command_list_append_memory_copy_with_parameters_params_t::phSignalEvent",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_memory_copy_with_parameters_params_t,
+        phSignalEvent
+    ) - 40usize];
+    [
+        "Offset of field: _ze_command_list_append_memory_copy_with_parameters_params_t::pnumWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_memory_copy_with_parameters_params_t,
+        pnumWaitEvents
+    ) - 48usize];
+    [
+        "Offset of field: _ze_command_list_append_memory_copy_with_parameters_params_t::pphWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_memory_copy_with_parameters_params_t,
+        pphWaitEvents
+    ) - 56usize];
+};
+impl Default for _ze_command_list_append_memory_copy_with_parameters_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_append_memory_copy_with_parameters_params_t =
+    _ze_command_list_append_memory_copy_with_parameters_params_t;
+pub type ze_pfnCommandListAppendMemoryCopyWithParametersCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_append_memory_copy_with_parameters_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_append_memory_fill_with_parameters_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pptr: *mut *mut ::std::os::raw::c_void,
+    pub ppattern: *mut *const ::std::os::raw::c_void,
+    pub ppattern_size: *mut usize,
+    pub psize: *mut usize,
+    pub ppNext: *mut *const ::std::os::raw::c_void,
+    pub phSignalEvent: *mut ze_event_handle_t,
+    pub pnumWaitEvents: *mut u32,
+    pub pphWaitEvents: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_append_memory_fill_with_parameters_params_t"][::std::mem::size_of::<
+        _ze_command_list_append_memory_fill_with_parameters_params_t,
+    >() - 72usize];
+    ["Alignment of _ze_command_list_append_memory_fill_with_parameters_params_t"]
+        [::std::mem::align_of::<_ze_command_list_append_memory_fill_with_parameters_params_t>()
+            - 8usize];
+    [
+        "Offset of field: _ze_command_list_append_memory_fill_with_parameters_params_t::phCommandList",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_memory_fill_with_parameters_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_append_memory_fill_with_parameters_params_t::pptr"][::std::mem::offset_of!(
+        _ze_command_list_append_memory_fill_with_parameters_params_t,
+        pptr
+    )
+        - 8usize];
+    ["Offset of field: _ze_command_list_append_memory_fill_with_parameters_params_t::ppattern"][::std::mem::offset_of!(
+        _ze_command_list_append_memory_fill_with_parameters_params_t,
+        ppattern
+    )
+        - 16usize];
+    [
+        "Offset of field: _ze_command_list_append_memory_fill_with_parameters_params_t::ppattern_size",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_memory_fill_with_parameters_params_t,
+        ppattern_size
+    ) - 24usize];
+    ["Offset of field: _ze_command_list_append_memory_fill_with_parameters_params_t::psize"][::std::mem::offset_of!(
+        _ze_command_list_append_memory_fill_with_parameters_params_t,
+        psize
+    )
+        - 32usize];
+    ["Offset of field: _ze_command_list_append_memory_fill_with_parameters_params_t::ppNext"][::std::mem::offset_of!(
+        _ze_command_list_append_memory_fill_with_parameters_params_t,
+        ppNext
+    )
+        - 40usize];
+    [
+        "Offset of field: _ze_command_list_append_memory_fill_with_parameters_params_t::phSignalEvent",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_memory_fill_with_parameters_params_t,
+        phSignalEvent
+    ) - 48usize];
+    [
+        "Offset of field: _ze_command_list_append_memory_fill_with_parameters_params_t::pnumWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_memory_fill_with_parameters_params_t,
+        pnumWaitEvents
+    ) - 56usize];
+    [
+        "Offset of field: _ze_command_list_append_memory_fill_with_parameters_params_t::pphWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_memory_fill_with_parameters_params_t,
+        pphWaitEvents
+    ) - 64usize];
+};
+impl Default for _ze_command_list_append_memory_fill_with_parameters_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_append_memory_fill_with_parameters_params_t =
+    _ze_command_list_append_memory_fill_with_parameters_params_t;
+pub type ze_pfnCommandListAppendMemoryFillWithParametersCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_append_memory_fill_with_parameters_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_immediate_append_command_lists_with_parameters_params_t {
+    pub phCommandListImmediate: *mut ze_command_list_handle_t,
+    pub pnumCommandLists: *mut u32,
+    pub pphCommandLists: *mut *mut ze_command_list_handle_t,
+    pub ppNext: *mut *const ::std::os::raw::c_void,
+    pub phSignalEvent: *mut ze_event_handle_t,
+    pub pnumWaitEvents: *mut u32,
+    pub pphWaitEvents: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_immediate_append_command_lists_with_parameters_params_t"]
+        [::std::mem::size_of::<
+            _ze_command_list_immediate_append_command_lists_with_parameters_params_t,
+        >() - 56usize];
+    ["Alignment of _ze_command_list_immediate_append_command_lists_with_parameters_params_t"]
+        [::std::mem::align_of::<
+            _ze_command_list_immediate_append_command_lists_with_parameters_params_t,
+        >() - 8usize];
+    [
+        "Offset of field: _ze_command_list_immediate_append_command_lists_with_parameters_params_t::phCommandListImmediate",
+    ][::std::mem::offset_of!(
+        _ze_command_list_immediate_append_command_lists_with_parameters_params_t,
+        phCommandListImmediate
+    ) - 0usize];
+    [
+        "Offset of field: _ze_command_list_immediate_append_command_lists_with_parameters_params_t::pnumCommandLists",
+    ][::std::mem::offset_of!(
+        _ze_command_list_immediate_append_command_lists_with_parameters_params_t,
+        pnumCommandLists
+    ) - 8usize];
+    [
+        "Offset of field: _ze_command_list_immediate_append_command_lists_with_parameters_params_t::pphCommandLists",
+    ][::std::mem::offset_of!(
+        _ze_command_list_immediate_append_command_lists_with_parameters_params_t,
+        pphCommandLists
+    ) - 16usize];
+    [
+        "Offset of field: _ze_command_list_immediate_append_command_lists_with_parameters_params_t::ppNext",
+    ][::std::mem::offset_of!(
+        _ze_command_list_immediate_append_command_lists_with_parameters_params_t,
+        ppNext
+    ) - 24usize];
+    [
+        "Offset of field: _ze_command_list_immediate_append_command_lists_with_parameters_params_t::phSignalEvent",
+    ][::std::mem::offset_of!(
+        _ze_command_list_immediate_append_command_lists_with_parameters_params_t,
+        phSignalEvent
+    ) - 32usize];
+    [
+        "Offset of field: _ze_command_list_immediate_append_command_lists_with_parameters_params_t::pnumWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_immediate_append_command_lists_with_parameters_params_t,
+        pnumWaitEvents
+    ) - 40usize];
+    [
+        "Offset of field: _ze_command_list_immediate_append_command_lists_with_parameters_params_t::pphWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_immediate_append_command_lists_with_parameters_params_t,
+        pphWaitEvents
+    ) - 48usize];
+};
+impl Default for _ze_command_list_immediate_append_command_lists_with_parameters_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_immediate_append_command_lists_with_parameters_params_t =
+    _ze_command_list_immediate_append_command_lists_with_parameters_params_t;
+pub type ze_pfnCommandListImmediateAppendCommandListsWithParametersCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_immediate_append_command_lists_with_parameters_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_get_flags_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub ppFlags: *mut *mut ze_command_list_flags_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_get_flags_params_t"]
+        [::std::mem::size_of::<_ze_command_list_get_flags_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_get_flags_params_t"]
+        [::std::mem::align_of::<_ze_command_list_get_flags_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_get_flags_params_t::phCommandList"]
+        [::std::mem::offset_of!(_ze_command_list_get_flags_params_t, phCommandList) - 0usize];
+    ["Offset of field: _ze_command_list_get_flags_params_t::ppFlags"]
+        [::std::mem::offset_of!(_ze_command_list_get_flags_params_t, ppFlags) - 8usize];
+};
+impl Default for _ze_command_list_get_flags_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_get_flags_params_t = _ze_command_list_get_flags_params_t;
+pub type ze_pfnCommandListGetFlagsCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_get_flags_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_immediate_get_flags_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub ppFlags: *mut *mut ze_command_queue_flags_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_immediate_get_flags_params_t"]
+        [::std::mem::size_of::<_ze_command_list_immediate_get_flags_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_immediate_get_flags_params_t"]
+        [::std::mem::align_of::<_ze_command_list_immediate_get_flags_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_immediate_get_flags_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_immediate_get_flags_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_immediate_get_flags_params_t::ppFlags"]
+        [::std::mem::offset_of!(_ze_command_list_immediate_get_flags_params_t, ppFlags) - 8usize];
+};
+impl Default for _ze_command_list_immediate_get_flags_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_immediate_get_flags_params_t =
+    _ze_command_list_immediate_get_flags_params_t;
+pub type ze_pfnCommandListImmediateGetFlagsCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_immediate_get_flags_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_immediate_get_mode_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub ppMode: *mut *mut ze_command_queue_mode_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_immediate_get_mode_params_t"]
+        [::std::mem::size_of::<_ze_command_list_immediate_get_mode_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_immediate_get_mode_params_t"]
+        [::std::mem::align_of::<_ze_command_list_immediate_get_mode_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_immediate_get_mode_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_immediate_get_mode_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_immediate_get_mode_params_t::ppMode"]
+        [::std::mem::offset_of!(_ze_command_list_immediate_get_mode_params_t, ppMode) - 8usize];
+};
+impl Default for _ze_command_list_immediate_get_mode_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_immediate_get_mode_params_t = _ze_command_list_immediate_get_mode_params_t;
+pub type ze_pfnCommandListImmediateGetModeCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_immediate_get_mode_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_immediate_get_priority_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub ppPriority: *mut *mut ze_command_queue_priority_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_immediate_get_priority_params_t"]
+        [::std::mem::size_of::<_ze_command_list_immediate_get_priority_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_immediate_get_priority_params_t"]
+        [::std::mem::align_of::<_ze_command_list_immediate_get_priority_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_immediate_get_priority_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_immediate_get_priority_params_t,
+        phCommandList
+    )
+        - 0usize];
+    ["Offset of field: _ze_command_list_immediate_get_priority_params_t::ppPriority"][::std::mem::offset_of!(
+        _ze_command_list_immediate_get_priority_params_t,
+        ppPriority
+    ) - 8usize];
+};
+impl Default for _ze_command_list_immediate_get_priority_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_immediate_get_priority_params_t =
+    _ze_command_list_immediate_get_priority_params_t;
+pub type ze_pfnCommandListImmediateGetPriorityCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_immediate_get_priority_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_is_mutable_exp_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub ppIsMutable: *mut *mut ze_bool_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_is_mutable_exp_params_t"]
+        [::std::mem::size_of::<_ze_command_list_is_mutable_exp_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_is_mutable_exp_params_t"]
+        [::std::mem::align_of::<_ze_command_list_is_mutable_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_is_mutable_exp_params_t::phCommandList"]
+        [::std::mem::offset_of!(_ze_command_list_is_mutable_exp_params_t, phCommandList) - 0usize];
+    ["Offset of field: _ze_command_list_is_mutable_exp_params_t::ppIsMutable"]
+        [::std::mem::offset_of!(_ze_command_list_is_mutable_exp_params_t, ppIsMutable) - 8usize];
+};
+impl Default for _ze_command_list_is_mutable_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_is_mutable_exp_params_t = _ze_command_list_is_mutable_exp_params_t;
+pub type ze_pfnCommandListIsMutableExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_is_mutable_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_begin_graph_capture_ext_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub ppNext: *mut *const ::std::os::raw::c_void,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_begin_graph_capture_ext_params_t"]
+        [::std::mem::size_of::<_ze_command_list_begin_graph_capture_ext_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_begin_graph_capture_ext_params_t"]
+        [::std::mem::align_of::<_ze_command_list_begin_graph_capture_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_begin_graph_capture_ext_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_begin_graph_capture_ext_params_t,
+        phCommandList
+    )
+        - 0usize];
+    ["Offset of field: _ze_command_list_begin_graph_capture_ext_params_t::ppNext"][::std::mem::offset_of!(
+        _ze_command_list_begin_graph_capture_ext_params_t,
+        ppNext
+    ) - 8usize];
+};
+impl Default for _ze_command_list_begin_graph_capture_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_begin_graph_capture_ext_params_t =
+    _ze_command_list_begin_graph_capture_ext_params_t;
+pub type ze_pfnCommandListBeginGraphCaptureExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_begin_graph_capture_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_begin_capture_into_graph_ext_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub phGraph: *mut ze_graph_handle_t,
+    pub ppNext: *mut *const ::std::os::raw::c_void,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_begin_capture_into_graph_ext_params_t"]
+        [::std::mem::size_of::<_ze_command_list_begin_capture_into_graph_ext_params_t>() - 24usize];
+    ["Alignment of _ze_command_list_begin_capture_into_graph_ext_params_t"]
+        [::std::mem::align_of::<_ze_command_list_begin_capture_into_graph_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_begin_capture_into_graph_ext_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_begin_capture_into_graph_ext_params_t,
+        phCommandList
+    )
+        - 0usize];
+    ["Offset of field: _ze_command_list_begin_capture_into_graph_ext_params_t::phGraph"][::std::mem::offset_of!(
+        _ze_command_list_begin_capture_into_graph_ext_params_t,
+        phGraph
+    )
+        - 8usize];
+    ["Offset of field: _ze_command_list_begin_capture_into_graph_ext_params_t::ppNext"][::std::mem::offset_of!(
+        _ze_command_list_begin_capture_into_graph_ext_params_t,
+        ppNext
+    )
+        - 16usize];
+};
+impl Default for _ze_command_list_begin_capture_into_graph_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_begin_capture_into_graph_ext_params_t =
+    _ze_command_list_begin_capture_into_graph_ext_params_t;
+pub type ze_pfnCommandListBeginCaptureIntoGraphExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_begin_capture_into_graph_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_is_graph_capture_enabled_ext_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_is_graph_capture_enabled_ext_params_t"]
+        [::std::mem::size_of::<_ze_command_list_is_graph_capture_enabled_ext_params_t>() - 8usize];
+    ["Alignment of _ze_command_list_is_graph_capture_enabled_ext_params_t"]
+        [::std::mem::align_of::<_ze_command_list_is_graph_capture_enabled_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_is_graph_capture_enabled_ext_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_is_graph_capture_enabled_ext_params_t,
+        phCommandList
+    )
+        - 0usize];
+};
+impl Default for _ze_command_list_is_graph_capture_enabled_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_is_graph_capture_enabled_ext_params_t =
+    _ze_command_list_is_graph_capture_enabled_ext_params_t;
+pub type ze_pfnCommandListIsGraphCaptureEnabledExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_is_graph_capture_enabled_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_end_graph_capture_ext_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub ppNext: *mut *const ::std::os::raw::c_void,
+    pub pphGraph: *mut *mut ze_graph_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_end_graph_capture_ext_params_t"]
+        [::std::mem::size_of::<_ze_command_list_end_graph_capture_ext_params_t>() - 24usize];
+    ["Alignment of _ze_command_list_end_graph_capture_ext_params_t"]
+        [::std::mem::align_of::<_ze_command_list_end_graph_capture_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_end_graph_capture_ext_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_end_graph_capture_ext_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_end_graph_capture_ext_params_t::ppNext"]
+        [::std::mem::offset_of!(_ze_command_list_end_graph_capture_ext_params_t, ppNext) - 8usize];
+    ["Offset of field: _ze_command_list_end_graph_capture_ext_params_t::pphGraph"][::std::mem::offset_of!(
+        _ze_command_list_end_graph_capture_ext_params_t,
+        pphGraph
+    ) - 16usize];
+};
+impl Default for _ze_command_list_end_graph_capture_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_end_graph_capture_ext_params_t =
+    _ze_command_list_end_graph_capture_ext_params_t;
+pub type ze_pfnCommandListEndGraphCaptureExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_end_graph_capture_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_get_graph_ext_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pphGraph: *mut *mut ze_graph_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_get_graph_ext_params_t"]
+        [::std::mem::size_of::<_ze_command_list_get_graph_ext_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_get_graph_ext_params_t"]
+        [::std::mem::align_of::<_ze_command_list_get_graph_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_get_graph_ext_params_t::phCommandList"]
+        [::std::mem::offset_of!(_ze_command_list_get_graph_ext_params_t, phCommandList) - 0usize];
+    ["Offset of field: _ze_command_list_get_graph_ext_params_t::pphGraph"]
+        [::std::mem::offset_of!(_ze_command_list_get_graph_ext_params_t, pphGraph) - 8usize];
+};
+impl Default for _ze_command_list_get_graph_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_get_graph_ext_params_t = _ze_command_list_get_graph_ext_params_t;
+pub type ze_pfnCommandListGetGraphExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_get_graph_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_append_graph_ext_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub phGraph: *mut ze_executable_graph_handle_t,
+    pub ppNext: *mut *const ::std::os::raw::c_void,
+    pub phSignalEvent: *mut ze_event_handle_t,
+    pub pnumWaitEvents: *mut u32,
+    pub pphWaitEvents: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_append_graph_ext_params_t"]
+        [::std::mem::size_of::<_ze_command_list_append_graph_ext_params_t>() - 48usize];
+    ["Alignment of _ze_command_list_append_graph_ext_params_t"]
+        [::std::mem::align_of::<_ze_command_list_append_graph_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_append_graph_ext_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_append_graph_ext_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_append_graph_ext_params_t::phGraph"]
+        [::std::mem::offset_of!(_ze_command_list_append_graph_ext_params_t, phGraph) - 8usize];
+    ["Offset of field: _ze_command_list_append_graph_ext_params_t::ppNext"]
+        [::std::mem::offset_of!(_ze_command_list_append_graph_ext_params_t, ppNext) - 16usize];
+    ["Offset of field: _ze_command_list_append_graph_ext_params_t::phSignalEvent"][::std::mem::offset_of!(
+        _ze_command_list_append_graph_ext_params_t,
+        phSignalEvent
+    ) - 24usize];
+    ["Offset of field: _ze_command_list_append_graph_ext_params_t::pnumWaitEvents"][::std::mem::offset_of!(
+        _ze_command_list_append_graph_ext_params_t,
+        pnumWaitEvents
+    ) - 32usize];
+    ["Offset of field: _ze_command_list_append_graph_ext_params_t::pphWaitEvents"][::std::mem::offset_of!(
+        _ze_command_list_append_graph_ext_params_t,
+        pphWaitEvents
+    ) - 40usize];
+};
+impl Default for _ze_command_list_append_graph_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_append_graph_ext_params_t = _ze_command_list_append_graph_ext_params_t;
+pub type ze_pfnCommandListAppendGraphExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_append_graph_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_append_host_function_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub ppfnHostFunction: *mut ze_host_function_callback_t,
+    pub ppUserData: *mut *mut ::std::os::raw::c_void,
+    pub ppNext: *mut *const ::std::os::raw::c_void,
+    pub phSignalEvent: *mut ze_event_handle_t,
+    pub pnumWaitEvents: *mut u32,
+    pub pphWaitEvents: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_append_host_function_params_t"]
+        [::std::mem::size_of::<_ze_command_list_append_host_function_params_t>() - 56usize];
+    ["Alignment of _ze_command_list_append_host_function_params_t"]
+        [::std::mem::align_of::<_ze_command_list_append_host_function_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_append_host_function_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_append_host_function_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_append_host_function_params_t::ppfnHostFunction"][::std::mem::offset_of!(
+        _ze_command_list_append_host_function_params_t,
+        ppfnHostFunction
+    )
+        - 8usize];
+    ["Offset of field: _ze_command_list_append_host_function_params_t::ppUserData"][::std::mem::offset_of!(
+        _ze_command_list_append_host_function_params_t,
+        ppUserData
+    ) - 16usize];
+    ["Offset of field: _ze_command_list_append_host_function_params_t::ppNext"]
+        [::std::mem::offset_of!(_ze_command_list_append_host_function_params_t, ppNext) - 24usize];
+    ["Offset of field: _ze_command_list_append_host_function_params_t::phSignalEvent"][::std::mem::offset_of!(
+        _ze_command_list_append_host_function_params_t,
+        phSignalEvent
+    ) - 32usize];
+    ["Offset of field: _ze_command_list_append_host_function_params_t::pnumWaitEvents"][::std::mem::offset_of!(
+        _ze_command_list_append_host_function_params_t,
+        pnumWaitEvents
+    )
+        - 40usize];
+    ["Offset of field: _ze_command_list_append_host_function_params_t::pphWaitEvents"][::std::mem::offset_of!(
+        _ze_command_list_append_host_function_params_t,
+        pphWaitEvents
+    ) - 48usize];
+};
+impl Default for _ze_command_list_append_host_function_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_append_host_function_params_t =
+    _ze_command_list_append_host_function_params_t;
+pub type ze_pfnCommandListAppendHostFunctionCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_append_host_function_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_append_image_copy_to_memory_ext_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pdstptr: *mut *mut ::std::os::raw::c_void,
+    pub phSrcImage: *mut ze_image_handle_t,
+    pub ppSrcRegion: *mut *const ze_image_region_t,
+    pub pdestRowPitch: *mut u32,
+    pub pdestSlicePitch: *mut u32,
+    pub phSignalEvent: *mut ze_event_handle_t,
+    pub pnumWaitEvents: *mut u32,
+    pub pphWaitEvents: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_append_image_copy_to_memory_ext_params_t"][::std::mem::size_of::<
+        _ze_command_list_append_image_copy_to_memory_ext_params_t,
+    >() - 72usize];
+    ["Alignment of _ze_command_list_append_image_copy_to_memory_ext_params_t"][::std::mem::align_of::<
+        _ze_command_list_append_image_copy_to_memory_ext_params_t,
+    >() - 8usize];
+    ["Offset of field: _ze_command_list_append_image_copy_to_memory_ext_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_append_image_copy_to_memory_ext_params_t,
+        phCommandList
+    )
+        - 0usize];
+    ["Offset of field: _ze_command_list_append_image_copy_to_memory_ext_params_t::pdstptr"][::std::mem::offset_of!(
+        _ze_command_list_append_image_copy_to_memory_ext_params_t,
+        pdstptr
+    )
+        - 8usize];
+    ["Offset of field: _ze_command_list_append_image_copy_to_memory_ext_params_t::phSrcImage"][::std::mem::offset_of!(
+        _ze_command_list_append_image_copy_to_memory_ext_params_t,
+        phSrcImage
+    )
+        - 16usize];
+    ["Offset of field: _ze_command_list_append_image_copy_to_memory_ext_params_t::ppSrcRegion"][::std::mem::offset_of!(
+        _ze_command_list_append_image_copy_to_memory_ext_params_t,
+        ppSrcRegion
+    )
+        - 24usize];
+    ["Offset of field: _ze_command_list_append_image_copy_to_memory_ext_params_t::pdestRowPitch"][::std::mem::offset_of!(
+        _ze_command_list_append_image_copy_to_memory_ext_params_t,
+        pdestRowPitch
+    )
+        - 32usize];
+    ["Offset of field: _ze_command_list_append_image_copy_to_memory_ext_params_t::pdestSlicePitch"]
+        [::std::mem::offset_of!(
+            _ze_command_list_append_image_copy_to_memory_ext_params_t,
+            pdestSlicePitch
+        ) - 40usize];
+    ["Offset of field: _ze_command_list_append_image_copy_to_memory_ext_params_t::phSignalEvent"][::std::mem::offset_of!(
+        _ze_command_list_append_image_copy_to_memory_ext_params_t,
+        phSignalEvent
+    )
+        - 48usize];
+    ["Offset of field: _ze_command_list_append_image_copy_to_memory_ext_params_t::pnumWaitEvents"]
+        [::std::mem::offset_of!(
+            _ze_command_list_append_image_copy_to_memory_ext_params_t,
+            pnumWaitEvents
+        ) - 56usize];
+    ["Offset of field: _ze_command_list_append_image_copy_to_memory_ext_params_t::pphWaitEvents"][::std::mem::offset_of!(
+        _ze_command_list_append_image_copy_to_memory_ext_params_t,
+        pphWaitEvents
+    )
+        - 64usize];
+};
+impl Default for _ze_command_list_append_image_copy_to_memory_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_append_image_copy_to_memory_ext_params_t =
+    _ze_command_list_append_image_copy_to_memory_ext_params_t;
+pub type ze_pfnCommandListAppendImageCopyToMemoryExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_append_image_copy_to_memory_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_append_image_copy_from_memory_ext_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub phDstImage: *mut ze_image_handle_t,
+    pub psrcptr: *mut *const ::std::os::raw::c_void,
+    pub ppDstRegion: *mut *const ze_image_region_t,
+    pub psrcRowPitch: *mut u32,
+    pub psrcSlicePitch: *mut u32,
+    pub phSignalEvent: *mut ze_event_handle_t,
+    pub pnumWaitEvents: *mut u32,
+    pub pphWaitEvents: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_append_image_copy_from_memory_ext_params_t"][::std::mem::size_of::<
+        _ze_command_list_append_image_copy_from_memory_ext_params_t,
+    >() - 72usize];
+    ["Alignment of _ze_command_list_append_image_copy_from_memory_ext_params_t"]
+        [::std::mem::align_of::<_ze_command_list_append_image_copy_from_memory_ext_params_t>()
+            - 8usize];
+    ["Offset of field: _ze_command_list_append_image_copy_from_memory_ext_params_t::phCommandList"]
+        [::std::mem::offset_of!(
+            _ze_command_list_append_image_copy_from_memory_ext_params_t,
+            phCommandList
+        ) - 0usize];
+    ["Offset of field: _ze_command_list_append_image_copy_from_memory_ext_params_t::phDstImage"][::std::mem::offset_of!(
+        _ze_command_list_append_image_copy_from_memory_ext_params_t,
+        phDstImage
+    )
+        - 8usize];
+    ["Offset of field: _ze_command_list_append_image_copy_from_memory_ext_params_t::psrcptr"][::std::mem::offset_of!(
+        _ze_command_list_append_image_copy_from_memory_ext_params_t,
+        psrcptr
+    )
+        - 16usize];
+    ["Offset of field: _ze_command_list_append_image_copy_from_memory_ext_params_t::ppDstRegion"][::std::mem::offset_of!(
+        _ze_command_list_append_image_copy_from_memory_ext_params_t,
+        ppDstRegion
+    )
+        - 24usize];
+    ["Offset of field: _ze_command_list_append_image_copy_from_memory_ext_params_t::psrcRowPitch"]
+        [::std::mem::offset_of!(
+            _ze_command_list_append_image_copy_from_memory_ext_params_t,
+            psrcRowPitch
+        ) - 32usize];
+    [
+        "Offset of field: _ze_command_list_append_image_copy_from_memory_ext_params_t::psrcSlicePitch",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_image_copy_from_memory_ext_params_t,
+        psrcSlicePitch
+    ) - 40usize];
+    ["Offset of field: _ze_command_list_append_image_copy_from_memory_ext_params_t::phSignalEvent"]
+        [::std::mem::offset_of!(
+            _ze_command_list_append_image_copy_from_memory_ext_params_t,
+            phSignalEvent
+        ) - 48usize];
+    [
+        "Offset of field: _ze_command_list_append_image_copy_from_memory_ext_params_t::pnumWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_append_image_copy_from_memory_ext_params_t,
+        pnumWaitEvents
+    ) - 56usize];
+    ["Offset of field: _ze_command_list_append_image_copy_from_memory_ext_params_t::pphWaitEvents"]
+        [::std::mem::offset_of!(
+            _ze_command_list_append_image_copy_from_memory_ext_params_t,
+            pphWaitEvents
+        ) - 64usize];
+};
+impl Default for _ze_command_list_append_image_copy_from_memory_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_append_image_copy_from_memory_ext_params_t =
+    _ze_command_list_append_image_copy_from_memory_ext_params_t;
+pub type ze_pfnCommandListAppendImageCopyFromMemoryExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_append_image_copy_from_memory_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_host_synchronize_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub ptimeout: *mut u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_host_synchronize_params_t"]
+        [::std::mem::size_of::<_ze_command_list_host_synchronize_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_host_synchronize_params_t"]
+        [::std::mem::align_of::<_ze_command_list_host_synchronize_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_host_synchronize_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_host_synchronize_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_host_synchronize_params_t::ptimeout"]
+        [::std::mem::offset_of!(_ze_command_list_host_synchronize_params_t, ptimeout) - 8usize];
+};
+impl Default for _ze_command_list_host_synchronize_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_host_synchronize_params_t = _ze_command_list_host_synchronize_params_t;
+pub type ze_pfnCommandListHostSynchronizeCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_host_synchronize_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_create_clone_exp_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pphClonedCommandList: *mut *mut ze_command_list_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_create_clone_exp_params_t"]
+        [::std::mem::size_of::<_ze_command_list_create_clone_exp_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_create_clone_exp_params_t"]
+        [::std::mem::align_of::<_ze_command_list_create_clone_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_create_clone_exp_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_create_clone_exp_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_create_clone_exp_params_t::pphClonedCommandList"][::std::mem::offset_of!(
+        _ze_command_list_create_clone_exp_params_t,
+        pphClonedCommandList
+    )
+        - 8usize];
+};
+impl Default for _ze_command_list_create_clone_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_create_clone_exp_params_t = _ze_command_list_create_clone_exp_params_t;
+pub type ze_pfnCommandListCreateCloneExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_create_clone_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_get_device_handle_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pphDevice: *mut *mut ze_device_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_get_device_handle_params_t"]
+        [::std::mem::size_of::<_ze_command_list_get_device_handle_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_get_device_handle_params_t"]
+        [::std::mem::align_of::<_ze_command_list_get_device_handle_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_get_device_handle_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_get_device_handle_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_get_device_handle_params_t::pphDevice"]
+        [::std::mem::offset_of!(_ze_command_list_get_device_handle_params_t, pphDevice) - 8usize];
+};
+impl Default for _ze_command_list_get_device_handle_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_get_device_handle_params_t = _ze_command_list_get_device_handle_params_t;
+pub type ze_pfnCommandListGetDeviceHandleCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_get_device_handle_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_get_context_handle_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pphContext: *mut *mut ze_context_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_get_context_handle_params_t"]
+        [::std::mem::size_of::<_ze_command_list_get_context_handle_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_get_context_handle_params_t"]
+        [::std::mem::align_of::<_ze_command_list_get_context_handle_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_get_context_handle_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_get_context_handle_params_t,
+        phCommandList
+    ) - 0usize];
+    ["Offset of field: _ze_command_list_get_context_handle_params_t::pphContext"]
+        [::std::mem::offset_of!(_ze_command_list_get_context_handle_params_t, pphContext) - 8usize];
+};
+impl Default for _ze_command_list_get_context_handle_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_get_context_handle_params_t = _ze_command_list_get_context_handle_params_t;
+pub type ze_pfnCommandListGetContextHandleCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_get_context_handle_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_get_ordinal_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub ppOrdinal: *mut *mut u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_get_ordinal_params_t"]
+        [::std::mem::size_of::<_ze_command_list_get_ordinal_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_get_ordinal_params_t"]
+        [::std::mem::align_of::<_ze_command_list_get_ordinal_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_get_ordinal_params_t::phCommandList"]
+        [::std::mem::offset_of!(_ze_command_list_get_ordinal_params_t, phCommandList) - 0usize];
+    ["Offset of field: _ze_command_list_get_ordinal_params_t::ppOrdinal"]
+        [::std::mem::offset_of!(_ze_command_list_get_ordinal_params_t, ppOrdinal) - 8usize];
+};
+impl Default for _ze_command_list_get_ordinal_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_get_ordinal_params_t = _ze_command_list_get_ordinal_params_t;
+pub type ze_pfnCommandListGetOrdinalCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_get_ordinal_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_immediate_get_index_params_t {
+    pub phCommandListImmediate: *mut ze_command_list_handle_t,
+    pub ppIndex: *mut *mut u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_immediate_get_index_params_t"]
+        [::std::mem::size_of::<_ze_command_list_immediate_get_index_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_immediate_get_index_params_t"]
+        [::std::mem::align_of::<_ze_command_list_immediate_get_index_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_immediate_get_index_params_t::phCommandListImmediate"][::std::mem::offset_of!(
+        _ze_command_list_immediate_get_index_params_t,
+        phCommandListImmediate
+    )
+        - 0usize];
+    ["Offset of field: _ze_command_list_immediate_get_index_params_t::ppIndex"]
+        [::std::mem::offset_of!(_ze_command_list_immediate_get_index_params_t, ppIndex) - 8usize];
+};
+impl Default for _ze_command_list_immediate_get_index_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_immediate_get_index_params_t =
+    _ze_command_list_immediate_get_index_params_t;
+pub type ze_pfnCommandListImmediateGetIndexCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_immediate_get_index_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_is_immediate_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub ppIsImmediate: *mut *mut ze_bool_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_is_immediate_params_t"]
+        [::std::mem::size_of::<_ze_command_list_is_immediate_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_is_immediate_params_t"]
+        [::std::mem::align_of::<_ze_command_list_is_immediate_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_is_immediate_params_t::phCommandList"]
+        [::std::mem::offset_of!(_ze_command_list_is_immediate_params_t, phCommandList) - 0usize];
+    ["Offset of field: _ze_command_list_is_immediate_params_t::ppIsImmediate"]
+        [::std::mem::offset_of!(_ze_command_list_is_immediate_params_t, ppIsImmediate) - 8usize];
+};
+impl Default for _ze_command_list_is_immediate_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_is_immediate_params_t = _ze_command_list_is_immediate_params_t;
+pub type ze_pfnCommandListIsImmediateCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_is_immediate_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_immediate_append_command_lists_exp_params_t {
+    pub phCommandListImmediate: *mut ze_command_list_handle_t,
+    pub pnumCommandLists: *mut u32,
+    pub pphCommandLists: *mut *mut ze_command_list_handle_t,
+    pub phSignalEvent: *mut ze_event_handle_t,
+    pub pnumWaitEvents: *mut u32,
+    pub pphWaitEvents: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_immediate_append_command_lists_exp_params_t"][::std::mem::size_of::<
+        _ze_command_list_immediate_append_command_lists_exp_params_t,
+    >() - 48usize];
+    ["Alignment of _ze_command_list_immediate_append_command_lists_exp_params_t"]
+        [::std::mem::align_of::<_ze_command_list_immediate_append_command_lists_exp_params_t>()
+            - 8usize];
+    [
+        "Offset of field: _ze_command_list_immediate_append_command_lists_exp_params_t::phCommandListImmediate",
+    ][::std::mem::offset_of!(
+        _ze_command_list_immediate_append_command_lists_exp_params_t,
+        phCommandListImmediate
+    ) - 0usize];
+    [
+        "Offset of field: _ze_command_list_immediate_append_command_lists_exp_params_t::pnumCommandLists",
+    ][::std::mem::offset_of!(
+        _ze_command_list_immediate_append_command_lists_exp_params_t,
+        pnumCommandLists
+    ) - 8usize];
+    [
+        "Offset of field: _ze_command_list_immediate_append_command_lists_exp_params_t::pphCommandLists",
+    ][::std::mem::offset_of!(
+        _ze_command_list_immediate_append_command_lists_exp_params_t,
+        pphCommandLists
+    ) - 16usize];
+    [
+        "Offset of field: _ze_command_list_immediate_append_command_lists_exp_params_t::phSignalEvent",
+    ][::std::mem::offset_of!(
+        _ze_command_list_immediate_append_command_lists_exp_params_t,
+        phSignalEvent
+    ) - 24usize];
+    [
+        "Offset of field: _ze_command_list_immediate_append_command_lists_exp_params_t::pnumWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_immediate_append_command_lists_exp_params_t,
+        pnumWaitEvents
+    ) - 32usize];
+    [
+        "Offset of field: _ze_command_list_immediate_append_command_lists_exp_params_t::pphWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_immediate_append_command_lists_exp_params_t,
+        pphWaitEvents
+    ) - 40usize];
+};
+impl Default for _ze_command_list_immediate_append_command_lists_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_immediate_append_command_lists_exp_params_t =
+    _ze_command_list_immediate_append_command_lists_exp_params_t;
+pub type ze_pfnCommandListImmediateAppendCommandListsExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_immediate_append_command_lists_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_get_next_command_id_exp_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pdesc: *mut *const ze_mutable_command_id_exp_desc_t,
+    pub ppCommandId: *mut *mut u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_get_next_command_id_exp_params_t"]
+        [::std::mem::size_of::<_ze_command_list_get_next_command_id_exp_params_t>() - 24usize];
+    ["Alignment of _ze_command_list_get_next_command_id_exp_params_t"]
+        [::std::mem::align_of::<_ze_command_list_get_next_command_id_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_get_next_command_id_exp_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_get_next_command_id_exp_params_t,
+        phCommandList
+    )
+        - 0usize];
+    ["Offset of field: _ze_command_list_get_next_command_id_exp_params_t::pdesc"]
+        [::std::mem::offset_of!(_ze_command_list_get_next_command_id_exp_params_t, pdesc) - 8usize];
+    ["Offset of field: _ze_command_list_get_next_command_id_exp_params_t::ppCommandId"][::std::mem::offset_of!(
+        _ze_command_list_get_next_command_id_exp_params_t,
+        ppCommandId
+    )
+        - 16usize];
+};
+impl Default for _ze_command_list_get_next_command_id_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_get_next_command_id_exp_params_t =
+    _ze_command_list_get_next_command_id_exp_params_t;
+pub type ze_pfnCommandListGetNextCommandIdExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_get_next_command_id_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_update_mutable_commands_exp_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pdesc: *mut *const ze_mutable_commands_exp_desc_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_update_mutable_commands_exp_params_t"]
+        [::std::mem::size_of::<_ze_command_list_update_mutable_commands_exp_params_t>() - 16usize];
+    ["Alignment of _ze_command_list_update_mutable_commands_exp_params_t"]
+        [::std::mem::align_of::<_ze_command_list_update_mutable_commands_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_command_list_update_mutable_commands_exp_params_t::phCommandList"][::std::mem::offset_of!(
+        _ze_command_list_update_mutable_commands_exp_params_t,
+        phCommandList
+    )
+        - 0usize];
+    ["Offset of field: _ze_command_list_update_mutable_commands_exp_params_t::pdesc"][::std::mem::offset_of!(
+        _ze_command_list_update_mutable_commands_exp_params_t,
+        pdesc
+    ) - 8usize];
+};
+impl Default for _ze_command_list_update_mutable_commands_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_update_mutable_commands_exp_params_t =
+    _ze_command_list_update_mutable_commands_exp_params_t;
+pub type ze_pfnCommandListUpdateMutableCommandsExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_update_mutable_commands_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_update_mutable_command_signal_event_exp_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pcommandId: *mut u64,
+    pub phSignalEvent: *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_update_mutable_command_signal_event_exp_params_t"]
+        [::std::mem::size_of::<_ze_command_list_update_mutable_command_signal_event_exp_params_t>(
+        ) - 24usize];
+    ["Alignment of _ze_command_list_update_mutable_command_signal_event_exp_params_t"]
+        [::std::mem::align_of::<_ze_command_list_update_mutable_command_signal_event_exp_params_t>(
+        ) - 8usize];
+    [
+        "Offset of field: _ze_command_list_update_mutable_command_signal_event_exp_params_t::phCommandList",
+    ][::std::mem::offset_of!(
+        _ze_command_list_update_mutable_command_signal_event_exp_params_t,
+        phCommandList
+    ) - 0usize];
+    [
+        "Offset of field: _ze_command_list_update_mutable_command_signal_event_exp_params_t::pcommandId",
+    ][::std::mem::offset_of!(
+        _ze_command_list_update_mutable_command_signal_event_exp_params_t,
+        pcommandId
+    ) - 8usize];
+    [
+        "Offset of field: _ze_command_list_update_mutable_command_signal_event_exp_params_t::phSignalEvent",
+    ][::std::mem::offset_of!(
+        _ze_command_list_update_mutable_command_signal_event_exp_params_t,
+        phSignalEvent
+    ) - 16usize];
+};
+impl Default for _ze_command_list_update_mutable_command_signal_event_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_update_mutable_command_signal_event_exp_params_t =
+    _ze_command_list_update_mutable_command_signal_event_exp_params_t;
+pub type ze_pfnCommandListUpdateMutableCommandSignalEventExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_update_mutable_command_signal_event_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_command_list_update_mutable_command_wait_events_exp_params_t {
+    pub phCommandList: *mut ze_command_list_handle_t,
+    pub pcommandId: *mut u64,
+    pub pnumWaitEvents: *mut u32,
+    pub pphWaitEvents: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_command_list_update_mutable_command_wait_events_exp_params_t"][::std::mem::size_of::<
+        _ze_command_list_update_mutable_command_wait_events_exp_params_t,
+    >() - 32usize];
+    ["Alignment of _ze_command_list_update_mutable_command_wait_events_exp_params_t"]
+        [::std::mem::align_of::<_ze_command_list_update_mutable_command_wait_events_exp_params_t>(
+        ) - 8usize];
+    [
+        "Offset of field: _ze_command_list_update_mutable_command_wait_events_exp_params_t::phCommandList",
+    ][::std::mem::offset_of!(
+        _ze_command_list_update_mutable_command_wait_events_exp_params_t,
+        phCommandList
+    ) - 0usize];
+    [
+        "Offset of field: _ze_command_list_update_mutable_command_wait_events_exp_params_t::pcommandId",
+    ][::std::mem::offset_of!(
+        _ze_command_list_update_mutable_command_wait_events_exp_params_t,
+        pcommandId
+    ) - 8usize];
+    [
+        "Offset of field: _ze_command_list_update_mutable_command_wait_events_exp_params_t::pnumWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_update_mutable_command_wait_events_exp_params_t,
+        pnumWaitEvents
+    ) - 16usize];
+    [
+        "Offset of field: _ze_command_list_update_mutable_command_wait_events_exp_params_t::pphWaitEvents",
+    ][::std::mem::offset_of!(
+        _ze_command_list_update_mutable_command_wait_events_exp_params_t,
+        pphWaitEvents
+    ) - 24usize];
+};
+impl Default for _ze_command_list_update_mutable_command_wait_events_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_command_list_update_mutable_command_wait_events_exp_params_t =
+    _ze_command_list_update_mutable_command_wait_events_exp_params_t;
+pub type ze_pfnCommandListUpdateMutableCommandWaitEventsExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_command_list_update_mutable_command_wait_events_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_event_counter_based_create_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub phDevice: *mut ze_device_handle_t,
+    pub pdesc: *mut *const ze_event_counter_based_desc_t,
+    pub pphEvent: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_event_counter_based_create_params_t"]
+        [::std::mem::size_of::<_ze_event_counter_based_create_params_t>() - 32usize];
+    ["Alignment of _ze_event_counter_based_create_params_t"]
+        [::std::mem::align_of::<_ze_event_counter_based_create_params_t>() - 8usize];
+    ["Offset of field: _ze_event_counter_based_create_params_t::phContext"]
+        [::std::mem::offset_of!(_ze_event_counter_based_create_params_t, phContext) - 0usize];
+    ["Offset of field: _ze_event_counter_based_create_params_t::phDevice"]
+        [::std::mem::offset_of!(_ze_event_counter_based_create_params_t, phDevice) - 8usize];
+    ["Offset of field: _ze_event_counter_based_create_params_t::pdesc"]
+        [::std::mem::offset_of!(_ze_event_counter_based_create_params_t, pdesc) - 16usize];
+    ["Offset of field: _ze_event_counter_based_create_params_t::pphEvent"]
+        [::std::mem::offset_of!(_ze_event_counter_based_create_params_t, pphEvent) - 24usize];
+};
+impl Default for _ze_event_counter_based_create_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_event_counter_based_create_params_t = _ze_event_counter_based_create_params_t;
+pub type ze_pfnEventCounterBasedCreateCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_event_counter_based_create_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_event_counter_based_get_ipc_handle_params_t {
+    pub phEvent: *mut ze_event_handle_t,
+    pub pphIpc: *mut *mut ze_ipc_event_counter_based_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_event_counter_based_get_ipc_handle_params_t"]
+        [::std::mem::size_of::<_ze_event_counter_based_get_ipc_handle_params_t>() - 16usize];
+    ["Alignment of _ze_event_counter_based_get_ipc_handle_params_t"]
+        [::std::mem::align_of::<_ze_event_counter_based_get_ipc_handle_params_t>() - 8usize];
+    ["Offset of field: _ze_event_counter_based_get_ipc_handle_params_t::phEvent"]
+        [::std::mem::offset_of!(_ze_event_counter_based_get_ipc_handle_params_t, phEvent) - 0usize];
+    ["Offset of field: _ze_event_counter_based_get_ipc_handle_params_t::pphIpc"]
+        [::std::mem::offset_of!(_ze_event_counter_based_get_ipc_handle_params_t, pphIpc) - 8usize];
+};
+impl Default for _ze_event_counter_based_get_ipc_handle_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_event_counter_based_get_ipc_handle_params_t =
+    _ze_event_counter_based_get_ipc_handle_params_t;
+pub type ze_pfnEventCounterBasedGetIpcHandleCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_event_counter_based_get_ipc_handle_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_event_counter_based_open_ipc_handle_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub phIpc: *mut ze_ipc_event_counter_based_handle_t,
+    pub pphEvent: *mut *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_event_counter_based_open_ipc_handle_params_t"]
+        [::std::mem::size_of::<_ze_event_counter_based_open_ipc_handle_params_t>() - 24usize];
+    ["Alignment of _ze_event_counter_based_open_ipc_handle_params_t"]
+        [::std::mem::align_of::<_ze_event_counter_based_open_ipc_handle_params_t>() - 8usize];
+    ["Offset of field: _ze_event_counter_based_open_ipc_handle_params_t::phContext"][::std::mem::offset_of!(
+        _ze_event_counter_based_open_ipc_handle_params_t,
+        phContext
+    ) - 0usize];
+    ["Offset of field: _ze_event_counter_based_open_ipc_handle_params_t::phIpc"]
+        [::std::mem::offset_of!(_ze_event_counter_based_open_ipc_handle_params_t, phIpc) - 8usize];
+    ["Offset of field: _ze_event_counter_based_open_ipc_handle_params_t::pphEvent"][::std::mem::offset_of!(
+        _ze_event_counter_based_open_ipc_handle_params_t,
+        pphEvent
+    ) - 16usize];
+};
+impl Default for _ze_event_counter_based_open_ipc_handle_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_event_counter_based_open_ipc_handle_params_t =
+    _ze_event_counter_based_open_ipc_handle_params_t;
+pub type ze_pfnEventCounterBasedOpenIpcHandleCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_event_counter_based_open_ipc_handle_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_event_counter_based_close_ipc_handle_params_t {
+    pub phEvent: *mut ze_event_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_event_counter_based_close_ipc_handle_params_t"]
+        [::std::mem::size_of::<_ze_event_counter_based_close_ipc_handle_params_t>() - 8usize];
+    ["Alignment of _ze_event_counter_based_close_ipc_handle_params_t"]
+        [::std::mem::align_of::<_ze_event_counter_based_close_ipc_handle_params_t>() - 8usize];
+    ["Offset of field: _ze_event_counter_based_close_ipc_handle_params_t::phEvent"][::std::mem::offset_of!(
+        _ze_event_counter_based_close_ipc_handle_params_t,
+        phEvent
+    ) - 0usize];
+};
+impl Default for _ze_event_counter_based_close_ipc_handle_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_event_counter_based_close_ipc_handle_params_t =
+    _ze_event_counter_based_close_ipc_handle_params_t;
+pub type ze_pfnEventCounterBasedCloseIpcHandleCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_event_counter_based_close_ipc_handle_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_event_counter_based_get_device_address_params_t {
+    pub phEvent: *mut ze_event_handle_t,
+    pub pcompletionValue: *mut *mut u64,
+    pub pdeviceAddress: *mut *mut u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_event_counter_based_get_device_address_params_t"]
+        [::std::mem::size_of::<_ze_event_counter_based_get_device_address_params_t>() - 24usize];
+    ["Alignment of _ze_event_counter_based_get_device_address_params_t"]
+        [::std::mem::align_of::<_ze_event_counter_based_get_device_address_params_t>() - 8usize];
+    ["Offset of field: _ze_event_counter_based_get_device_address_params_t::phEvent"][::std::mem::offset_of!(
+        _ze_event_counter_based_get_device_address_params_t,
+        phEvent
+    ) - 0usize];
+    ["Offset of field: _ze_event_counter_based_get_device_address_params_t::pcompletionValue"][::std::mem::offset_of!(
+        _ze_event_counter_based_get_device_address_params_t,
+        pcompletionValue
+    )
+        - 8usize];
+    ["Offset of field: _ze_event_counter_based_get_device_address_params_t::pdeviceAddress"][::std::mem::offset_of!(
+        _ze_event_counter_based_get_device_address_params_t,
+        pdeviceAddress
+    )
+        - 16usize];
+};
+impl Default for _ze_event_counter_based_get_device_address_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_event_counter_based_get_device_address_params_t =
+    _ze_event_counter_based_get_device_address_params_t;
+pub type ze_pfnEventCounterBasedGetDeviceAddressCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_event_counter_based_get_device_address_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_event_get_counter_based_flags_params_t {
+    pub phEvent: *mut ze_event_handle_t,
+    pub ppFlags: *mut *mut ze_event_counter_based_flags_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_event_get_counter_based_flags_params_t"]
+        [::std::mem::size_of::<_ze_event_get_counter_based_flags_params_t>() - 16usize];
+    ["Alignment of _ze_event_get_counter_based_flags_params_t"]
+        [::std::mem::align_of::<_ze_event_get_counter_based_flags_params_t>() - 8usize];
+    ["Offset of field: _ze_event_get_counter_based_flags_params_t::phEvent"]
+        [::std::mem::offset_of!(_ze_event_get_counter_based_flags_params_t, phEvent) - 0usize];
+    ["Offset of field: _ze_event_get_counter_based_flags_params_t::ppFlags"]
+        [::std::mem::offset_of!(_ze_event_get_counter_based_flags_params_t, ppFlags) - 8usize];
+};
+impl Default for _ze_event_get_counter_based_flags_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_event_get_counter_based_flags_params_t = _ze_event_get_counter_based_flags_params_t;
+pub type ze_pfnEventGetCounterBasedFlagsCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_event_get_counter_based_flags_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_event_query_timestamps_exp_params_t {
+    pub phEvent: *mut ze_event_handle_t,
+    pub phDevice: *mut ze_device_handle_t,
+    pub ppCount: *mut *mut u32,
+    pub ppTimestamps: *mut *mut ze_kernel_timestamp_result_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_event_query_timestamps_exp_params_t"]
+        [::std::mem::size_of::<_ze_event_query_timestamps_exp_params_t>() - 32usize];
+    ["Alignment of _ze_event_query_timestamps_exp_params_t"]
+        [::std::mem::align_of::<_ze_event_query_timestamps_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_event_query_timestamps_exp_params_t::phEvent"]
+        [::std::mem::offset_of!(_ze_event_query_timestamps_exp_params_t, phEvent) - 0usize];
+    ["Offset of field: _ze_event_query_timestamps_exp_params_t::phDevice"]
+        [::std::mem::offset_of!(_ze_event_query_timestamps_exp_params_t, phDevice) - 8usize];
+    ["Offset of field: _ze_event_query_timestamps_exp_params_t::ppCount"]
+        [::std::mem::offset_of!(_ze_event_query_timestamps_exp_params_t, ppCount) - 16usize];
+    ["Offset of field: _ze_event_query_timestamps_exp_params_t::ppTimestamps"]
+        [::std::mem::offset_of!(_ze_event_query_timestamps_exp_params_t, ppTimestamps) - 24usize];
+};
+impl Default for _ze_event_query_timestamps_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_event_query_timestamps_exp_params_t = _ze_event_query_timestamps_exp_params_t;
+pub type ze_pfnEventQueryTimestampsExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_event_query_timestamps_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_event_query_kernel_timestamps_ext_params_t {
+    pub phEvent: *mut ze_event_handle_t,
+    pub phDevice: *mut ze_device_handle_t,
+    pub ppCount: *mut *mut u32,
+    pub ppResults: *mut *mut ze_event_query_kernel_timestamps_results_ext_properties_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_event_query_kernel_timestamps_ext_params_t"]
+        [::std::mem::size_of::<_ze_event_query_kernel_timestamps_ext_params_t>() - 32usize];
+    ["Alignment of _ze_event_query_kernel_timestamps_ext_params_t"]
+        [::std::mem::align_of::<_ze_event_query_kernel_timestamps_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_event_query_kernel_timestamps_ext_params_t::phEvent"]
+        [::std::mem::offset_of!(_ze_event_query_kernel_timestamps_ext_params_t, phEvent) - 0usize];
+    ["Offset of field: _ze_event_query_kernel_timestamps_ext_params_t::phDevice"]
+        [::std::mem::offset_of!(_ze_event_query_kernel_timestamps_ext_params_t, phDevice) - 8usize];
+    ["Offset of field: _ze_event_query_kernel_timestamps_ext_params_t::ppCount"]
+        [::std::mem::offset_of!(_ze_event_query_kernel_timestamps_ext_params_t, ppCount) - 16usize];
+    ["Offset of field: _ze_event_query_kernel_timestamps_ext_params_t::ppResults"][::std::mem::offset_of!(
+        _ze_event_query_kernel_timestamps_ext_params_t,
+        ppResults
+    ) - 24usize];
+};
+impl Default for _ze_event_query_kernel_timestamps_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_event_query_kernel_timestamps_ext_params_t =
+    _ze_event_query_kernel_timestamps_ext_params_t;
+pub type ze_pfnEventQueryKernelTimestampsExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_event_query_kernel_timestamps_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_event_get_event_pool_params_t {
+    pub phEvent: *mut ze_event_handle_t,
+    pub pphEventPool: *mut *mut ze_event_pool_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_event_get_event_pool_params_t"]
+        [::std::mem::size_of::<_ze_event_get_event_pool_params_t>() - 16usize];
+    ["Alignment of _ze_event_get_event_pool_params_t"]
+        [::std::mem::align_of::<_ze_event_get_event_pool_params_t>() - 8usize];
+    ["Offset of field: _ze_event_get_event_pool_params_t::phEvent"]
+        [::std::mem::offset_of!(_ze_event_get_event_pool_params_t, phEvent) - 0usize];
+    ["Offset of field: _ze_event_get_event_pool_params_t::pphEventPool"]
+        [::std::mem::offset_of!(_ze_event_get_event_pool_params_t, pphEventPool) - 8usize];
+};
+impl Default for _ze_event_get_event_pool_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_event_get_event_pool_params_t = _ze_event_get_event_pool_params_t;
+pub type ze_pfnEventGetEventPoolCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_event_get_event_pool_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_event_get_signal_scope_params_t {
+    pub phEvent: *mut ze_event_handle_t,
+    pub ppSignalScope: *mut *mut ze_event_scope_flags_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_event_get_signal_scope_params_t"]
+        [::std::mem::size_of::<_ze_event_get_signal_scope_params_t>() - 16usize];
+    ["Alignment of _ze_event_get_signal_scope_params_t"]
+        [::std::mem::align_of::<_ze_event_get_signal_scope_params_t>() - 8usize];
+    ["Offset of field: _ze_event_get_signal_scope_params_t::phEvent"]
+        [::std::mem::offset_of!(_ze_event_get_signal_scope_params_t, phEvent) - 0usize];
+    ["Offset of field: _ze_event_get_signal_scope_params_t::ppSignalScope"]
+        [::std::mem::offset_of!(_ze_event_get_signal_scope_params_t, ppSignalScope) - 8usize];
+};
+impl Default for _ze_event_get_signal_scope_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_event_get_signal_scope_params_t = _ze_event_get_signal_scope_params_t;
+pub type ze_pfnEventGetSignalScopeCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_event_get_signal_scope_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_event_get_wait_scope_params_t {
+    pub phEvent: *mut ze_event_handle_t,
+    pub ppWaitScope: *mut *mut ze_event_scope_flags_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_event_get_wait_scope_params_t"]
+        [::std::mem::size_of::<_ze_event_get_wait_scope_params_t>() - 16usize];
+    ["Alignment of _ze_event_get_wait_scope_params_t"]
+        [::std::mem::align_of::<_ze_event_get_wait_scope_params_t>() - 8usize];
+    ["Offset of field: _ze_event_get_wait_scope_params_t::phEvent"]
+        [::std::mem::offset_of!(_ze_event_get_wait_scope_params_t, phEvent) - 0usize];
+    ["Offset of field: _ze_event_get_wait_scope_params_t::ppWaitScope"]
+        [::std::mem::offset_of!(_ze_event_get_wait_scope_params_t, ppWaitScope) - 8usize];
+};
+impl Default for _ze_event_get_wait_scope_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_event_get_wait_scope_params_t = _ze_event_get_wait_scope_params_t;
+pub type ze_pfnEventGetWaitScopeCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_event_get_wait_scope_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_event_pool_put_ipc_handle_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub phIpc: *mut ze_ipc_event_pool_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_event_pool_put_ipc_handle_params_t"]
+        [::std::mem::size_of::<_ze_event_pool_put_ipc_handle_params_t>() - 16usize];
+    ["Alignment of _ze_event_pool_put_ipc_handle_params_t"]
+        [::std::mem::align_of::<_ze_event_pool_put_ipc_handle_params_t>() - 8usize];
+    ["Offset of field: _ze_event_pool_put_ipc_handle_params_t::phContext"]
+        [::std::mem::offset_of!(_ze_event_pool_put_ipc_handle_params_t, phContext) - 0usize];
+    ["Offset of field: _ze_event_pool_put_ipc_handle_params_t::phIpc"]
+        [::std::mem::offset_of!(_ze_event_pool_put_ipc_handle_params_t, phIpc) - 8usize];
+};
+impl Default for _ze_event_pool_put_ipc_handle_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_event_pool_put_ipc_handle_params_t = _ze_event_pool_put_ipc_handle_params_t;
+pub type ze_pfnEventPoolPutIpcHandleCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_event_pool_put_ipc_handle_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_event_pool_get_context_handle_params_t {
+    pub phEventPool: *mut ze_event_pool_handle_t,
+    pub pphContext: *mut *mut ze_context_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_event_pool_get_context_handle_params_t"]
+        [::std::mem::size_of::<_ze_event_pool_get_context_handle_params_t>() - 16usize];
+    ["Alignment of _ze_event_pool_get_context_handle_params_t"]
+        [::std::mem::align_of::<_ze_event_pool_get_context_handle_params_t>() - 8usize];
+    ["Offset of field: _ze_event_pool_get_context_handle_params_t::phEventPool"]
+        [::std::mem::offset_of!(_ze_event_pool_get_context_handle_params_t, phEventPool) - 0usize];
+    ["Offset of field: _ze_event_pool_get_context_handle_params_t::pphContext"]
+        [::std::mem::offset_of!(_ze_event_pool_get_context_handle_params_t, pphContext) - 8usize];
+};
+impl Default for _ze_event_pool_get_context_handle_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_event_pool_get_context_handle_params_t = _ze_event_pool_get_context_handle_params_t;
+pub type ze_pfnEventPoolGetContextHandleCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_event_pool_get_context_handle_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_event_pool_get_flags_params_t {
+    pub phEventPool: *mut ze_event_pool_handle_t,
+    pub ppFlags: *mut *mut ze_event_pool_flags_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_event_pool_get_flags_params_t"]
+        [::std::mem::size_of::<_ze_event_pool_get_flags_params_t>() - 16usize];
+    ["Alignment of _ze_event_pool_get_flags_params_t"]
+        [::std::mem::align_of::<_ze_event_pool_get_flags_params_t>() - 8usize];
+    ["Offset of field: _ze_event_pool_get_flags_params_t::phEventPool"]
+        [::std::mem::offset_of!(_ze_event_pool_get_flags_params_t, phEventPool) - 0usize];
+    ["Offset of field: _ze_event_pool_get_flags_params_t::ppFlags"]
+        [::std::mem::offset_of!(_ze_event_pool_get_flags_params_t, ppFlags) - 8usize];
+};
+impl Default for _ze_event_pool_get_flags_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_event_pool_get_flags_params_t = _ze_event_pool_get_flags_params_t;
+pub type ze_pfnEventPoolGetFlagsCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_event_pool_get_flags_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_image_get_memory_properties_exp_params_t {
+    pub phImage: *mut ze_image_handle_t,
+    pub ppMemoryProperties: *mut *mut ze_image_memory_properties_exp_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_image_get_memory_properties_exp_params_t"]
+        [::std::mem::size_of::<_ze_image_get_memory_properties_exp_params_t>() - 16usize];
+    ["Alignment of _ze_image_get_memory_properties_exp_params_t"]
+        [::std::mem::align_of::<_ze_image_get_memory_properties_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_image_get_memory_properties_exp_params_t::phImage"]
+        [::std::mem::offset_of!(_ze_image_get_memory_properties_exp_params_t, phImage) - 0usize];
+    ["Offset of field: _ze_image_get_memory_properties_exp_params_t::ppMemoryProperties"][::std::mem::offset_of!(
+        _ze_image_get_memory_properties_exp_params_t,
+        ppMemoryProperties
+    )
+        - 8usize];
+};
+impl Default for _ze_image_get_memory_properties_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_image_get_memory_properties_exp_params_t = _ze_image_get_memory_properties_exp_params_t;
+pub type ze_pfnImageGetMemoryPropertiesExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_image_get_memory_properties_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_image_view_create_exp_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub phDevice: *mut ze_device_handle_t,
+    pub pdesc: *mut *const ze_image_desc_t,
+    pub phImage: *mut ze_image_handle_t,
+    pub pphImageView: *mut *mut ze_image_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_image_view_create_exp_params_t"]
+        [::std::mem::size_of::<_ze_image_view_create_exp_params_t>() - 40usize];
+    ["Alignment of _ze_image_view_create_exp_params_t"]
+        [::std::mem::align_of::<_ze_image_view_create_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_image_view_create_exp_params_t::phContext"]
+        [::std::mem::offset_of!(_ze_image_view_create_exp_params_t, phContext) - 0usize];
+    ["Offset of field: _ze_image_view_create_exp_params_t::phDevice"]
+        [::std::mem::offset_of!(_ze_image_view_create_exp_params_t, phDevice) - 8usize];
+    ["Offset of field: _ze_image_view_create_exp_params_t::pdesc"]
+        [::std::mem::offset_of!(_ze_image_view_create_exp_params_t, pdesc) - 16usize];
+    ["Offset of field: _ze_image_view_create_exp_params_t::phImage"]
+        [::std::mem::offset_of!(_ze_image_view_create_exp_params_t, phImage) - 24usize];
+    ["Offset of field: _ze_image_view_create_exp_params_t::pphImageView"]
+        [::std::mem::offset_of!(_ze_image_view_create_exp_params_t, pphImageView) - 32usize];
+};
+impl Default for _ze_image_view_create_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_image_view_create_exp_params_t = _ze_image_view_create_exp_params_t;
+pub type ze_pfnImageViewCreateExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_image_view_create_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_image_get_alloc_properties_ext_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub phImage: *mut ze_image_handle_t,
+    pub ppImageAllocProperties: *mut *mut ze_image_allocation_ext_properties_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_image_get_alloc_properties_ext_params_t"]
+        [::std::mem::size_of::<_ze_image_get_alloc_properties_ext_params_t>() - 24usize];
+    ["Alignment of _ze_image_get_alloc_properties_ext_params_t"]
+        [::std::mem::align_of::<_ze_image_get_alloc_properties_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_image_get_alloc_properties_ext_params_t::phContext"]
+        [::std::mem::offset_of!(_ze_image_get_alloc_properties_ext_params_t, phContext) - 0usize];
+    ["Offset of field: _ze_image_get_alloc_properties_ext_params_t::phImage"]
+        [::std::mem::offset_of!(_ze_image_get_alloc_properties_ext_params_t, phImage) - 8usize];
+    ["Offset of field: _ze_image_get_alloc_properties_ext_params_t::ppImageAllocProperties"][::std::mem::offset_of!(
+        _ze_image_get_alloc_properties_ext_params_t,
+        ppImageAllocProperties
+    )
+        - 16usize];
+};
+impl Default for _ze_image_get_alloc_properties_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_image_get_alloc_properties_ext_params_t = _ze_image_get_alloc_properties_ext_params_t;
+pub type ze_pfnImageGetAllocPropertiesExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_image_get_alloc_properties_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_image_view_create_ext_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub phDevice: *mut ze_device_handle_t,
+    pub pdesc: *mut *const ze_image_desc_t,
+    pub phImage: *mut ze_image_handle_t,
+    pub pphImageView: *mut *mut ze_image_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_image_view_create_ext_params_t"]
+        [::std::mem::size_of::<_ze_image_view_create_ext_params_t>() - 40usize];
+    ["Alignment of _ze_image_view_create_ext_params_t"]
+        [::std::mem::align_of::<_ze_image_view_create_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_image_view_create_ext_params_t::phContext"]
+        [::std::mem::offset_of!(_ze_image_view_create_ext_params_t, phContext) - 0usize];
+    ["Offset of field: _ze_image_view_create_ext_params_t::phDevice"]
+        [::std::mem::offset_of!(_ze_image_view_create_ext_params_t, phDevice) - 8usize];
+    ["Offset of field: _ze_image_view_create_ext_params_t::pdesc"]
+        [::std::mem::offset_of!(_ze_image_view_create_ext_params_t, pdesc) - 16usize];
+    ["Offset of field: _ze_image_view_create_ext_params_t::phImage"]
+        [::std::mem::offset_of!(_ze_image_view_create_ext_params_t, phImage) - 24usize];
+    ["Offset of field: _ze_image_view_create_ext_params_t::pphImageView"]
+        [::std::mem::offset_of!(_ze_image_view_create_ext_params_t, pphImageView) - 32usize];
+};
+impl Default for _ze_image_view_create_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_image_view_create_ext_params_t = _ze_image_view_create_ext_params_t;
+pub type ze_pfnImageViewCreateExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_image_view_create_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_image_get_device_offset_exp_params_t {
+    pub phImage: *mut ze_image_handle_t,
+    pub ppDeviceOffset: *mut *mut u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_image_get_device_offset_exp_params_t"]
+        [::std::mem::size_of::<_ze_image_get_device_offset_exp_params_t>() - 16usize];
+    ["Alignment of _ze_image_get_device_offset_exp_params_t"]
+        [::std::mem::align_of::<_ze_image_get_device_offset_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_image_get_device_offset_exp_params_t::phImage"]
+        [::std::mem::offset_of!(_ze_image_get_device_offset_exp_params_t, phImage) - 0usize];
+    ["Offset of field: _ze_image_get_device_offset_exp_params_t::ppDeviceOffset"]
+        [::std::mem::offset_of!(_ze_image_get_device_offset_exp_params_t, ppDeviceOffset) - 8usize];
+};
+impl Default for _ze_image_get_device_offset_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_image_get_device_offset_exp_params_t = _ze_image_get_device_offset_exp_params_t;
+pub type ze_pfnImageGetDeviceOffsetExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_image_get_device_offset_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_kernel_set_global_offset_exp_params_t {
+    pub phKernel: *mut ze_kernel_handle_t,
+    pub poffsetX: *mut u32,
+    pub poffsetY: *mut u32,
+    pub poffsetZ: *mut u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_kernel_set_global_offset_exp_params_t"]
+        [::std::mem::size_of::<_ze_kernel_set_global_offset_exp_params_t>() - 32usize];
+    ["Alignment of _ze_kernel_set_global_offset_exp_params_t"]
+        [::std::mem::align_of::<_ze_kernel_set_global_offset_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_kernel_set_global_offset_exp_params_t::phKernel"]
+        [::std::mem::offset_of!(_ze_kernel_set_global_offset_exp_params_t, phKernel) - 0usize];
+    ["Offset of field: _ze_kernel_set_global_offset_exp_params_t::poffsetX"]
+        [::std::mem::offset_of!(_ze_kernel_set_global_offset_exp_params_t, poffsetX) - 8usize];
+    ["Offset of field: _ze_kernel_set_global_offset_exp_params_t::poffsetY"]
+        [::std::mem::offset_of!(_ze_kernel_set_global_offset_exp_params_t, poffsetY) - 16usize];
+    ["Offset of field: _ze_kernel_set_global_offset_exp_params_t::poffsetZ"]
+        [::std::mem::offset_of!(_ze_kernel_set_global_offset_exp_params_t, poffsetZ) - 24usize];
+};
+impl Default for _ze_kernel_set_global_offset_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_kernel_set_global_offset_exp_params_t = _ze_kernel_set_global_offset_exp_params_t;
+pub type ze_pfnKernelSetGlobalOffsetExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_kernel_set_global_offset_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_kernel_get_binary_exp_params_t {
+    pub phKernel: *mut ze_kernel_handle_t,
+    pub ppSize: *mut *mut usize,
+    pub ppKernelBinary: *mut *mut u8,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_kernel_get_binary_exp_params_t"]
+        [::std::mem::size_of::<_ze_kernel_get_binary_exp_params_t>() - 24usize];
+    ["Alignment of _ze_kernel_get_binary_exp_params_t"]
+        [::std::mem::align_of::<_ze_kernel_get_binary_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_kernel_get_binary_exp_params_t::phKernel"]
+        [::std::mem::offset_of!(_ze_kernel_get_binary_exp_params_t, phKernel) - 0usize];
+    ["Offset of field: _ze_kernel_get_binary_exp_params_t::ppSize"]
+        [::std::mem::offset_of!(_ze_kernel_get_binary_exp_params_t, ppSize) - 8usize];
+    ["Offset of field: _ze_kernel_get_binary_exp_params_t::ppKernelBinary"]
+        [::std::mem::offset_of!(_ze_kernel_get_binary_exp_params_t, ppKernelBinary) - 16usize];
+};
+impl Default for _ze_kernel_get_binary_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_kernel_get_binary_exp_params_t = _ze_kernel_get_binary_exp_params_t;
+pub type ze_pfnKernelGetBinaryExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_kernel_get_binary_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_kernel_get_allocation_properties_exp_params_t {
+    pub phKernel: *mut ze_kernel_handle_t,
+    pub ppCount: *mut *mut u32,
+    pub ppAllocationProperties: *mut *mut ze_kernel_allocation_exp_properties_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_kernel_get_allocation_properties_exp_params_t"]
+        [::std::mem::size_of::<_ze_kernel_get_allocation_properties_exp_params_t>() - 24usize];
+    ["Alignment of _ze_kernel_get_allocation_properties_exp_params_t"]
+        [::std::mem::align_of::<_ze_kernel_get_allocation_properties_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_kernel_get_allocation_properties_exp_params_t::phKernel"][::std::mem::offset_of!(
+        _ze_kernel_get_allocation_properties_exp_params_t,
+        phKernel
+    ) - 0usize];
+    ["Offset of field: _ze_kernel_get_allocation_properties_exp_params_t::ppCount"][::std::mem::offset_of!(
+        _ze_kernel_get_allocation_properties_exp_params_t,
+        ppCount
+    ) - 8usize];
+    ["Offset of field: _ze_kernel_get_allocation_properties_exp_params_t::ppAllocationProperties"]
+        [::std::mem::offset_of!(
+            _ze_kernel_get_allocation_properties_exp_params_t,
+            ppAllocationProperties
+        ) - 16usize];
+};
+impl Default for _ze_kernel_get_allocation_properties_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_kernel_get_allocation_properties_exp_params_t =
+    _ze_kernel_get_allocation_properties_exp_params_t;
+pub type ze_pfnKernelGetAllocationPropertiesExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_kernel_get_allocation_properties_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_kernel_scheduling_hint_exp_params_t {
+    pub phKernel: *mut ze_kernel_handle_t,
+    pub ppHint: *mut *mut ze_scheduling_hint_exp_desc_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_kernel_scheduling_hint_exp_params_t"]
+        [::std::mem::size_of::<_ze_kernel_scheduling_hint_exp_params_t>() - 16usize];
+    ["Alignment of _ze_kernel_scheduling_hint_exp_params_t"]
+        [::std::mem::align_of::<_ze_kernel_scheduling_hint_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_kernel_scheduling_hint_exp_params_t::phKernel"]
+        [::std::mem::offset_of!(_ze_kernel_scheduling_hint_exp_params_t, phKernel) - 0usize];
+    ["Offset of field: _ze_kernel_scheduling_hint_exp_params_t::ppHint"]
+        [::std::mem::offset_of!(_ze_kernel_scheduling_hint_exp_params_t, ppHint) - 8usize];
+};
+impl Default for _ze_kernel_scheduling_hint_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_kernel_scheduling_hint_exp_params_t = _ze_kernel_scheduling_hint_exp_params_t;
+pub type ze_pfnKernelSchedulingHintExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_kernel_scheduling_hint_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_mem_get_ipc_handle_with_properties_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub pptr: *mut *const ::std::os::raw::c_void,
+    pub ppNext: *mut *mut ::std::os::raw::c_void,
+    pub ppIpcHandle: *mut *mut ze_ipc_mem_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_mem_get_ipc_handle_with_properties_params_t"]
+        [::std::mem::size_of::<_ze_mem_get_ipc_handle_with_properties_params_t>() - 32usize];
+    ["Alignment of _ze_mem_get_ipc_handle_with_properties_params_t"]
+        [::std::mem::align_of::<_ze_mem_get_ipc_handle_with_properties_params_t>() - 8usize];
+    ["Offset of field: _ze_mem_get_ipc_handle_with_properties_params_t::phContext"][::std::mem::offset_of!(
+        _ze_mem_get_ipc_handle_with_properties_params_t,
+        phContext
+    ) - 0usize];
+    ["Offset of field: _ze_mem_get_ipc_handle_with_properties_params_t::pptr"]
+        [::std::mem::offset_of!(_ze_mem_get_ipc_handle_with_properties_params_t, pptr) - 8usize];
+    ["Offset of field: _ze_mem_get_ipc_handle_with_properties_params_t::ppNext"]
+        [::std::mem::offset_of!(_ze_mem_get_ipc_handle_with_properties_params_t, ppNext) - 16usize];
+    ["Offset of field: _ze_mem_get_ipc_handle_with_properties_params_t::ppIpcHandle"][::std::mem::offset_of!(
+        _ze_mem_get_ipc_handle_with_properties_params_t,
+        ppIpcHandle
+    ) - 24usize];
+};
+impl Default for _ze_mem_get_ipc_handle_with_properties_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_mem_get_ipc_handle_with_properties_params_t =
+    _ze_mem_get_ipc_handle_with_properties_params_t;
+pub type ze_pfnMemGetIpcHandleWithPropertiesCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_mem_get_ipc_handle_with_properties_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_mem_free_ext_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub ppMemFreeDesc: *mut *const ze_memory_free_ext_desc_t,
+    pub pptr: *mut *mut ::std::os::raw::c_void,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_mem_free_ext_params_t"]
+        [::std::mem::size_of::<_ze_mem_free_ext_params_t>() - 24usize];
+    ["Alignment of _ze_mem_free_ext_params_t"]
+        [::std::mem::align_of::<_ze_mem_free_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_mem_free_ext_params_t::phContext"]
+        [::std::mem::offset_of!(_ze_mem_free_ext_params_t, phContext) - 0usize];
+    ["Offset of field: _ze_mem_free_ext_params_t::ppMemFreeDesc"]
+        [::std::mem::offset_of!(_ze_mem_free_ext_params_t, ppMemFreeDesc) - 8usize];
+    ["Offset of field: _ze_mem_free_ext_params_t::pptr"]
+        [::std::mem::offset_of!(_ze_mem_free_ext_params_t, pptr) - 16usize];
+};
+impl Default for _ze_mem_free_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_mem_free_ext_params_t = _ze_mem_free_ext_params_t;
+pub type ze_pfnMemFreeExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_mem_free_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub phandle: *mut u64,
+    pub ppIpcHandle: *mut *mut ze_ipc_mem_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t"][::std::mem::size_of::<
+        _ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t,
+    >() - 24usize];
+    ["Alignment of _ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t"][::std::mem::align_of::<
+        _ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t,
+    >() - 8usize];
+    ["Offset of field: _ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t::phContext"][::std::mem::offset_of!(
+        _ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t,
+        phContext
+    )
+        - 0usize];
+    ["Offset of field: _ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t::phandle"][::std::mem::offset_of!(
+        _ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t,
+        phandle
+    )
+        - 8usize];
+    ["Offset of field: _ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t::ppIpcHandle"][::std::mem::offset_of!(
+        _ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t,
+        ppIpcHandle
+    )
+        - 16usize];
+};
+impl Default for _ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t =
+    _ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t;
+pub type ze_pfnMemGetIpcHandleFromFileDescriptorExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_mem_get_ipc_handle_from_file_descriptor_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub pipcHandle: *mut ze_ipc_mem_handle_t,
+    pub ppHandle: *mut *mut u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t"][::std::mem::size_of::<
+        _ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t,
+    >() - 24usize];
+    ["Alignment of _ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t"][::std::mem::align_of::<
+        _ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t,
+    >() - 8usize];
+    ["Offset of field: _ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t::phContext"][::std::mem::offset_of!(
+        _ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t,
+        phContext
+    )
+        - 0usize];
+    ["Offset of field: _ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t::pipcHandle"][::std::mem::offset_of!(
+        _ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t,
+        pipcHandle
+    )
+        - 8usize];
+    ["Offset of field: _ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t::ppHandle"][::std::mem::offset_of!(
+        _ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t,
+        ppHandle
+    )
+        - 16usize];
+};
+impl Default for _ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t =
+    _ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t;
+pub type ze_pfnMemGetFileDescriptorFromIpcHandleExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_mem_get_file_descriptor_from_ipc_handle_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_mem_put_ipc_handle_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub phandle: *mut ze_ipc_mem_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_mem_put_ipc_handle_params_t"]
+        [::std::mem::size_of::<_ze_mem_put_ipc_handle_params_t>() - 16usize];
+    ["Alignment of _ze_mem_put_ipc_handle_params_t"]
+        [::std::mem::align_of::<_ze_mem_put_ipc_handle_params_t>() - 8usize];
+    ["Offset of field: _ze_mem_put_ipc_handle_params_t::phContext"]
+        [::std::mem::offset_of!(_ze_mem_put_ipc_handle_params_t, phContext) - 0usize];
+    ["Offset of field: _ze_mem_put_ipc_handle_params_t::phandle"]
+        [::std::mem::offset_of!(_ze_mem_put_ipc_handle_params_t, phandle) - 8usize];
+};
+impl Default for _ze_mem_put_ipc_handle_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_mem_put_ipc_handle_params_t = _ze_mem_put_ipc_handle_params_t;
+pub type ze_pfnMemPutIpcHandleCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_mem_put_ipc_handle_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_mem_set_atomic_access_attribute_exp_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub phDevice: *mut ze_device_handle_t,
+    pub pptr: *mut *const ::std::os::raw::c_void,
+    pub psize: *mut usize,
+    pub pattr: *mut ze_memory_atomic_attr_exp_flags_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_mem_set_atomic_access_attribute_exp_params_t"]
+        [::std::mem::size_of::<_ze_mem_set_atomic_access_attribute_exp_params_t>() - 40usize];
+    ["Alignment of _ze_mem_set_atomic_access_attribute_exp_params_t"]
+        [::std::mem::align_of::<_ze_mem_set_atomic_access_attribute_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_mem_set_atomic_access_attribute_exp_params_t::phContext"][::std::mem::offset_of!(
+        _ze_mem_set_atomic_access_attribute_exp_params_t,
+        phContext
+    ) - 0usize];
+    ["Offset of field: _ze_mem_set_atomic_access_attribute_exp_params_t::phDevice"][::std::mem::offset_of!(
+        _ze_mem_set_atomic_access_attribute_exp_params_t,
+        phDevice
+    ) - 8usize];
+    ["Offset of field: _ze_mem_set_atomic_access_attribute_exp_params_t::pptr"]
+        [::std::mem::offset_of!(_ze_mem_set_atomic_access_attribute_exp_params_t, pptr) - 16usize];
+    ["Offset of field: _ze_mem_set_atomic_access_attribute_exp_params_t::psize"]
+        [::std::mem::offset_of!(_ze_mem_set_atomic_access_attribute_exp_params_t, psize) - 24usize];
+    ["Offset of field: _ze_mem_set_atomic_access_attribute_exp_params_t::pattr"]
+        [::std::mem::offset_of!(_ze_mem_set_atomic_access_attribute_exp_params_t, pattr) - 32usize];
+};
+impl Default for _ze_mem_set_atomic_access_attribute_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_mem_set_atomic_access_attribute_exp_params_t =
+    _ze_mem_set_atomic_access_attribute_exp_params_t;
+pub type ze_pfnMemSetAtomicAccessAttributeExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_mem_set_atomic_access_attribute_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_mem_get_atomic_access_attribute_exp_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub phDevice: *mut ze_device_handle_t,
+    pub pptr: *mut *const ::std::os::raw::c_void,
+    pub psize: *mut usize,
+    pub ppAttr: *mut *mut ze_memory_atomic_attr_exp_flags_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_mem_get_atomic_access_attribute_exp_params_t"]
+        [::std::mem::size_of::<_ze_mem_get_atomic_access_attribute_exp_params_t>() - 40usize];
+    ["Alignment of _ze_mem_get_atomic_access_attribute_exp_params_t"]
+        [::std::mem::align_of::<_ze_mem_get_atomic_access_attribute_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_mem_get_atomic_access_attribute_exp_params_t::phContext"][::std::mem::offset_of!(
+        _ze_mem_get_atomic_access_attribute_exp_params_t,
+        phContext
+    ) - 0usize];
+    ["Offset of field: _ze_mem_get_atomic_access_attribute_exp_params_t::phDevice"][::std::mem::offset_of!(
+        _ze_mem_get_atomic_access_attribute_exp_params_t,
+        phDevice
+    ) - 8usize];
+    ["Offset of field: _ze_mem_get_atomic_access_attribute_exp_params_t::pptr"]
+        [::std::mem::offset_of!(_ze_mem_get_atomic_access_attribute_exp_params_t, pptr) - 16usize];
+    ["Offset of field: _ze_mem_get_atomic_access_attribute_exp_params_t::psize"]
+        [::std::mem::offset_of!(_ze_mem_get_atomic_access_attribute_exp_params_t, psize) - 24usize];
+    ["Offset of field: _ze_mem_get_atomic_access_attribute_exp_params_t::ppAttr"][::std::mem::offset_of!(
+        _ze_mem_get_atomic_access_attribute_exp_params_t,
+        ppAttr
+    ) - 32usize];
+};
+impl Default for _ze_mem_get_atomic_access_attribute_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_mem_get_atomic_access_attribute_exp_params_t =
+    _ze_mem_get_atomic_access_attribute_exp_params_t;
+pub type ze_pfnMemGetAtomicAccessAttributeExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_mem_get_atomic_access_attribute_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_mem_get_pitch_for2d_image_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub phDevice: *mut ze_device_handle_t,
+    pub pimageWidth: *mut usize,
+    pub pimageHeight: *mut usize,
+    pub pelementSizeInBytes: *mut ::std::os::raw::c_uint,
+    pub prowPitch: *mut *mut usize,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_mem_get_pitch_for2d_image_params_t"]
+        [::std::mem::size_of::<_ze_mem_get_pitch_for2d_image_params_t>() - 48usize];
+    ["Alignment of _ze_mem_get_pitch_for2d_image_params_t"]
+        [::std::mem::align_of::<_ze_mem_get_pitch_for2d_image_params_t>() - 8usize];
+    ["Offset of field: _ze_mem_get_pitch_for2d_image_params_t::phContext"]
+        [::std::mem::offset_of!(_ze_mem_get_pitch_for2d_image_params_t, phContext) - 0usize];
+    ["Offset of field: _ze_mem_get_pitch_for2d_image_params_t::phDevice"]
+        [::std::mem::offset_of!(_ze_mem_get_pitch_for2d_image_params_t, phDevice) - 8usize];
+    ["Offset of field: _ze_mem_get_pitch_for2d_image_params_t::pimageWidth"]
+        [::std::mem::offset_of!(_ze_mem_get_pitch_for2d_image_params_t, pimageWidth) - 16usize];
+    ["Offset of field: _ze_mem_get_pitch_for2d_image_params_t::pimageHeight"]
+        [::std::mem::offset_of!(_ze_mem_get_pitch_for2d_image_params_t, pimageHeight) - 24usize];
+    ["Offset of field: _ze_mem_get_pitch_for2d_image_params_t::pelementSizeInBytes"][::std::mem::offset_of!(
+        _ze_mem_get_pitch_for2d_image_params_t,
+        pelementSizeInBytes
+    ) - 32usize];
+    ["Offset of field: _ze_mem_get_pitch_for2d_image_params_t::prowPitch"]
+        [::std::mem::offset_of!(_ze_mem_get_pitch_for2d_image_params_t, prowPitch) - 40usize];
+};
+impl Default for _ze_mem_get_pitch_for2d_image_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_mem_get_pitch_for2d_image_params_t = _ze_mem_get_pitch_for2d_image_params_t;
+pub type ze_pfnMemGetPitchFor2dImageCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_mem_get_pitch_for2d_image_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_module_inspect_linkage_ext_params_t {
+    pub ppInspectDesc: *mut *mut ze_linkage_inspection_ext_desc_t,
+    pub pnumModules: *mut u32,
+    pub pphModules: *mut *mut ze_module_handle_t,
+    pub pphLog: *mut *mut ze_module_build_log_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_module_inspect_linkage_ext_params_t"]
+        [::std::mem::size_of::<_ze_module_inspect_linkage_ext_params_t>() - 32usize];
+    ["Alignment of _ze_module_inspect_linkage_ext_params_t"]
+        [::std::mem::align_of::<_ze_module_inspect_linkage_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_module_inspect_linkage_ext_params_t::ppInspectDesc"]
+        [::std::mem::offset_of!(_ze_module_inspect_linkage_ext_params_t, ppInspectDesc) - 0usize];
+    ["Offset of field: _ze_module_inspect_linkage_ext_params_t::pnumModules"]
+        [::std::mem::offset_of!(_ze_module_inspect_linkage_ext_params_t, pnumModules) - 8usize];
+    ["Offset of field: _ze_module_inspect_linkage_ext_params_t::pphModules"]
+        [::std::mem::offset_of!(_ze_module_inspect_linkage_ext_params_t, pphModules) - 16usize];
+    ["Offset of field: _ze_module_inspect_linkage_ext_params_t::pphLog"]
+        [::std::mem::offset_of!(_ze_module_inspect_linkage_ext_params_t, pphLog) - 24usize];
+};
+impl Default for _ze_module_inspect_linkage_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_module_inspect_linkage_ext_params_t = _ze_module_inspect_linkage_ext_params_t;
+pub type ze_pfnModuleInspectLinkageExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_module_inspect_linkage_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_physical_mem_get_properties_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub phPhysicalMem: *mut ze_physical_mem_handle_t,
+    pub ppMemProperties: *mut *mut ze_physical_mem_properties_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_physical_mem_get_properties_params_t"]
+        [::std::mem::size_of::<_ze_physical_mem_get_properties_params_t>() - 24usize];
+    ["Alignment of _ze_physical_mem_get_properties_params_t"]
+        [::std::mem::align_of::<_ze_physical_mem_get_properties_params_t>() - 8usize];
+    ["Offset of field: _ze_physical_mem_get_properties_params_t::phContext"]
+        [::std::mem::offset_of!(_ze_physical_mem_get_properties_params_t, phContext) - 0usize];
+    ["Offset of field: _ze_physical_mem_get_properties_params_t::phPhysicalMem"]
+        [::std::mem::offset_of!(_ze_physical_mem_get_properties_params_t, phPhysicalMem) - 8usize];
+    ["Offset of field: _ze_physical_mem_get_properties_params_t::ppMemProperties"][::std::mem::offset_of!(
+        _ze_physical_mem_get_properties_params_t,
+        ppMemProperties
+    ) - 16usize];
+};
+impl Default for _ze_physical_mem_get_properties_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_physical_mem_get_properties_params_t = _ze_physical_mem_get_properties_params_t;
+pub type ze_pfnPhysicalMemGetPropertiesCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_physical_mem_get_properties_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_fabric_edge_get_exp_params_t {
+    pub phVertexA: *mut ze_fabric_vertex_handle_t,
+    pub phVertexB: *mut ze_fabric_vertex_handle_t,
+    pub ppCount: *mut *mut u32,
+    pub pphEdges: *mut *mut ze_fabric_edge_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_fabric_edge_get_exp_params_t"]
+        [::std::mem::size_of::<_ze_fabric_edge_get_exp_params_t>() - 32usize];
+    ["Alignment of _ze_fabric_edge_get_exp_params_t"]
+        [::std::mem::align_of::<_ze_fabric_edge_get_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_fabric_edge_get_exp_params_t::phVertexA"]
+        [::std::mem::offset_of!(_ze_fabric_edge_get_exp_params_t, phVertexA) - 0usize];
+    ["Offset of field: _ze_fabric_edge_get_exp_params_t::phVertexB"]
+        [::std::mem::offset_of!(_ze_fabric_edge_get_exp_params_t, phVertexB) - 8usize];
+    ["Offset of field: _ze_fabric_edge_get_exp_params_t::ppCount"]
+        [::std::mem::offset_of!(_ze_fabric_edge_get_exp_params_t, ppCount) - 16usize];
+    ["Offset of field: _ze_fabric_edge_get_exp_params_t::pphEdges"]
+        [::std::mem::offset_of!(_ze_fabric_edge_get_exp_params_t, pphEdges) - 24usize];
+};
+impl Default for _ze_fabric_edge_get_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_fabric_edge_get_exp_params_t = _ze_fabric_edge_get_exp_params_t;
+pub type ze_pfnFabricEdgeGetExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_fabric_edge_get_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_fabric_edge_get_vertices_exp_params_t {
+    pub phEdge: *mut ze_fabric_edge_handle_t,
+    pub pphVertexA: *mut *mut ze_fabric_vertex_handle_t,
+    pub pphVertexB: *mut *mut ze_fabric_vertex_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_fabric_edge_get_vertices_exp_params_t"]
+        [::std::mem::size_of::<_ze_fabric_edge_get_vertices_exp_params_t>() - 24usize];
+    ["Alignment of _ze_fabric_edge_get_vertices_exp_params_t"]
+        [::std::mem::align_of::<_ze_fabric_edge_get_vertices_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_fabric_edge_get_vertices_exp_params_t::phEdge"]
+        [::std::mem::offset_of!(_ze_fabric_edge_get_vertices_exp_params_t, phEdge) - 0usize];
+    ["Offset of field: _ze_fabric_edge_get_vertices_exp_params_t::pphVertexA"]
+        [::std::mem::offset_of!(_ze_fabric_edge_get_vertices_exp_params_t, pphVertexA) - 8usize];
+    ["Offset of field: _ze_fabric_edge_get_vertices_exp_params_t::pphVertexB"]
+        [::std::mem::offset_of!(_ze_fabric_edge_get_vertices_exp_params_t, pphVertexB) - 16usize];
+};
+impl Default for _ze_fabric_edge_get_vertices_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_fabric_edge_get_vertices_exp_params_t = _ze_fabric_edge_get_vertices_exp_params_t;
+pub type ze_pfnFabricEdgeGetVerticesExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_fabric_edge_get_vertices_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_fabric_edge_get_properties_exp_params_t {
+    pub phEdge: *mut ze_fabric_edge_handle_t,
+    pub ppEdgeProperties: *mut *mut ze_fabric_edge_exp_properties_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_fabric_edge_get_properties_exp_params_t"]
+        [::std::mem::size_of::<_ze_fabric_edge_get_properties_exp_params_t>() - 16usize];
+    ["Alignment of _ze_fabric_edge_get_properties_exp_params_t"]
+        [::std::mem::align_of::<_ze_fabric_edge_get_properties_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_fabric_edge_get_properties_exp_params_t::phEdge"]
+        [::std::mem::offset_of!(_ze_fabric_edge_get_properties_exp_params_t, phEdge) - 0usize];
+    ["Offset of field: _ze_fabric_edge_get_properties_exp_params_t::ppEdgeProperties"][::std::mem::offset_of!(
+        _ze_fabric_edge_get_properties_exp_params_t,
+        ppEdgeProperties
+    ) - 8usize];
+};
+impl Default for _ze_fabric_edge_get_properties_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_fabric_edge_get_properties_exp_params_t = _ze_fabric_edge_get_properties_exp_params_t;
+pub type ze_pfnFabricEdgeGetPropertiesExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_fabric_edge_get_properties_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_fabric_vertex_get_exp_params_t {
+    pub phDriver: *mut ze_driver_handle_t,
+    pub ppCount: *mut *mut u32,
+    pub pphVertices: *mut *mut ze_fabric_vertex_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_fabric_vertex_get_exp_params_t"]
+        [::std::mem::size_of::<_ze_fabric_vertex_get_exp_params_t>() - 24usize];
+    ["Alignment of _ze_fabric_vertex_get_exp_params_t"]
+        [::std::mem::align_of::<_ze_fabric_vertex_get_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_fabric_vertex_get_exp_params_t::phDriver"]
+        [::std::mem::offset_of!(_ze_fabric_vertex_get_exp_params_t, phDriver) - 0usize];
+    ["Offset of field: _ze_fabric_vertex_get_exp_params_t::ppCount"]
+        [::std::mem::offset_of!(_ze_fabric_vertex_get_exp_params_t, ppCount) - 8usize];
+    ["Offset of field: _ze_fabric_vertex_get_exp_params_t::pphVertices"]
+        [::std::mem::offset_of!(_ze_fabric_vertex_get_exp_params_t, pphVertices) - 16usize];
+};
+impl Default for _ze_fabric_vertex_get_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_fabric_vertex_get_exp_params_t = _ze_fabric_vertex_get_exp_params_t;
+pub type ze_pfnFabricVertexGetExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_fabric_vertex_get_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_fabric_vertex_get_sub_vertices_exp_params_t {
+    pub phVertex: *mut ze_fabric_vertex_handle_t,
+    pub ppCount: *mut *mut u32,
+    pub pphSubvertices: *mut *mut ze_fabric_vertex_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_fabric_vertex_get_sub_vertices_exp_params_t"]
+        [::std::mem::size_of::<_ze_fabric_vertex_get_sub_vertices_exp_params_t>() - 24usize];
+    ["Alignment of _ze_fabric_vertex_get_sub_vertices_exp_params_t"]
+        [::std::mem::align_of::<_ze_fabric_vertex_get_sub_vertices_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_fabric_vertex_get_sub_vertices_exp_params_t::phVertex"][::std::mem::offset_of!(
+        _ze_fabric_vertex_get_sub_vertices_exp_params_t,
+        phVertex
+    ) - 0usize];
+    ["Offset of field: _ze_fabric_vertex_get_sub_vertices_exp_params_t::ppCount"]
+        [::std::mem::offset_of!(_ze_fabric_vertex_get_sub_vertices_exp_params_t, ppCount) - 8usize];
+    ["Offset of field: _ze_fabric_vertex_get_sub_vertices_exp_params_t::pphSubvertices"][::std::mem::offset_of!(
+        _ze_fabric_vertex_get_sub_vertices_exp_params_t,
+        pphSubvertices
+    )
+        - 16usize];
+};
+impl Default for _ze_fabric_vertex_get_sub_vertices_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_fabric_vertex_get_sub_vertices_exp_params_t =
+    _ze_fabric_vertex_get_sub_vertices_exp_params_t;
+pub type ze_pfnFabricVertexGetSubVerticesExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_fabric_vertex_get_sub_vertices_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_fabric_vertex_get_properties_exp_params_t {
+    pub phVertex: *mut ze_fabric_vertex_handle_t,
+    pub ppVertexProperties: *mut *mut ze_fabric_vertex_exp_properties_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_fabric_vertex_get_properties_exp_params_t"]
+        [::std::mem::size_of::<_ze_fabric_vertex_get_properties_exp_params_t>() - 16usize];
+    ["Alignment of _ze_fabric_vertex_get_properties_exp_params_t"]
+        [::std::mem::align_of::<_ze_fabric_vertex_get_properties_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_fabric_vertex_get_properties_exp_params_t::phVertex"]
+        [::std::mem::offset_of!(_ze_fabric_vertex_get_properties_exp_params_t, phVertex) - 0usize];
+    ["Offset of field: _ze_fabric_vertex_get_properties_exp_params_t::ppVertexProperties"][::std::mem::offset_of!(
+        _ze_fabric_vertex_get_properties_exp_params_t,
+        ppVertexProperties
+    )
+        - 8usize];
+};
+impl Default for _ze_fabric_vertex_get_properties_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_fabric_vertex_get_properties_exp_params_t =
+    _ze_fabric_vertex_get_properties_exp_params_t;
+pub type ze_pfnFabricVertexGetPropertiesExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_fabric_vertex_get_properties_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_fabric_vertex_get_device_exp_params_t {
+    pub phVertex: *mut ze_fabric_vertex_handle_t,
+    pub pphDevice: *mut *mut ze_device_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_fabric_vertex_get_device_exp_params_t"]
+        [::std::mem::size_of::<_ze_fabric_vertex_get_device_exp_params_t>() - 16usize];
+    ["Alignment of _ze_fabric_vertex_get_device_exp_params_t"]
+        [::std::mem::align_of::<_ze_fabric_vertex_get_device_exp_params_t>() - 8usize];
+    ["Offset of field: _ze_fabric_vertex_get_device_exp_params_t::phVertex"]
+        [::std::mem::offset_of!(_ze_fabric_vertex_get_device_exp_params_t, phVertex) - 0usize];
+    ["Offset of field: _ze_fabric_vertex_get_device_exp_params_t::pphDevice"]
+        [::std::mem::offset_of!(_ze_fabric_vertex_get_device_exp_params_t, pphDevice) - 8usize];
+};
+impl Default for _ze_fabric_vertex_get_device_exp_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_fabric_vertex_get_device_exp_params_t = _ze_fabric_vertex_get_device_exp_params_t;
+pub type ze_pfnFabricVertexGetDeviceExpCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_fabric_vertex_get_device_exp_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_executable_graph_get_source_graph_ext_params_t {
+    pub phGraph: *mut ze_executable_graph_handle_t,
+    pub pphSourceGraph: *mut *mut ze_graph_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_executable_graph_get_source_graph_ext_params_t"]
+        [::std::mem::size_of::<_ze_executable_graph_get_source_graph_ext_params_t>() - 16usize];
+    ["Alignment of _ze_executable_graph_get_source_graph_ext_params_t"]
+        [::std::mem::align_of::<_ze_executable_graph_get_source_graph_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_executable_graph_get_source_graph_ext_params_t::phGraph"][::std::mem::offset_of!(
+        _ze_executable_graph_get_source_graph_ext_params_t,
+        phGraph
+    ) - 0usize];
+    ["Offset of field: _ze_executable_graph_get_source_graph_ext_params_t::pphSourceGraph"][::std::mem::offset_of!(
+        _ze_executable_graph_get_source_graph_ext_params_t,
+        pphSourceGraph
+    )
+        - 8usize];
+};
+impl Default for _ze_executable_graph_get_source_graph_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_executable_graph_get_source_graph_ext_params_t =
+    _ze_executable_graph_get_source_graph_ext_params_t;
+pub type ze_pfnExecutableGraphGetSourceGraphExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_executable_graph_get_source_graph_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_executable_graph_destroy_ext_params_t {
+    pub phGraph: *mut ze_executable_graph_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_executable_graph_destroy_ext_params_t"]
+        [::std::mem::size_of::<_ze_executable_graph_destroy_ext_params_t>() - 8usize];
+    ["Alignment of _ze_executable_graph_destroy_ext_params_t"]
+        [::std::mem::align_of::<_ze_executable_graph_destroy_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_executable_graph_destroy_ext_params_t::phGraph"]
+        [::std::mem::offset_of!(_ze_executable_graph_destroy_ext_params_t, phGraph) - 0usize];
+};
+impl Default for _ze_executable_graph_destroy_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_executable_graph_destroy_ext_params_t = _ze_executable_graph_destroy_ext_params_t;
+pub type ze_pfnExecutableGraphDestroyExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_executable_graph_destroy_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_graph_create_ext_params_t {
+    pub phContext: *mut ze_context_handle_t,
+    pub ppNext: *mut *const ::std::os::raw::c_void,
+    pub pphGraph: *mut *mut ze_graph_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_graph_create_ext_params_t"]
+        [::std::mem::size_of::<_ze_graph_create_ext_params_t>() - 24usize];
+    ["Alignment of _ze_graph_create_ext_params_t"]
+        [::std::mem::align_of::<_ze_graph_create_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_graph_create_ext_params_t::phContext"]
+        [::std::mem::offset_of!(_ze_graph_create_ext_params_t, phContext) - 0usize];
+    ["Offset of field: _ze_graph_create_ext_params_t::ppNext"]
+        [::std::mem::offset_of!(_ze_graph_create_ext_params_t, ppNext) - 8usize];
+    ["Offset of field: _ze_graph_create_ext_params_t::pphGraph"]
+        [::std::mem::offset_of!(_ze_graph_create_ext_params_t, pphGraph) - 16usize];
+};
+impl Default for _ze_graph_create_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_graph_create_ext_params_t = _ze_graph_create_ext_params_t;
+pub type ze_pfnGraphCreateExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_graph_create_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_graph_get_primary_command_list_ext_params_t {
+    pub phGraph: *mut ze_graph_handle_t,
+    pub pphCommandList: *mut *mut ze_command_list_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_graph_get_primary_command_list_ext_params_t"]
+        [::std::mem::size_of::<_ze_graph_get_primary_command_list_ext_params_t>() - 16usize];
+    ["Alignment of _ze_graph_get_primary_command_list_ext_params_t"]
+        [::std::mem::align_of::<_ze_graph_get_primary_command_list_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_graph_get_primary_command_list_ext_params_t::phGraph"]
+        [::std::mem::offset_of!(_ze_graph_get_primary_command_list_ext_params_t, phGraph) - 0usize];
+    ["Offset of field: _ze_graph_get_primary_command_list_ext_params_t::pphCommandList"][::std::mem::offset_of!(
+        _ze_graph_get_primary_command_list_ext_params_t,
+        pphCommandList
+    )
+        - 8usize];
+};
+impl Default for _ze_graph_get_primary_command_list_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_graph_get_primary_command_list_ext_params_t =
+    _ze_graph_get_primary_command_list_ext_params_t;
+pub type ze_pfnGraphGetPrimaryCommandListExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_graph_get_primary_command_list_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_graph_set_destruction_callback_ext_params_t {
+    pub phGraph: *mut ze_graph_handle_t,
+    pub ppfnCallback: *mut zex_mem_graph_free_callback_fn_t,
+    pub ppUserData: *mut *mut ::std::os::raw::c_void,
+    pub ppNext: *mut *const ::std::os::raw::c_void,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_graph_set_destruction_callback_ext_params_t"]
+        [::std::mem::size_of::<_ze_graph_set_destruction_callback_ext_params_t>() - 32usize];
+    ["Alignment of _ze_graph_set_destruction_callback_ext_params_t"]
+        [::std::mem::align_of::<_ze_graph_set_destruction_callback_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_graph_set_destruction_callback_ext_params_t::phGraph"]
+        [::std::mem::offset_of!(_ze_graph_set_destruction_callback_ext_params_t, phGraph) - 0usize];
+    ["Offset of field: _ze_graph_set_destruction_callback_ext_params_t::ppfnCallback"][::std::mem::offset_of!(
+        _ze_graph_set_destruction_callback_ext_params_t,
+        ppfnCallback
+    ) - 8usize];
+    ["Offset of field: _ze_graph_set_destruction_callback_ext_params_t::ppUserData"][::std::mem::offset_of!(
+        _ze_graph_set_destruction_callback_ext_params_t,
+        ppUserData
+    ) - 16usize];
+    ["Offset of field: _ze_graph_set_destruction_callback_ext_params_t::ppNext"]
+        [::std::mem::offset_of!(_ze_graph_set_destruction_callback_ext_params_t, ppNext) - 24usize];
+};
+impl Default for _ze_graph_set_destruction_callback_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_graph_set_destruction_callback_ext_params_t =
+    _ze_graph_set_destruction_callback_ext_params_t;
+pub type ze_pfnGraphSetDestructionCallbackExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_graph_set_destruction_callback_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_graph_instantiate_ext_params_t {
+    pub phGraph: *mut ze_graph_handle_t,
+    pub ppNext: *mut *const ::std::os::raw::c_void,
+    pub pphExecutableGraph: *mut *mut ze_executable_graph_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_graph_instantiate_ext_params_t"]
+        [::std::mem::size_of::<_ze_graph_instantiate_ext_params_t>() - 24usize];
+    ["Alignment of _ze_graph_instantiate_ext_params_t"]
+        [::std::mem::align_of::<_ze_graph_instantiate_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_graph_instantiate_ext_params_t::phGraph"]
+        [::std::mem::offset_of!(_ze_graph_instantiate_ext_params_t, phGraph) - 0usize];
+    ["Offset of field: _ze_graph_instantiate_ext_params_t::ppNext"]
+        [::std::mem::offset_of!(_ze_graph_instantiate_ext_params_t, ppNext) - 8usize];
+    ["Offset of field: _ze_graph_instantiate_ext_params_t::pphExecutableGraph"]
+        [::std::mem::offset_of!(_ze_graph_instantiate_ext_params_t, pphExecutableGraph) - 16usize];
+};
+impl Default for _ze_graph_instantiate_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_graph_instantiate_ext_params_t = _ze_graph_instantiate_ext_params_t;
+pub type ze_pfnGraphInstantiateExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_graph_instantiate_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_graph_is_empty_ext_params_t {
+    pub phGraph: *mut ze_graph_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_graph_is_empty_ext_params_t"]
+        [::std::mem::size_of::<_ze_graph_is_empty_ext_params_t>() - 8usize];
+    ["Alignment of _ze_graph_is_empty_ext_params_t"]
+        [::std::mem::align_of::<_ze_graph_is_empty_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_graph_is_empty_ext_params_t::phGraph"]
+        [::std::mem::offset_of!(_ze_graph_is_empty_ext_params_t, phGraph) - 0usize];
+};
+impl Default for _ze_graph_is_empty_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_graph_is_empty_ext_params_t = _ze_graph_is_empty_ext_params_t;
+pub type ze_pfnGraphIsEmptyExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_graph_is_empty_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_graph_dump_contents_ext_params_t {
+    pub phGraph: *mut ze_graph_handle_t,
+    pub pfilePath: *mut *const ::std::os::raw::c_char,
+    pub ppNext: *mut *const ::std::os::raw::c_void,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_graph_dump_contents_ext_params_t"]
+        [::std::mem::size_of::<_ze_graph_dump_contents_ext_params_t>() - 24usize];
+    ["Alignment of _ze_graph_dump_contents_ext_params_t"]
+        [::std::mem::align_of::<_ze_graph_dump_contents_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_graph_dump_contents_ext_params_t::phGraph"]
+        [::std::mem::offset_of!(_ze_graph_dump_contents_ext_params_t, phGraph) - 0usize];
+    ["Offset of field: _ze_graph_dump_contents_ext_params_t::pfilePath"]
+        [::std::mem::offset_of!(_ze_graph_dump_contents_ext_params_t, pfilePath) - 8usize];
+    ["Offset of field: _ze_graph_dump_contents_ext_params_t::ppNext"]
+        [::std::mem::offset_of!(_ze_graph_dump_contents_ext_params_t, ppNext) - 16usize];
+};
+impl Default for _ze_graph_dump_contents_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_graph_dump_contents_ext_params_t = _ze_graph_dump_contents_ext_params_t;
+pub type ze_pfnGraphDumpContentsExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_graph_dump_contents_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _ze_graph_destroy_ext_params_t {
+    pub phGraph: *mut ze_graph_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _ze_graph_destroy_ext_params_t"]
+        [::std::mem::size_of::<_ze_graph_destroy_ext_params_t>() - 8usize];
+    ["Alignment of _ze_graph_destroy_ext_params_t"]
+        [::std::mem::align_of::<_ze_graph_destroy_ext_params_t>() - 8usize];
+    ["Offset of field: _ze_graph_destroy_ext_params_t::phGraph"]
+        [::std::mem::offset_of!(_ze_graph_destroy_ext_params_t, phGraph) - 0usize];
+};
+impl Default for _ze_graph_destroy_ext_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ze_graph_destroy_ext_params_t = _ze_graph_destroy_ext_params_t;
+pub type ze_pfnGraphDestroyExtCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut ze_graph_destroy_ext_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _zer_get_last_error_description_params_t {
+    pub pppString: *mut *mut *const ::std::os::raw::c_char,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _zer_get_last_error_description_params_t"]
+        [::std::mem::size_of::<_zer_get_last_error_description_params_t>() - 8usize];
+    ["Alignment of _zer_get_last_error_description_params_t"]
+        [::std::mem::align_of::<_zer_get_last_error_description_params_t>() - 8usize];
+    ["Offset of field: _zer_get_last_error_description_params_t::pppString"]
+        [::std::mem::offset_of!(_zer_get_last_error_description_params_t, pppString) - 0usize];
+};
+impl Default for _zer_get_last_error_description_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type zer_get_last_error_description_params_t = _zer_get_last_error_description_params_t;
+pub type zer_pfnGetLastErrorDescriptionCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut zer_get_last_error_description_params_t,
+        result: ze_result_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _zer_translate_device_handle_to_identifier_params_t {
+    pub phDevice: *mut ze_device_handle_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _zer_translate_device_handle_to_identifier_params_t"]
+        [::std::mem::size_of::<_zer_translate_device_handle_to_identifier_params_t>() - 8usize];
+    ["Alignment of _zer_translate_device_handle_to_identifier_params_t"]
+        [::std::mem::align_of::<_zer_translate_device_handle_to_identifier_params_t>() - 8usize];
+    ["Offset of field: _zer_translate_device_handle_to_identifier_params_t::phDevice"][::std::mem::offset_of!(
+        _zer_translate_device_handle_to_identifier_params_t,
+        phDevice
+    ) - 0usize];
+};
+impl Default for _zer_translate_device_handle_to_identifier_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type zer_translate_device_handle_to_identifier_params_t =
+    _zer_translate_device_handle_to_identifier_params_t;
+pub type zer_pfnTranslateDeviceHandleToIdentifierCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut zer_translate_device_handle_to_identifier_params_t,
+        result: u32,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct _zer_translate_identifier_to_device_handle_params_t {
+    pub pidentifier: *mut u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _zer_translate_identifier_to_device_handle_params_t"]
+        [::std::mem::size_of::<_zer_translate_identifier_to_device_handle_params_t>() - 8usize];
+    ["Alignment of _zer_translate_identifier_to_device_handle_params_t"]
+        [::std::mem::align_of::<_zer_translate_identifier_to_device_handle_params_t>() - 8usize];
+    ["Offset of field: _zer_translate_identifier_to_device_handle_params_t::pidentifier"][::std::mem::offset_of!(
+        _zer_translate_identifier_to_device_handle_params_t,
+        pidentifier
+    )
+        - 0usize];
+};
+impl Default for _zer_translate_identifier_to_device_handle_params_t {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type zer_translate_identifier_to_device_handle_params_t =
+    _zer_translate_identifier_to_device_handle_params_t;
+pub type zer_pfnTranslateIdentifierToDeviceHandleCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut zer_translate_identifier_to_device_handle_params_t,
+        result: ze_device_handle_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct _zer_get_default_context_params_t {}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of _zer_get_default_context_params_t"]
+        [::std::mem::size_of::<_zer_get_default_context_params_t>() - 0usize];
+    ["Alignment of _zer_get_default_context_params_t"]
+        [::std::mem::align_of::<_zer_get_default_context_params_t>() - 1usize];
+};
+pub type zer_get_default_context_params_t = _zer_get_default_context_params_t;
+pub type zer_pfnGetDefaultContextCb_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        params: *mut zer_get_default_context_params_t,
+        result: ze_context_handle_t,
+        pTracerUserData: *mut ::std::os::raw::c_void,
+        ppTracerInstanceUserData: *mut *mut ::std::os::raw::c_void,
+    ),
+>;
+impl _zel_tracer_reg_t {
+    pub const ZEL_REGISTER_PROLOGUE: _zel_tracer_reg_t = _zel_tracer_reg_t(0);
+    pub const ZEL_REGISTER_EPILOGUE: _zel_tracer_reg_t = _zel_tracer_reg_t(1);
+}
+#[repr(transparent)]
+#[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
+pub struct _zel_tracer_reg_t(pub ::std::os::raw::c_uint);
+pub use self::_zel_tracer_reg_t as zel_tracer_reg_t;

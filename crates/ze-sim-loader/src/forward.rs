@@ -22,6 +22,14 @@ pub(crate) fn unsupported<T: Unsupported>(name: &'static str) -> T {
     T::unsupported()
 }
 
+/// What the tracer's functions return: the loader's answer when its tracing layer is not loaded
+/// (`zel_tracing_libapi.cpp` and `ze_tracing_register_cb_libapi.cpp` of the loader v1.32.0), as
+/// the stand-in has none; the call is counted as unsupported.
+pub(crate) fn no_tracing_layer(name: &'static str) -> ze_result_t {
+    ze_sim::record_unsupported_call(name);
+    ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED
+}
+
 /// A getter of a table the simulator implements nothing of: checks what a getter checks and
 /// writes nothing (callers of the stand-in look each function up by name afterwards).
 pub(crate) fn acknowledge(version: ze_api_version_t, table_is_null: bool) -> ze_result_t {

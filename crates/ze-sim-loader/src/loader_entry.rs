@@ -140,8 +140,8 @@ pub unsafe extern "C" fn zelLoaderTranslateHandle(
     unsafe { zelLoaderTranslateHandleInternal(handle_type, handle_in, handle_out) }
 }
 
-/// `zelGetTracerApiProcAddrTable`: the tracer functions (all unsupported). The table has had
-/// these five fields in every loader release that has it.
+/// `zelGetTracerApiProcAddrTable`: the tracer functions (each answering as the loader without its
+/// tracing layer does). The table has had these five fields in every loader release that has it.
 ///
 /// # Safety
 /// `table` must be null or the caller's `zel_tracer_dditable_t`.

@@ -427,7 +427,14 @@ fn a_handle_is_the_drivers_whichever_context_asks_and_names_the_whole_allocation
         ok(open(library, sim.devices[1], handle, 0, &mut opened));
         let list = sim.immediate_list(library, 1, 1);
         let mut back = vec![0u8; 8192];
-        ok(sim.copy(list, back.as_mut_ptr() as _, opened, 8192, null_mut(), &mut []));
+        ok(sim.copy(
+            list,
+            back.as_mut_ptr() as _,
+            opened,
+            8192,
+            null_mut(),
+            &mut [],
+        ));
         ok(synchronize(list, u64::MAX));
         assert_eq!(back, data, "the whole allocation, from its first byte");
         assert_eq!(sim.counter("ipc_handles_exported"), 1);

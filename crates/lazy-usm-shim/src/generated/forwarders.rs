@@ -6995,6 +6995,3786 @@ pub unsafe extern "C" fn zetTracerExpSetEnabled(arg1: zet_tracer_exp_handle_t, a
     }
 }
 
+/// `zelTracerInitRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerInitRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnInitCb: ze_pfnInitCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerInitRegisterCallback");
+    // SAFETY: the real loader's `zelTracerInitRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnInitCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnInitCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDriverGetRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDriverGetRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetCb: ze_pfnDriverGetCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDriverGetRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDriverGetRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDriverGetCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerInitDriversRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerInitDriversRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnInitDriversCb: ze_pfnInitDriversCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerInitDriversRegisterCallback");
+    // SAFETY: the real loader's `zelTracerInitDriversRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnInitDriversCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnInitDriversCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDriverGetApiVersionRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDriverGetApiVersionRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetApiVersionCb: ze_pfnDriverGetApiVersionCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDriverGetApiVersionRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDriverGetApiVersionRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDriverGetApiVersionCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetApiVersionCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDriverGetPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDriverGetPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetPropertiesCb: ze_pfnDriverGetPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDriverGetPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDriverGetPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDriverGetPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDriverGetIpcPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDriverGetIpcPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetIpcPropertiesCb: ze_pfnDriverGetIpcPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDriverGetIpcPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDriverGetIpcPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDriverGetIpcPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetIpcPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDriverGetExtensionPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDriverGetExtensionPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetExtensionPropertiesCb: ze_pfnDriverGetExtensionPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDriverGetExtensionPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDriverGetExtensionPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDriverGetExtensionPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetExtensionPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDriverGetExtensionFunctionAddressRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDriverGetExtensionFunctionAddressRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetExtensionFunctionAddressCb: ze_pfnDriverGetExtensionFunctionAddressCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDriverGetExtensionFunctionAddressRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDriverGetExtensionFunctionAddressRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDriverGetExtensionFunctionAddressCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetExtensionFunctionAddressCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDriverGetLastErrorDescriptionRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDriverGetLastErrorDescriptionRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetLastErrorDescriptionCb: ze_pfnDriverGetLastErrorDescriptionCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDriverGetLastErrorDescriptionRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDriverGetLastErrorDescriptionRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDriverGetLastErrorDescriptionCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetLastErrorDescriptionCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDriverGetDefaultContextRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDriverGetDefaultContextRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetDefaultContextCb: ze_pfnDriverGetDefaultContextCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDriverGetDefaultContextRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDriverGetDefaultContextRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDriverGetDefaultContextCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetDefaultContextCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetCb: ze_pfnDeviceGetCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetRootDeviceRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetRootDeviceRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetRootDeviceCb: ze_pfnDeviceGetRootDeviceCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetRootDeviceRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetRootDeviceRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetRootDeviceCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetRootDeviceCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetSubDevicesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetSubDevicesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetSubDevicesCb: ze_pfnDeviceGetSubDevicesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetSubDevicesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetSubDevicesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetSubDevicesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetSubDevicesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetPropertiesCb: ze_pfnDeviceGetPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetComputePropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetComputePropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetComputePropertiesCb: ze_pfnDeviceGetComputePropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetComputePropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetComputePropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetComputePropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetComputePropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetModulePropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetModulePropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetModulePropertiesCb: ze_pfnDeviceGetModulePropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetModulePropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetModulePropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetModulePropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetModulePropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetCommandQueueGroupPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetCommandQueueGroupPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetCommandQueueGroupPropertiesCb: ze_pfnDeviceGetCommandQueueGroupPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetCommandQueueGroupPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetCommandQueueGroupPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetCommandQueueGroupPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetCommandQueueGroupPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetMemoryPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetMemoryPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetMemoryPropertiesCb: ze_pfnDeviceGetMemoryPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetMemoryPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetMemoryPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetMemoryPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetMemoryPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetMemoryAccessPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetMemoryAccessPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetMemoryAccessPropertiesCb: ze_pfnDeviceGetMemoryAccessPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetMemoryAccessPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetMemoryAccessPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetMemoryAccessPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetMemoryAccessPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetCachePropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetCachePropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetCachePropertiesCb: ze_pfnDeviceGetCachePropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetCachePropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetCachePropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetCachePropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetCachePropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetImagePropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetImagePropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetImagePropertiesCb: ze_pfnDeviceGetImagePropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetImagePropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetImagePropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetImagePropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetImagePropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetExternalMemoryPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetExternalMemoryPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetExternalMemoryPropertiesCb: ze_pfnDeviceGetExternalMemoryPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetExternalMemoryPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetExternalMemoryPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetExternalMemoryPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetExternalMemoryPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetP2PPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetP2PPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetP2PPropertiesCb: ze_pfnDeviceGetP2PPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetP2PPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetP2PPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetP2PPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetP2PPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceCanAccessPeerRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceCanAccessPeerRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCanAccessPeerCb: ze_pfnDeviceCanAccessPeerCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceCanAccessPeerRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceCanAccessPeerRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceCanAccessPeerCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCanAccessPeerCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetStatusRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetStatusRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetStatusCb: ze_pfnDeviceGetStatusCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetStatusRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetStatusRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetStatusCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetStatusCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetGlobalTimestampsRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetGlobalTimestampsRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetGlobalTimestampsCb: ze_pfnDeviceGetGlobalTimestampsCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetGlobalTimestampsRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetGlobalTimestampsRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetGlobalTimestampsCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetGlobalTimestampsCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceSynchronizeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceSynchronizeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSynchronizeCb: ze_pfnDeviceSynchronizeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceSynchronizeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceSynchronizeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceSynchronizeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSynchronizeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetAggregatedCopyOffloadIncrementValueRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetAggregatedCopyOffloadIncrementValueRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetAggregatedCopyOffloadIncrementValueCb: ze_pfnDeviceGetAggregatedCopyOffloadIncrementValueCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetAggregatedCopyOffloadIncrementValueRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetAggregatedCopyOffloadIncrementValueRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetAggregatedCopyOffloadIncrementValueCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetAggregatedCopyOffloadIncrementValueCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetCounterBasedEventMaxValueRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetCounterBasedEventMaxValueRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetCounterBasedEventMaxValueCb: ze_pfnDeviceGetCounterBasedEventMaxValueCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetCounterBasedEventMaxValueRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetCounterBasedEventMaxValueRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetCounterBasedEventMaxValueCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetCounterBasedEventMaxValueCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetRuntimeRequirementsRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetRuntimeRequirementsRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetRuntimeRequirementsCb: ze_pfnDeviceGetRuntimeRequirementsCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetRuntimeRequirementsRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetRuntimeRequirementsRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetRuntimeRequirementsCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetRuntimeRequirementsCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetRuntimeRequirementsKeyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetRuntimeRequirementsKeyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetRuntimeRequirementsKeyCb: ze_pfnDeviceGetRuntimeRequirementsKeyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetRuntimeRequirementsKeyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetRuntimeRequirementsKeyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetRuntimeRequirementsKeyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetRuntimeRequirementsKeyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceValidateRuntimeRequirementsRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceValidateRuntimeRequirementsRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnValidateRuntimeRequirementsCb: ze_pfnDeviceValidateRuntimeRequirementsCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceValidateRuntimeRequirementsRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceValidateRuntimeRequirementsRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceValidateRuntimeRequirementsCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnValidateRuntimeRequirementsCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerContextCreateRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerContextCreateRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateCb: ze_pfnContextCreateCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerContextCreateRegisterCallback");
+    // SAFETY: the real loader's `zelTracerContextCreateRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnContextCreateCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerContextCreateExRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerContextCreateExRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateExCb: ze_pfnContextCreateExCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerContextCreateExRegisterCallback");
+    // SAFETY: the real loader's `zelTracerContextCreateExRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnContextCreateExCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateExCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerContextDestroyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerContextDestroyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyCb: ze_pfnContextDestroyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerContextDestroyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerContextDestroyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnContextDestroyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerContextGetStatusRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerContextGetStatusRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetStatusCb: ze_pfnContextGetStatusCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerContextGetStatusRegisterCallback");
+    // SAFETY: the real loader's `zelTracerContextGetStatusRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnContextGetStatusCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetStatusCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandQueueCreateRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandQueueCreateRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateCb: ze_pfnCommandQueueCreateCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandQueueCreateRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandQueueCreateRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandQueueCreateCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandQueueDestroyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandQueueDestroyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyCb: ze_pfnCommandQueueDestroyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandQueueDestroyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandQueueDestroyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandQueueDestroyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandQueueExecuteCommandListsRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandQueueExecuteCommandListsRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnExecuteCommandListsCb: ze_pfnCommandQueueExecuteCommandListsCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandQueueExecuteCommandListsRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandQueueExecuteCommandListsRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandQueueExecuteCommandListsCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnExecuteCommandListsCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandQueueSynchronizeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandQueueSynchronizeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSynchronizeCb: ze_pfnCommandQueueSynchronizeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandQueueSynchronizeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandQueueSynchronizeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandQueueSynchronizeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSynchronizeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandQueueGetOrdinalRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandQueueGetOrdinalRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetOrdinalCb: ze_pfnCommandQueueGetOrdinalCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandQueueGetOrdinalRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandQueueGetOrdinalRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandQueueGetOrdinalCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetOrdinalCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandQueueGetIndexRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandQueueGetIndexRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetIndexCb: ze_pfnCommandQueueGetIndexCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandQueueGetIndexRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandQueueGetIndexRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandQueueGetIndexCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetIndexCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandQueueGetFlagsRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandQueueGetFlagsRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetFlagsCb: ze_pfnCommandQueueGetFlagsCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandQueueGetFlagsRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandQueueGetFlagsRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandQueueGetFlagsCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetFlagsCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandQueueGetModeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandQueueGetModeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetModeCb: ze_pfnCommandQueueGetModeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandQueueGetModeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandQueueGetModeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandQueueGetModeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetModeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandQueueGetPriorityRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandQueueGetPriorityRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetPriorityCb: ze_pfnCommandQueueGetPriorityCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandQueueGetPriorityRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandQueueGetPriorityRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandQueueGetPriorityCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetPriorityCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListCreateRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListCreateRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateCb: ze_pfnCommandListCreateCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListCreateRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListCreateRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListCreateCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListCreateImmediateRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListCreateImmediateRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateImmediateCb: ze_pfnCommandListCreateImmediateCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListCreateImmediateRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListCreateImmediateRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListCreateImmediateCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateImmediateCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListDestroyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListDestroyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyCb: ze_pfnCommandListDestroyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListDestroyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListDestroyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListDestroyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListCloseRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListCloseRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCloseCb: ze_pfnCommandListCloseCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListCloseRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListCloseRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListCloseCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCloseCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListResetRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListResetRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnResetCb: ze_pfnCommandListResetCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListResetRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListResetRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListResetCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnResetCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendWriteGlobalTimestampRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendWriteGlobalTimestampRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendWriteGlobalTimestampCb: ze_pfnCommandListAppendWriteGlobalTimestampCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendWriteGlobalTimestampRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendWriteGlobalTimestampRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendWriteGlobalTimestampCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendWriteGlobalTimestampCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListHostSynchronizeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListHostSynchronizeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnHostSynchronizeCb: ze_pfnCommandListHostSynchronizeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListHostSynchronizeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListHostSynchronizeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListHostSynchronizeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnHostSynchronizeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListGetDeviceHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListGetDeviceHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetDeviceHandleCb: ze_pfnCommandListGetDeviceHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListGetDeviceHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListGetDeviceHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListGetDeviceHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetDeviceHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListGetContextHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListGetContextHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetContextHandleCb: ze_pfnCommandListGetContextHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListGetContextHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListGetContextHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListGetContextHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetContextHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListGetOrdinalRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListGetOrdinalRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetOrdinalCb: ze_pfnCommandListGetOrdinalCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListGetOrdinalRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListGetOrdinalRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListGetOrdinalCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetOrdinalCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListImmediateGetIndexRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListImmediateGetIndexRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnImmediateGetIndexCb: ze_pfnCommandListImmediateGetIndexCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListImmediateGetIndexRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListImmediateGetIndexRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListImmediateGetIndexCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnImmediateGetIndexCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListIsImmediateRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListIsImmediateRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnIsImmediateCb: ze_pfnCommandListIsImmediateCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListIsImmediateRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListIsImmediateRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListIsImmediateCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnIsImmediateCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListGetFlagsRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListGetFlagsRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetFlagsCb: ze_pfnCommandListGetFlagsCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListGetFlagsRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListGetFlagsRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListGetFlagsCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetFlagsCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListImmediateGetFlagsRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListImmediateGetFlagsRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnImmediateGetFlagsCb: ze_pfnCommandListImmediateGetFlagsCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListImmediateGetFlagsRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListImmediateGetFlagsRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListImmediateGetFlagsCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnImmediateGetFlagsCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListImmediateGetModeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListImmediateGetModeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnImmediateGetModeCb: ze_pfnCommandListImmediateGetModeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListImmediateGetModeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListImmediateGetModeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListImmediateGetModeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnImmediateGetModeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListImmediateGetPriorityRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListImmediateGetPriorityRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnImmediateGetPriorityCb: ze_pfnCommandListImmediateGetPriorityCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListImmediateGetPriorityRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListImmediateGetPriorityRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListImmediateGetPriorityCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnImmediateGetPriorityCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendBarrierRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendBarrierRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendBarrierCb: ze_pfnCommandListAppendBarrierCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendBarrierRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendBarrierRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendBarrierCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendBarrierCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendMemoryRangesBarrierRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendMemoryRangesBarrierRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendMemoryRangesBarrierCb: ze_pfnCommandListAppendMemoryRangesBarrierCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendMemoryRangesBarrierRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendMemoryRangesBarrierRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendMemoryRangesBarrierCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendMemoryRangesBarrierCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerContextSystemBarrierRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerContextSystemBarrierRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSystemBarrierCb: ze_pfnContextSystemBarrierCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerContextSystemBarrierRegisterCallback");
+    // SAFETY: the real loader's `zelTracerContextSystemBarrierRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnContextSystemBarrierCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSystemBarrierCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendMemoryCopyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendMemoryCopyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendMemoryCopyCb: ze_pfnCommandListAppendMemoryCopyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendMemoryCopyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendMemoryCopyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendMemoryCopyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendMemoryCopyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendMemoryCopyWithParametersRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendMemoryCopyWithParametersRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendMemoryCopyWithParametersCb: ze_pfnCommandListAppendMemoryCopyWithParametersCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendMemoryCopyWithParametersRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendMemoryCopyWithParametersRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendMemoryCopyWithParametersCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendMemoryCopyWithParametersCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendMemoryFillRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendMemoryFillRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendMemoryFillCb: ze_pfnCommandListAppendMemoryFillCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendMemoryFillRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendMemoryFillRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendMemoryFillCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendMemoryFillCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendMemoryFillWithParametersRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendMemoryFillWithParametersRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendMemoryFillWithParametersCb: ze_pfnCommandListAppendMemoryFillWithParametersCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendMemoryFillWithParametersRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendMemoryFillWithParametersRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendMemoryFillWithParametersCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendMemoryFillWithParametersCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendMemoryCopyRegionRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendMemoryCopyRegionRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendMemoryCopyRegionCb: ze_pfnCommandListAppendMemoryCopyRegionCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendMemoryCopyRegionRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendMemoryCopyRegionRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendMemoryCopyRegionCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendMemoryCopyRegionCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendMemoryCopyFromContextRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendMemoryCopyFromContextRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendMemoryCopyFromContextCb: ze_pfnCommandListAppendMemoryCopyFromContextCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendMemoryCopyFromContextRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendMemoryCopyFromContextRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendMemoryCopyFromContextCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendMemoryCopyFromContextCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendImageCopyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendImageCopyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendImageCopyCb: ze_pfnCommandListAppendImageCopyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendImageCopyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendImageCopyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendImageCopyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendImageCopyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendImageCopyRegionRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendImageCopyRegionRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendImageCopyRegionCb: ze_pfnCommandListAppendImageCopyRegionCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendImageCopyRegionRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendImageCopyRegionRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendImageCopyRegionCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendImageCopyRegionCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendImageCopyToMemoryRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendImageCopyToMemoryRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendImageCopyToMemoryCb: ze_pfnCommandListAppendImageCopyToMemoryCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendImageCopyToMemoryRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendImageCopyToMemoryRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendImageCopyToMemoryCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendImageCopyToMemoryCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendImageCopyFromMemoryRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendImageCopyFromMemoryRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendImageCopyFromMemoryCb: ze_pfnCommandListAppendImageCopyFromMemoryCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendImageCopyFromMemoryRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendImageCopyFromMemoryRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendImageCopyFromMemoryCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendImageCopyFromMemoryCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendMemoryPrefetchRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendMemoryPrefetchRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendMemoryPrefetchCb: ze_pfnCommandListAppendMemoryPrefetchCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendMemoryPrefetchRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendMemoryPrefetchRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendMemoryPrefetchCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendMemoryPrefetchCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendMemAdviseRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendMemAdviseRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendMemAdviseCb: ze_pfnCommandListAppendMemAdviseCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendMemAdviseRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendMemAdviseRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendMemAdviseCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendMemAdviseCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventPoolCreateRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventPoolCreateRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateCb: ze_pfnEventPoolCreateCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventPoolCreateRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventPoolCreateRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventPoolCreateCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventPoolDestroyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventPoolDestroyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyCb: ze_pfnEventPoolDestroyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventPoolDestroyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventPoolDestroyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventPoolDestroyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventCreateRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventCreateRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateCb: ze_pfnEventCreateCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventCreateRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventCreateRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventCreateCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventCounterBasedCreateRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventCounterBasedCreateRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCounterBasedCreateCb: ze_pfnEventCounterBasedCreateCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventCounterBasedCreateRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventCounterBasedCreateRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventCounterBasedCreateCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCounterBasedCreateCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventDestroyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventDestroyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyCb: ze_pfnEventDestroyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventDestroyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventDestroyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventDestroyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventPoolGetIpcHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventPoolGetIpcHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetIpcHandleCb: ze_pfnEventPoolGetIpcHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventPoolGetIpcHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventPoolGetIpcHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventPoolGetIpcHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetIpcHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventPoolPutIpcHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventPoolPutIpcHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnPutIpcHandleCb: ze_pfnEventPoolPutIpcHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventPoolPutIpcHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventPoolPutIpcHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventPoolPutIpcHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnPutIpcHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventPoolOpenIpcHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventPoolOpenIpcHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnOpenIpcHandleCb: ze_pfnEventPoolOpenIpcHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventPoolOpenIpcHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventPoolOpenIpcHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventPoolOpenIpcHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnOpenIpcHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventPoolCloseIpcHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventPoolCloseIpcHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCloseIpcHandleCb: ze_pfnEventPoolCloseIpcHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventPoolCloseIpcHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventPoolCloseIpcHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventPoolCloseIpcHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCloseIpcHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventCounterBasedGetIpcHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventCounterBasedGetIpcHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCounterBasedGetIpcHandleCb: ze_pfnEventCounterBasedGetIpcHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventCounterBasedGetIpcHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventCounterBasedGetIpcHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventCounterBasedGetIpcHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCounterBasedGetIpcHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventCounterBasedOpenIpcHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventCounterBasedOpenIpcHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCounterBasedOpenIpcHandleCb: ze_pfnEventCounterBasedOpenIpcHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventCounterBasedOpenIpcHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventCounterBasedOpenIpcHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventCounterBasedOpenIpcHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCounterBasedOpenIpcHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventCounterBasedCloseIpcHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventCounterBasedCloseIpcHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCounterBasedCloseIpcHandleCb: ze_pfnEventCounterBasedCloseIpcHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventCounterBasedCloseIpcHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventCounterBasedCloseIpcHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventCounterBasedCloseIpcHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCounterBasedCloseIpcHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventCounterBasedGetDeviceAddressRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventCounterBasedGetDeviceAddressRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCounterBasedGetDeviceAddressCb: ze_pfnEventCounterBasedGetDeviceAddressCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventCounterBasedGetDeviceAddressRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventCounterBasedGetDeviceAddressRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventCounterBasedGetDeviceAddressCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCounterBasedGetDeviceAddressCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendSignalEventRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendSignalEventRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendSignalEventCb: ze_pfnCommandListAppendSignalEventCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendSignalEventRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendSignalEventRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendSignalEventCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendSignalEventCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendWaitOnEventsRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendWaitOnEventsRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendWaitOnEventsCb: ze_pfnCommandListAppendWaitOnEventsCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendWaitOnEventsRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendWaitOnEventsRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendWaitOnEventsCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendWaitOnEventsCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventHostSignalRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventHostSignalRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnHostSignalCb: ze_pfnEventHostSignalCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventHostSignalRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventHostSignalRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventHostSignalCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnHostSignalCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventHostSynchronizeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventHostSynchronizeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnHostSynchronizeCb: ze_pfnEventHostSynchronizeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventHostSynchronizeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventHostSynchronizeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventHostSynchronizeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnHostSynchronizeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventQueryStatusRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventQueryStatusRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnQueryStatusCb: ze_pfnEventQueryStatusCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventQueryStatusRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventQueryStatusRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventQueryStatusCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnQueryStatusCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendEventResetRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendEventResetRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendEventResetCb: ze_pfnCommandListAppendEventResetCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendEventResetRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendEventResetRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendEventResetCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendEventResetCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventHostResetRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventHostResetRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnHostResetCb: ze_pfnEventHostResetCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventHostResetRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventHostResetRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventHostResetCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnHostResetCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventQueryKernelTimestampRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventQueryKernelTimestampRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnQueryKernelTimestampCb: ze_pfnEventQueryKernelTimestampCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventQueryKernelTimestampRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventQueryKernelTimestampRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventQueryKernelTimestampCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnQueryKernelTimestampCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendQueryKernelTimestampsRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendQueryKernelTimestampsRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendQueryKernelTimestampsCb: ze_pfnCommandListAppendQueryKernelTimestampsCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendQueryKernelTimestampsRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendQueryKernelTimestampsRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendQueryKernelTimestampsCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendQueryKernelTimestampsCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventGetEventPoolRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventGetEventPoolRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetEventPoolCb: ze_pfnEventGetEventPoolCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventGetEventPoolRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventGetEventPoolRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventGetEventPoolCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetEventPoolCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventGetSignalScopeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventGetSignalScopeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetSignalScopeCb: ze_pfnEventGetSignalScopeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventGetSignalScopeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventGetSignalScopeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventGetSignalScopeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetSignalScopeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventGetWaitScopeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventGetWaitScopeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetWaitScopeCb: ze_pfnEventGetWaitScopeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventGetWaitScopeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventGetWaitScopeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventGetWaitScopeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetWaitScopeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventPoolGetContextHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventPoolGetContextHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetContextHandleCb: ze_pfnEventPoolGetContextHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventPoolGetContextHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventPoolGetContextHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventPoolGetContextHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetContextHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventPoolGetFlagsRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventPoolGetFlagsRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetFlagsCb: ze_pfnEventPoolGetFlagsCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventPoolGetFlagsRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventPoolGetFlagsRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventPoolGetFlagsCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetFlagsCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventGetCounterBasedFlagsRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventGetCounterBasedFlagsRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetCounterBasedFlagsCb: ze_pfnEventGetCounterBasedFlagsCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventGetCounterBasedFlagsRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventGetCounterBasedFlagsRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventGetCounterBasedFlagsCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetCounterBasedFlagsCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerFenceCreateRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerFenceCreateRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateCb: ze_pfnFenceCreateCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerFenceCreateRegisterCallback");
+    // SAFETY: the real loader's `zelTracerFenceCreateRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnFenceCreateCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerFenceDestroyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerFenceDestroyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyCb: ze_pfnFenceDestroyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerFenceDestroyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerFenceDestroyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnFenceDestroyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerFenceHostSynchronizeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerFenceHostSynchronizeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnHostSynchronizeCb: ze_pfnFenceHostSynchronizeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerFenceHostSynchronizeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerFenceHostSynchronizeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnFenceHostSynchronizeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnHostSynchronizeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerFenceQueryStatusRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerFenceQueryStatusRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnQueryStatusCb: ze_pfnFenceQueryStatusCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerFenceQueryStatusRegisterCallback");
+    // SAFETY: the real loader's `zelTracerFenceQueryStatusRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnFenceQueryStatusCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnQueryStatusCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerFenceResetRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerFenceResetRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnResetCb: ze_pfnFenceResetCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerFenceResetRegisterCallback");
+    // SAFETY: the real loader's `zelTracerFenceResetRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnFenceResetCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnResetCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerImageGetPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerImageGetPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetPropertiesCb: ze_pfnImageGetPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerImageGetPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerImageGetPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnImageGetPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerImageCreateRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerImageCreateRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateCb: ze_pfnImageCreateCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerImageCreateRegisterCallback");
+    // SAFETY: the real loader's `zelTracerImageCreateRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnImageCreateCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerImageDestroyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerImageDestroyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyCb: ze_pfnImageDestroyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerImageDestroyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerImageDestroyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnImageDestroyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemAllocSharedRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemAllocSharedRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAllocSharedCb: ze_pfnMemAllocSharedCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemAllocSharedRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemAllocSharedRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemAllocSharedCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAllocSharedCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemAllocDeviceRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemAllocDeviceRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAllocDeviceCb: ze_pfnMemAllocDeviceCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemAllocDeviceRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemAllocDeviceRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemAllocDeviceCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAllocDeviceCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemAllocHostRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemAllocHostRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAllocHostCb: ze_pfnMemAllocHostCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemAllocHostRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemAllocHostRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemAllocHostCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAllocHostCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemFreeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemFreeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnFreeCb: ze_pfnMemFreeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemFreeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemFreeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemFreeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnFreeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemGetAllocPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemGetAllocPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetAllocPropertiesCb: ze_pfnMemGetAllocPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemGetAllocPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemGetAllocPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemGetAllocPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetAllocPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemGetAddressRangeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemGetAddressRangeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetAddressRangeCb: ze_pfnMemGetAddressRangeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemGetAddressRangeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemGetAddressRangeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemGetAddressRangeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetAddressRangeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemGetIpcHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemGetIpcHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetIpcHandleCb: ze_pfnMemGetIpcHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemGetIpcHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemGetIpcHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemGetIpcHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetIpcHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemGetIpcHandleFromFileDescriptorExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemGetIpcHandleFromFileDescriptorExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetIpcHandleFromFileDescriptorExpCb: ze_pfnMemGetIpcHandleFromFileDescriptorExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemGetIpcHandleFromFileDescriptorExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemGetIpcHandleFromFileDescriptorExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemGetIpcHandleFromFileDescriptorExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetIpcHandleFromFileDescriptorExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemGetFileDescriptorFromIpcHandleExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemGetFileDescriptorFromIpcHandleExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetFileDescriptorFromIpcHandleExpCb: ze_pfnMemGetFileDescriptorFromIpcHandleExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemGetFileDescriptorFromIpcHandleExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemGetFileDescriptorFromIpcHandleExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemGetFileDescriptorFromIpcHandleExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetFileDescriptorFromIpcHandleExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemPutIpcHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemPutIpcHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnPutIpcHandleCb: ze_pfnMemPutIpcHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemPutIpcHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemPutIpcHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemPutIpcHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnPutIpcHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemOpenIpcHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemOpenIpcHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnOpenIpcHandleCb: ze_pfnMemOpenIpcHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemOpenIpcHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemOpenIpcHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemOpenIpcHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnOpenIpcHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemCloseIpcHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemCloseIpcHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCloseIpcHandleCb: ze_pfnMemCloseIpcHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemCloseIpcHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemCloseIpcHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemCloseIpcHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCloseIpcHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemSetAtomicAccessAttributeExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemSetAtomicAccessAttributeExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSetAtomicAccessAttributeExpCb: ze_pfnMemSetAtomicAccessAttributeExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemSetAtomicAccessAttributeExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemSetAtomicAccessAttributeExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemSetAtomicAccessAttributeExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSetAtomicAccessAttributeExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemGetAtomicAccessAttributeExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemGetAtomicAccessAttributeExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetAtomicAccessAttributeExpCb: ze_pfnMemGetAtomicAccessAttributeExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemGetAtomicAccessAttributeExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemGetAtomicAccessAttributeExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemGetAtomicAccessAttributeExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetAtomicAccessAttributeExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerModuleCreateRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerModuleCreateRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateCb: ze_pfnModuleCreateCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerModuleCreateRegisterCallback");
+    // SAFETY: the real loader's `zelTracerModuleCreateRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnModuleCreateCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerModuleDestroyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerModuleDestroyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyCb: ze_pfnModuleDestroyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerModuleDestroyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerModuleDestroyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnModuleDestroyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerModuleDynamicLinkRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerModuleDynamicLinkRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDynamicLinkCb: ze_pfnModuleDynamicLinkCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerModuleDynamicLinkRegisterCallback");
+    // SAFETY: the real loader's `zelTracerModuleDynamicLinkRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnModuleDynamicLinkCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDynamicLinkCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerModuleBuildLogDestroyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerModuleBuildLogDestroyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyCb: ze_pfnModuleBuildLogDestroyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerModuleBuildLogDestroyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerModuleBuildLogDestroyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnModuleBuildLogDestroyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerModuleBuildLogGetStringRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerModuleBuildLogGetStringRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetStringCb: ze_pfnModuleBuildLogGetStringCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerModuleBuildLogGetStringRegisterCallback");
+    // SAFETY: the real loader's `zelTracerModuleBuildLogGetStringRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnModuleBuildLogGetStringCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetStringCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerModuleGetNativeBinaryRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerModuleGetNativeBinaryRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetNativeBinaryCb: ze_pfnModuleGetNativeBinaryCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerModuleGetNativeBinaryRegisterCallback");
+    // SAFETY: the real loader's `zelTracerModuleGetNativeBinaryRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnModuleGetNativeBinaryCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetNativeBinaryCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerModuleGetGlobalPointerRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerModuleGetGlobalPointerRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetGlobalPointerCb: ze_pfnModuleGetGlobalPointerCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerModuleGetGlobalPointerRegisterCallback");
+    // SAFETY: the real loader's `zelTracerModuleGetGlobalPointerRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnModuleGetGlobalPointerCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetGlobalPointerCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerModuleGetKernelNamesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerModuleGetKernelNamesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetKernelNamesCb: ze_pfnModuleGetKernelNamesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerModuleGetKernelNamesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerModuleGetKernelNamesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnModuleGetKernelNamesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetKernelNamesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerModuleGetPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerModuleGetPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetPropertiesCb: ze_pfnModuleGetPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerModuleGetPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerModuleGetPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnModuleGetPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelCreateRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelCreateRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateCb: ze_pfnKernelCreateCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelCreateRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelCreateRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelCreateCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelDestroyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelDestroyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyCb: ze_pfnKernelDestroyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelDestroyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelDestroyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelDestroyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerModuleGetFunctionPointerRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerModuleGetFunctionPointerRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetFunctionPointerCb: ze_pfnModuleGetFunctionPointerCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerModuleGetFunctionPointerRegisterCallback");
+    // SAFETY: the real loader's `zelTracerModuleGetFunctionPointerRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnModuleGetFunctionPointerCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetFunctionPointerCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelSetGroupSizeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelSetGroupSizeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSetGroupSizeCb: ze_pfnKernelSetGroupSizeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelSetGroupSizeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelSetGroupSizeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelSetGroupSizeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSetGroupSizeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelSuggestGroupSizeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelSuggestGroupSizeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSuggestGroupSizeCb: ze_pfnKernelSuggestGroupSizeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelSuggestGroupSizeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelSuggestGroupSizeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelSuggestGroupSizeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSuggestGroupSizeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelSuggestMaxCooperativeGroupCountRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelSuggestMaxCooperativeGroupCountRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSuggestMaxCooperativeGroupCountCb: ze_pfnKernelSuggestMaxCooperativeGroupCountCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelSuggestMaxCooperativeGroupCountRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelSuggestMaxCooperativeGroupCountRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelSuggestMaxCooperativeGroupCountCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSuggestMaxCooperativeGroupCountCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelSetArgumentValueRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelSetArgumentValueRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSetArgumentValueCb: ze_pfnKernelSetArgumentValueCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelSetArgumentValueRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelSetArgumentValueRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelSetArgumentValueCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSetArgumentValueCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelSetIndirectAccessRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelSetIndirectAccessRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSetIndirectAccessCb: ze_pfnKernelSetIndirectAccessCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelSetIndirectAccessRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelSetIndirectAccessRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelSetIndirectAccessCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSetIndirectAccessCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelGetIndirectAccessRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelGetIndirectAccessRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetIndirectAccessCb: ze_pfnKernelGetIndirectAccessCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelGetIndirectAccessRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelGetIndirectAccessRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelGetIndirectAccessCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetIndirectAccessCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelGetSourceAttributesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelGetSourceAttributesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetSourceAttributesCb: ze_pfnKernelGetSourceAttributesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelGetSourceAttributesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelGetSourceAttributesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelGetSourceAttributesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetSourceAttributesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelSetCacheConfigRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelSetCacheConfigRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSetCacheConfigCb: ze_pfnKernelSetCacheConfigCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelSetCacheConfigRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelSetCacheConfigRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelSetCacheConfigCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSetCacheConfigCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelGetPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelGetPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetPropertiesCb: ze_pfnKernelGetPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelGetPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelGetPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelGetPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelGetNameRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelGetNameRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetNameCb: ze_pfnKernelGetNameCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelGetNameRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelGetNameRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelGetNameCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetNameCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendLaunchKernelRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendLaunchKernelRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendLaunchKernelCb: ze_pfnCommandListAppendLaunchKernelCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendLaunchKernelRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendLaunchKernelRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendLaunchKernelCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendLaunchKernelCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendLaunchKernelWithParametersRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendLaunchKernelWithParametersRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendLaunchKernelWithParametersCb: ze_pfnCommandListAppendLaunchKernelWithParametersCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendLaunchKernelWithParametersRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendLaunchKernelWithParametersRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendLaunchKernelWithParametersCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendLaunchKernelWithParametersCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendLaunchKernelWithArgumentsRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendLaunchKernelWithArgumentsRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendLaunchKernelWithArgumentsCb: ze_pfnCommandListAppendLaunchKernelWithArgumentsCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendLaunchKernelWithArgumentsRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendLaunchKernelWithArgumentsRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendLaunchKernelWithArgumentsCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendLaunchKernelWithArgumentsCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendLaunchCooperativeKernelCb: ze_pfnCommandListAppendLaunchCooperativeKernelCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendLaunchCooperativeKernelCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendLaunchCooperativeKernelCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendLaunchKernelIndirectRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendLaunchKernelIndirectRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendLaunchKernelIndirectCb: ze_pfnCommandListAppendLaunchKernelIndirectCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendLaunchKernelIndirectRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendLaunchKernelIndirectRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendLaunchKernelIndirectCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendLaunchKernelIndirectCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendLaunchMultipleKernelsIndirectCb: ze_pfnCommandListAppendLaunchMultipleKernelsIndirectCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendLaunchMultipleKernelsIndirectCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendLaunchMultipleKernelsIndirectCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerContextMakeMemoryResidentRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerContextMakeMemoryResidentRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnMakeMemoryResidentCb: ze_pfnContextMakeMemoryResidentCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerContextMakeMemoryResidentRegisterCallback");
+    // SAFETY: the real loader's `zelTracerContextMakeMemoryResidentRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnContextMakeMemoryResidentCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnMakeMemoryResidentCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerContextEvictMemoryRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerContextEvictMemoryRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnEvictMemoryCb: ze_pfnContextEvictMemoryCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerContextEvictMemoryRegisterCallback");
+    // SAFETY: the real loader's `zelTracerContextEvictMemoryRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnContextEvictMemoryCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnEvictMemoryCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerContextMakeImageResidentRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerContextMakeImageResidentRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnMakeImageResidentCb: ze_pfnContextMakeImageResidentCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerContextMakeImageResidentRegisterCallback");
+    // SAFETY: the real loader's `zelTracerContextMakeImageResidentRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnContextMakeImageResidentCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnMakeImageResidentCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerContextEvictImageRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerContextEvictImageRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnEvictImageCb: ze_pfnContextEvictImageCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerContextEvictImageRegisterCallback");
+    // SAFETY: the real loader's `zelTracerContextEvictImageRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnContextEvictImageCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnEvictImageCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerSamplerCreateRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerSamplerCreateRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateCb: ze_pfnSamplerCreateCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerSamplerCreateRegisterCallback");
+    // SAFETY: the real loader's `zelTracerSamplerCreateRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnSamplerCreateCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerSamplerDestroyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerSamplerDestroyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyCb: ze_pfnSamplerDestroyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerSamplerDestroyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerSamplerDestroyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnSamplerDestroyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerVirtualMemReserveRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerVirtualMemReserveRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnReserveCb: ze_pfnVirtualMemReserveCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerVirtualMemReserveRegisterCallback");
+    // SAFETY: the real loader's `zelTracerVirtualMemReserveRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnVirtualMemReserveCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnReserveCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerVirtualMemFreeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerVirtualMemFreeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnFreeCb: ze_pfnVirtualMemFreeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerVirtualMemFreeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerVirtualMemFreeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnVirtualMemFreeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnFreeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerVirtualMemQueryPageSizeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerVirtualMemQueryPageSizeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnQueryPageSizeCb: ze_pfnVirtualMemQueryPageSizeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerVirtualMemQueryPageSizeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerVirtualMemQueryPageSizeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnVirtualMemQueryPageSizeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnQueryPageSizeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerPhysicalMemGetPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerPhysicalMemGetPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetPropertiesCb: ze_pfnPhysicalMemGetPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerPhysicalMemGetPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerPhysicalMemGetPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnPhysicalMemGetPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerPhysicalMemCreateRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerPhysicalMemCreateRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateCb: ze_pfnPhysicalMemCreateCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerPhysicalMemCreateRegisterCallback");
+    // SAFETY: the real loader's `zelTracerPhysicalMemCreateRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnPhysicalMemCreateCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerPhysicalMemDestroyRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerPhysicalMemDestroyRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyCb: ze_pfnPhysicalMemDestroyCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerPhysicalMemDestroyRegisterCallback");
+    // SAFETY: the real loader's `zelTracerPhysicalMemDestroyRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnPhysicalMemDestroyCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerVirtualMemMapRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerVirtualMemMapRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnMapCb: ze_pfnVirtualMemMapCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerVirtualMemMapRegisterCallback");
+    // SAFETY: the real loader's `zelTracerVirtualMemMapRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnVirtualMemMapCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnMapCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerVirtualMemUnmapRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerVirtualMemUnmapRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnUnmapCb: ze_pfnVirtualMemUnmapCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerVirtualMemUnmapRegisterCallback");
+    // SAFETY: the real loader's `zelTracerVirtualMemUnmapRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnVirtualMemUnmapCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnUnmapCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerVirtualMemSetAccessAttributeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerVirtualMemSetAccessAttributeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSetAccessAttributeCb: ze_pfnVirtualMemSetAccessAttributeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerVirtualMemSetAccessAttributeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerVirtualMemSetAccessAttributeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnVirtualMemSetAccessAttributeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSetAccessAttributeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerVirtualMemGetAccessAttributeRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerVirtualMemGetAccessAttributeRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetAccessAttributeCb: ze_pfnVirtualMemGetAccessAttributeCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerVirtualMemGetAccessAttributeRegisterCallback");
+    // SAFETY: the real loader's `zelTracerVirtualMemGetAccessAttributeRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnVirtualMemGetAccessAttributeCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetAccessAttributeCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelSetGlobalOffsetExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelSetGlobalOffsetExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSetGlobalOffsetExpCb: ze_pfnKernelSetGlobalOffsetExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelSetGlobalOffsetExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelSetGlobalOffsetExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelSetGlobalOffsetExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSetGlobalOffsetExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceReserveCacheExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceReserveCacheExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnReserveCacheExtCb: ze_pfnDeviceReserveCacheExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceReserveCacheExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceReserveCacheExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceReserveCacheExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnReserveCacheExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceSetCacheAdviceExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceSetCacheAdviceExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSetCacheAdviceExtCb: ze_pfnDeviceSetCacheAdviceExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceSetCacheAdviceExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceSetCacheAdviceExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceSetCacheAdviceExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSetCacheAdviceExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventQueryTimestampsExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventQueryTimestampsExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnQueryTimestampsExpCb: ze_pfnEventQueryTimestampsExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventQueryTimestampsExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventQueryTimestampsExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventQueryTimestampsExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnQueryTimestampsExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerImageGetMemoryPropertiesExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerImageGetMemoryPropertiesExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetMemoryPropertiesExpCb: ze_pfnImageGetMemoryPropertiesExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerImageGetMemoryPropertiesExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerImageGetMemoryPropertiesExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnImageGetMemoryPropertiesExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetMemoryPropertiesExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerImageViewCreateExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerImageViewCreateExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnViewCreateExtCb: ze_pfnImageViewCreateExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerImageViewCreateExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerImageViewCreateExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnImageViewCreateExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnViewCreateExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerImageViewCreateExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerImageViewCreateExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnViewCreateExpCb: ze_pfnImageViewCreateExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerImageViewCreateExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerImageViewCreateExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnImageViewCreateExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnViewCreateExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelSchedulingHintExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelSchedulingHintExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSchedulingHintExpCb: ze_pfnKernelSchedulingHintExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelSchedulingHintExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelSchedulingHintExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelSchedulingHintExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSchedulingHintExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDevicePciGetPropertiesExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDevicePciGetPropertiesExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnPciGetPropertiesExtCb: ze_pfnDevicePciGetPropertiesExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDevicePciGetPropertiesExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDevicePciGetPropertiesExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDevicePciGetPropertiesExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnPciGetPropertiesExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendImageCopyToMemoryExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendImageCopyToMemoryExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendImageCopyToMemoryExtCb: ze_pfnCommandListAppendImageCopyToMemoryExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendImageCopyToMemoryExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendImageCopyToMemoryExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendImageCopyToMemoryExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendImageCopyToMemoryExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendImageCopyFromMemoryExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendImageCopyFromMemoryExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendImageCopyFromMemoryExtCb: ze_pfnCommandListAppendImageCopyFromMemoryExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendImageCopyFromMemoryExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendImageCopyFromMemoryExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendImageCopyFromMemoryExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendImageCopyFromMemoryExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerImageGetAllocPropertiesExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerImageGetAllocPropertiesExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetAllocPropertiesExtCb: ze_pfnImageGetAllocPropertiesExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerImageGetAllocPropertiesExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerImageGetAllocPropertiesExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnImageGetAllocPropertiesExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetAllocPropertiesExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerModuleInspectLinkageExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerModuleInspectLinkageExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnInspectLinkageExtCb: ze_pfnModuleInspectLinkageExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerModuleInspectLinkageExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerModuleInspectLinkageExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnModuleInspectLinkageExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnInspectLinkageExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemFreeExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemFreeExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnFreeExtCb: ze_pfnMemFreeExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemFreeExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemFreeExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemFreeExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnFreeExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerFabricVertexGetExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerFabricVertexGetExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetExpCb: ze_pfnFabricVertexGetExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerFabricVertexGetExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerFabricVertexGetExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnFabricVertexGetExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerFabricVertexGetSubVerticesExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerFabricVertexGetSubVerticesExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetSubVerticesExpCb: ze_pfnFabricVertexGetSubVerticesExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerFabricVertexGetSubVerticesExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerFabricVertexGetSubVerticesExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnFabricVertexGetSubVerticesExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetSubVerticesExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerFabricVertexGetPropertiesExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerFabricVertexGetPropertiesExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetPropertiesExpCb: ze_pfnFabricVertexGetPropertiesExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerFabricVertexGetPropertiesExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerFabricVertexGetPropertiesExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnFabricVertexGetPropertiesExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetPropertiesExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerFabricVertexGetDeviceExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerFabricVertexGetDeviceExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetDeviceExpCb: ze_pfnFabricVertexGetDeviceExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerFabricVertexGetDeviceExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerFabricVertexGetDeviceExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnFabricVertexGetDeviceExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetDeviceExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetFabricVertexExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetFabricVertexExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetFabricVertexExpCb: ze_pfnDeviceGetFabricVertexExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetFabricVertexExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetFabricVertexExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetFabricVertexExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetFabricVertexExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerFabricEdgeGetExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerFabricEdgeGetExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetExpCb: ze_pfnFabricEdgeGetExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerFabricEdgeGetExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerFabricEdgeGetExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnFabricEdgeGetExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerFabricEdgeGetVerticesExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerFabricEdgeGetVerticesExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetVerticesExpCb: ze_pfnFabricEdgeGetVerticesExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerFabricEdgeGetVerticesExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerFabricEdgeGetVerticesExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnFabricEdgeGetVerticesExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetVerticesExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerFabricEdgeGetPropertiesExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerFabricEdgeGetPropertiesExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetPropertiesExpCb: ze_pfnFabricEdgeGetPropertiesExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerFabricEdgeGetPropertiesExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerFabricEdgeGetPropertiesExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnFabricEdgeGetPropertiesExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetPropertiesExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerEventQueryKernelTimestampsExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerEventQueryKernelTimestampsExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnQueryKernelTimestampsExtCb: ze_pfnEventQueryKernelTimestampsExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerEventQueryKernelTimestampsExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerEventQueryKernelTimestampsExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnEventQueryKernelTimestampsExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnQueryKernelTimestampsExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASBuilderCreateExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASBuilderCreateExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateExpCb: ze_pfnRTASBuilderCreateExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASBuilderCreateExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASBuilderCreateExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASBuilderCreateExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASBuilderGetBuildPropertiesExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASBuilderGetBuildPropertiesExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetBuildPropertiesExpCb: ze_pfnRTASBuilderGetBuildPropertiesExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASBuilderGetBuildPropertiesExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASBuilderGetBuildPropertiesExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASBuilderGetBuildPropertiesExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetBuildPropertiesExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDriverRTASFormatCompatibilityCheckExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDriverRTASFormatCompatibilityCheckExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnRTASFormatCompatibilityCheckExpCb: ze_pfnDriverRTASFormatCompatibilityCheckExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDriverRTASFormatCompatibilityCheckExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDriverRTASFormatCompatibilityCheckExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDriverRTASFormatCompatibilityCheckExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnRTASFormatCompatibilityCheckExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASBuilderBuildExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASBuilderBuildExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnBuildExpCb: ze_pfnRTASBuilderBuildExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASBuilderBuildExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASBuilderBuildExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASBuilderBuildExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnBuildExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASBuilderDestroyExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASBuilderDestroyExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyExpCb: ze_pfnRTASBuilderDestroyExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASBuilderDestroyExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASBuilderDestroyExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASBuilderDestroyExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASParallelOperationCreateExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASParallelOperationCreateExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateExpCb: ze_pfnRTASParallelOperationCreateExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASParallelOperationCreateExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASParallelOperationCreateExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASParallelOperationCreateExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASParallelOperationGetPropertiesExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASParallelOperationGetPropertiesExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetPropertiesExpCb: ze_pfnRTASParallelOperationGetPropertiesExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASParallelOperationGetPropertiesExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASParallelOperationGetPropertiesExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASParallelOperationGetPropertiesExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetPropertiesExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASParallelOperationJoinExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASParallelOperationJoinExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnJoinExpCb: ze_pfnRTASParallelOperationJoinExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASParallelOperationJoinExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASParallelOperationJoinExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASParallelOperationJoinExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnJoinExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASParallelOperationDestroyExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASParallelOperationDestroyExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyExpCb: ze_pfnRTASParallelOperationDestroyExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASParallelOperationDestroyExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASParallelOperationDestroyExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASParallelOperationDestroyExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemGetPitchFor2dImageRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemGetPitchFor2dImageRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetPitchFor2dImageCb: ze_pfnMemGetPitchFor2dImageCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemGetPitchFor2dImageRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemGetPitchFor2dImageRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemGetPitchFor2dImageCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetPitchFor2dImageCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerImageGetDeviceOffsetExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerImageGetDeviceOffsetExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetDeviceOffsetExpCb: ze_pfnImageGetDeviceOffsetExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerImageGetDeviceOffsetExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerImageGetDeviceOffsetExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnImageGetDeviceOffsetExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetDeviceOffsetExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListCreateCloneExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListCreateCloneExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateCloneExpCb: ze_pfnCommandListCreateCloneExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListCreateCloneExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListCreateCloneExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListCreateCloneExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateCloneExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListImmediateAppendCommandListsExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListImmediateAppendCommandListsExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnImmediateAppendCommandListsExpCb: ze_pfnCommandListImmediateAppendCommandListsExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListImmediateAppendCommandListsExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListImmediateAppendCommandListsExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListImmediateAppendCommandListsExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnImmediateAppendCommandListsExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListImmediateAppendCommandListsWithParametersRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListImmediateAppendCommandListsWithParametersRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnImmediateAppendCommandListsWithParametersCb: ze_pfnCommandListImmediateAppendCommandListsWithParametersCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListImmediateAppendCommandListsWithParametersRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListImmediateAppendCommandListsWithParametersRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListImmediateAppendCommandListsWithParametersCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnImmediateAppendCommandListsWithParametersCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListGetNextCommandIdExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListGetNextCommandIdExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetNextCommandIdExpCb: ze_pfnCommandListGetNextCommandIdExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListGetNextCommandIdExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListGetNextCommandIdExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListGetNextCommandIdExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetNextCommandIdExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListGetNextCommandIdWithKernelsExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListGetNextCommandIdWithKernelsExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetNextCommandIdWithKernelsExpCb: ze_pfnCommandListGetNextCommandIdWithKernelsExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListGetNextCommandIdWithKernelsExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListGetNextCommandIdWithKernelsExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListGetNextCommandIdWithKernelsExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetNextCommandIdWithKernelsExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListUpdateMutableCommandsExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListUpdateMutableCommandsExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnUpdateMutableCommandsExpCb: ze_pfnCommandListUpdateMutableCommandsExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListUpdateMutableCommandsExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListUpdateMutableCommandsExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListUpdateMutableCommandsExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnUpdateMutableCommandsExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListIsMutableExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListIsMutableExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnIsMutableExpCb: ze_pfnCommandListIsMutableExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListIsMutableExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListIsMutableExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListIsMutableExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnIsMutableExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListUpdateMutableCommandSignalEventExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListUpdateMutableCommandSignalEventExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnUpdateMutableCommandSignalEventExpCb: ze_pfnCommandListUpdateMutableCommandSignalEventExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListUpdateMutableCommandSignalEventExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListUpdateMutableCommandSignalEventExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListUpdateMutableCommandSignalEventExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnUpdateMutableCommandSignalEventExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListUpdateMutableCommandWaitEventsExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListUpdateMutableCommandWaitEventsExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnUpdateMutableCommandWaitEventsExpCb: ze_pfnCommandListUpdateMutableCommandWaitEventsExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListUpdateMutableCommandWaitEventsExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListUpdateMutableCommandWaitEventsExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListUpdateMutableCommandWaitEventsExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnUpdateMutableCommandWaitEventsExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListUpdateMutableCommandKernelsExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListUpdateMutableCommandKernelsExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnUpdateMutableCommandKernelsExpCb: ze_pfnCommandListUpdateMutableCommandKernelsExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListUpdateMutableCommandKernelsExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListUpdateMutableCommandKernelsExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListUpdateMutableCommandKernelsExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnUpdateMutableCommandKernelsExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelGetBinaryExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelGetBinaryExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetBinaryExpCb: ze_pfnKernelGetBinaryExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelGetBinaryExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelGetBinaryExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelGetBinaryExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetBinaryExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceImportExternalSemaphoreExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceImportExternalSemaphoreExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnImportExternalSemaphoreExtCb: ze_pfnDeviceImportExternalSemaphoreExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceImportExternalSemaphoreExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceImportExternalSemaphoreExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceImportExternalSemaphoreExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnImportExternalSemaphoreExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceReleaseExternalSemaphoreExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceReleaseExternalSemaphoreExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnReleaseExternalSemaphoreExtCb: ze_pfnDeviceReleaseExternalSemaphoreExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceReleaseExternalSemaphoreExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceReleaseExternalSemaphoreExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceReleaseExternalSemaphoreExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnReleaseExternalSemaphoreExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendSignalExternalSemaphoreExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendSignalExternalSemaphoreExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendSignalExternalSemaphoreExtCb: ze_pfnCommandListAppendSignalExternalSemaphoreExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendSignalExternalSemaphoreExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendSignalExternalSemaphoreExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendSignalExternalSemaphoreExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendSignalExternalSemaphoreExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendWaitExternalSemaphoreExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendWaitExternalSemaphoreExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendWaitExternalSemaphoreExtCb: ze_pfnCommandListAppendWaitExternalSemaphoreExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendWaitExternalSemaphoreExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendWaitExternalSemaphoreExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendWaitExternalSemaphoreExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendWaitExternalSemaphoreExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASBuilderCreateExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASBuilderCreateExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateExtCb: ze_pfnRTASBuilderCreateExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASBuilderCreateExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASBuilderCreateExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASBuilderCreateExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASBuilderGetBuildPropertiesExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASBuilderGetBuildPropertiesExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetBuildPropertiesExtCb: ze_pfnRTASBuilderGetBuildPropertiesExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASBuilderGetBuildPropertiesExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASBuilderGetBuildPropertiesExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASBuilderGetBuildPropertiesExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetBuildPropertiesExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDriverRTASFormatCompatibilityCheckExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDriverRTASFormatCompatibilityCheckExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnRTASFormatCompatibilityCheckExtCb: ze_pfnDriverRTASFormatCompatibilityCheckExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDriverRTASFormatCompatibilityCheckExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDriverRTASFormatCompatibilityCheckExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDriverRTASFormatCompatibilityCheckExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnRTASFormatCompatibilityCheckExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASBuilderBuildExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASBuilderBuildExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnBuildExtCb: ze_pfnRTASBuilderBuildExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASBuilderBuildExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASBuilderBuildExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASBuilderBuildExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnBuildExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASBuilderCommandListAppendCopyExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASBuilderCommandListAppendCopyExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCommandListAppendCopyExtCb: ze_pfnRTASBuilderCommandListAppendCopyExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASBuilderCommandListAppendCopyExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASBuilderCommandListAppendCopyExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASBuilderCommandListAppendCopyExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCommandListAppendCopyExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASBuilderDestroyExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASBuilderDestroyExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyExtCb: ze_pfnRTASBuilderDestroyExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASBuilderDestroyExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASBuilderDestroyExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASBuilderDestroyExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASParallelOperationCreateExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASParallelOperationCreateExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateExtCb: ze_pfnRTASParallelOperationCreateExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASParallelOperationCreateExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASParallelOperationCreateExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASParallelOperationCreateExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASParallelOperationGetPropertiesExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASParallelOperationGetPropertiesExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetPropertiesExtCb: ze_pfnRTASParallelOperationGetPropertiesExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASParallelOperationGetPropertiesExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASParallelOperationGetPropertiesExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASParallelOperationGetPropertiesExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetPropertiesExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASParallelOperationJoinExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASParallelOperationJoinExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnJoinExtCb: ze_pfnRTASParallelOperationJoinExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASParallelOperationJoinExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASParallelOperationJoinExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASParallelOperationJoinExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnJoinExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerRTASParallelOperationDestroyExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerRTASParallelOperationDestroyExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyExtCb: ze_pfnRTASParallelOperationDestroyExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerRTASParallelOperationDestroyExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerRTASParallelOperationDestroyExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnRTASParallelOperationDestroyExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerDeviceGetVectorWidthPropertiesExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerDeviceGetVectorWidthPropertiesExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetVectorWidthPropertiesExtCb: ze_pfnDeviceGetVectorWidthPropertiesExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerDeviceGetVectorWidthPropertiesExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerDeviceGetVectorWidthPropertiesExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnDeviceGetVectorWidthPropertiesExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetVectorWidthPropertiesExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerKernelGetAllocationPropertiesExpRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerKernelGetAllocationPropertiesExpRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetAllocationPropertiesExpCb: ze_pfnKernelGetAllocationPropertiesExpCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerKernelGetAllocationPropertiesExpRegisterCallback");
+    // SAFETY: the real loader's `zelTracerKernelGetAllocationPropertiesExpRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnKernelGetAllocationPropertiesExpCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetAllocationPropertiesExpCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerMemGetIpcHandleWithPropertiesRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerMemGetIpcHandleWithPropertiesRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetIpcHandleWithPropertiesCb: ze_pfnMemGetIpcHandleWithPropertiesCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerMemGetIpcHandleWithPropertiesRegisterCallback");
+    // SAFETY: the real loader's `zelTracerMemGetIpcHandleWithPropertiesRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnMemGetIpcHandleWithPropertiesCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetIpcHandleWithPropertiesCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerGraphCreateExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerGraphCreateExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnCreateExtCb: ze_pfnGraphCreateExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerGraphCreateExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerGraphCreateExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnGraphCreateExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnCreateExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListBeginGraphCaptureExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListBeginGraphCaptureExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnBeginGraphCaptureExtCb: ze_pfnCommandListBeginGraphCaptureExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListBeginGraphCaptureExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListBeginGraphCaptureExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListBeginGraphCaptureExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnBeginGraphCaptureExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListBeginCaptureIntoGraphExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListBeginCaptureIntoGraphExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnBeginCaptureIntoGraphExtCb: ze_pfnCommandListBeginCaptureIntoGraphExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListBeginCaptureIntoGraphExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListBeginCaptureIntoGraphExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListBeginCaptureIntoGraphExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnBeginCaptureIntoGraphExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListIsGraphCaptureEnabledExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListIsGraphCaptureEnabledExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnIsGraphCaptureEnabledExtCb: ze_pfnCommandListIsGraphCaptureEnabledExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListIsGraphCaptureEnabledExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListIsGraphCaptureEnabledExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListIsGraphCaptureEnabledExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnIsGraphCaptureEnabledExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListEndGraphCaptureExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListEndGraphCaptureExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnEndGraphCaptureExtCb: ze_pfnCommandListEndGraphCaptureExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListEndGraphCaptureExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListEndGraphCaptureExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListEndGraphCaptureExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnEndGraphCaptureExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListGetGraphExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListGetGraphExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetGraphExtCb: ze_pfnCommandListGetGraphExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListGetGraphExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListGetGraphExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListGetGraphExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetGraphExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerGraphGetPrimaryCommandListExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerGraphGetPrimaryCommandListExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetPrimaryCommandListExtCb: ze_pfnGraphGetPrimaryCommandListExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerGraphGetPrimaryCommandListExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerGraphGetPrimaryCommandListExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnGraphGetPrimaryCommandListExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetPrimaryCommandListExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerGraphSetDestructionCallbackExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerGraphSetDestructionCallbackExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnSetDestructionCallbackExtCb: ze_pfnGraphSetDestructionCallbackExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerGraphSetDestructionCallbackExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerGraphSetDestructionCallbackExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnGraphSetDestructionCallbackExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnSetDestructionCallbackExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerGraphInstantiateExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerGraphInstantiateExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnInstantiateExtCb: ze_pfnGraphInstantiateExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerGraphInstantiateExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerGraphInstantiateExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnGraphInstantiateExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnInstantiateExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendGraphExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendGraphExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendGraphExtCb: ze_pfnCommandListAppendGraphExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendGraphExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendGraphExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendGraphExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendGraphExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerExecutableGraphGetSourceGraphExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerExecutableGraphGetSourceGraphExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetSourceGraphExtCb: ze_pfnExecutableGraphGetSourceGraphExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerExecutableGraphGetSourceGraphExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerExecutableGraphGetSourceGraphExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnExecutableGraphGetSourceGraphExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetSourceGraphExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerGraphIsEmptyExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerGraphIsEmptyExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnIsEmptyExtCb: ze_pfnGraphIsEmptyExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerGraphIsEmptyExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerGraphIsEmptyExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnGraphIsEmptyExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnIsEmptyExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerGraphDumpContentsExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerGraphDumpContentsExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDumpContentsExtCb: ze_pfnGraphDumpContentsExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerGraphDumpContentsExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerGraphDumpContentsExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnGraphDumpContentsExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDumpContentsExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerExecutableGraphDestroyExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerExecutableGraphDestroyExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyExtCb: ze_pfnExecutableGraphDestroyExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerExecutableGraphDestroyExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerExecutableGraphDestroyExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnExecutableGraphDestroyExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerGraphDestroyExtRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerGraphDestroyExtRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnDestroyExtCb: ze_pfnGraphDestroyExtCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerGraphDestroyExtRegisterCallback");
+    // SAFETY: the real loader's `zelTracerGraphDestroyExtRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnGraphDestroyExtCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnDestroyExtCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerCommandListAppendHostFunctionRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerCommandListAppendHostFunctionRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnAppendHostFunctionCb: ze_pfnCommandListAppendHostFunctionCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerCommandListAppendHostFunctionRegisterCallback");
+    // SAFETY: the real loader's `zelTracerCommandListAppendHostFunctionRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, ze_pfnCommandListAppendHostFunctionCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnAppendHostFunctionCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerGetLastErrorDescriptionRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerGetLastErrorDescriptionRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetLastErrorDescriptionCb: zer_pfnGetLastErrorDescriptionCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerGetLastErrorDescriptionRegisterCallback");
+    // SAFETY: the real loader's `zelTracerGetLastErrorDescriptionRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, zer_pfnGetLastErrorDescriptionCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetLastErrorDescriptionCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerTranslateDeviceHandleToIdentifierRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerTranslateDeviceHandleToIdentifierRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnTranslateDeviceHandleToIdentifierCb: zer_pfnTranslateDeviceHandleToIdentifierCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerTranslateDeviceHandleToIdentifierRegisterCallback");
+    // SAFETY: the real loader's `zelTracerTranslateDeviceHandleToIdentifierRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, zer_pfnTranslateDeviceHandleToIdentifierCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnTranslateDeviceHandleToIdentifierCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerTranslateIdentifierToDeviceHandleRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerTranslateIdentifierToDeviceHandleRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnTranslateIdentifierToDeviceHandleCb: zer_pfnTranslateIdentifierToDeviceHandleCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerTranslateIdentifierToDeviceHandleRegisterCallback");
+    // SAFETY: the real loader's `zelTracerTranslateIdentifierToDeviceHandleRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, zer_pfnTranslateIdentifierToDeviceHandleCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnTranslateIdentifierToDeviceHandleCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
+/// `zelTracerGetDefaultContextRegisterCallback`: forwarded to the real loader.
+///
+/// # Safety
+/// The caller passes what the Level Zero specification requires of this function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zelTracerGetDefaultContextRegisterCallback(hTracer: zel_tracer_handle_t, callback_type: zel_tracer_reg_t, pfnGetDefaultContextCb: zer_pfnGetDefaultContextCb_t) -> ze_result_t {
+    static REAL: Real = Real::new(c"zelTracerGetDefaultContextRegisterCallback");
+    // SAFETY: the real loader's `zelTracerGetDefaultContextRegisterCallback` has the signature the headers declare.
+    match unsafe { REAL.get::<unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, zer_pfnGetDefaultContextCb_t) -> ze_result_t>() } {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        Some(function) => unsafe { function(hTracer, callback_type, pfnGetDefaultContextCb) },
+        None => Unsupported::unsupported(),
+    }
+}
+
 /// `zeGetCommandQueueProcAddrTable`: forwarded to the real loader.
 ///
 /// # Safety

@@ -8,7 +8,7 @@
 //! getter to exist and succeed.
 
 use crate::abi::entry::{
-    command, context, device, driver, event, ipc, memory, module, sampler, virtual_mem,
+    command, context, device, driver, event, fabric, ipc, memory, module, sampler, virtual_mem,
 };
 use crate::abi::exports;
 use crate::abi::generated::ddi_field_counts::DDI_FIELD_COUNTS;
@@ -99,6 +99,53 @@ pub unsafe extern "C" fn zeGetDriverProcAddrTable(
     };
     // SAFETY: the loader's table.
     unsafe { write_table("ze_driver_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetDeviceExpProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_device_exp_dditable_t,
+) -> ze_result_t {
+    let full = ze_device_exp_dditable_t {
+        pfnGetFabricVertexExp: Some(fabric::device_get_fabric_vertex),
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_device_exp_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetFabricVertexExpProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_fabric_vertex_exp_dditable_t,
+) -> ze_result_t {
+    let full = ze_fabric_vertex_exp_dditable_t {
+        pfnGetExp: Some(fabric::vertex_get),
+        pfnGetSubVerticesExp: Some(fabric::vertex_get_sub_vertices),
+        pfnGetPropertiesExp: Some(fabric::vertex_get_properties),
+        pfnGetDeviceExp: Some(fabric::vertex_get_device),
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_fabric_vertex_exp_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zeGetFabricEdgeExpProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ze_fabric_edge_exp_dditable_t,
+) -> ze_result_t {
+    let full = ze_fabric_edge_exp_dditable_t {
+        pfnGetExp: Some(fabric::edge_get),
+        pfnGetVerticesExp: Some(fabric::edge_get_vertices),
+        pfnGetPropertiesExp: Some(fabric::edge_get_properties),
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_fabric_edge_exp_dditable_t", version, &full, table) }
 }
 
 /// # Safety
@@ -506,10 +553,7 @@ macro_rules! empty_tables {
 }
 
 empty_tables! {
-    zeGetDeviceExpProcAddrTable,
     zeGetEventExpProcAddrTable,
-    zeGetFabricEdgeExpProcAddrTable,
-    zeGetFabricVertexExpProcAddrTable,
     zeGetImageProcAddrTable,
     zeGetImageExpProcAddrTable,
     zetGetCommandListProcAddrTable,

@@ -19,14 +19,15 @@ use std::time::Instant;
 struct Registration {
     driver: usize,
     devices: Vec<usize>,
+    vertices: Vec<usize>,
     slot: Option<usize>,
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
         registry::unregister(self.driver);
-        for &device in &self.devices {
-            registry::unregister(device);
+        for &handle in self.devices.iter().chain(&self.vertices) {
+            registry::unregister(handle);
         }
         if let Some(slot) = self.slot {
             slots::release(slot);
@@ -79,6 +80,7 @@ impl Platform {
         let registration = Registration {
             driver: registry::reserve(),
             devices: (0..device_count).map(|_| registry::reserve()).collect(),
+            vertices: (0..device_count).map(|_| registry::reserve()).collect(),
             slot,
         };
         let inner = Arc::new(Inner {
@@ -87,6 +89,7 @@ impl Platform {
             changed: Condvar::new(),
             driver: registration.driver,
             devices: registration.devices.clone(),
+            vertices: registration.vertices.clone(),
             epoch: Instant::now(),
             slot,
             _registration: Box::new(registration),
@@ -99,6 +102,9 @@ impl Platform {
         registry::insert(inner.driver, &inner, Object::Driver);
         for (index, &device) in inner.devices.iter().enumerate() {
             registry::insert(device, &inner, Object::Device(index as u32));
+        }
+        for (index, &vertex) in inner.vertices.iter().enumerate() {
+            registry::insert(vertex, &inner, Object::FabricVertex(index as u32));
         }
         if let Some(slot) = slot {
             slots::bind(slot, &inner);

@@ -21,6 +21,8 @@ use std::sync::{Arc, LazyLock, Weak};
 pub(crate) enum Object {
     Driver,
     Device(u32),
+    /// A device's fabric vertex, by the device's index.
+    FabricVertex(u32),
     Context(Arc<Context>),
     Queue(Arc<CommandQueue>),
     List(Arc<CommandList>),
@@ -96,6 +98,7 @@ macro_rules! typed_lookup {
 }
 
 typed_lookup!(device, Device, u32);
+typed_lookup!(fabric_vertex, FabricVertex, u32);
 typed_lookup!(context, Context, Arc<Context>);
 typed_lookup!(queue, Queue, Arc<CommandQueue>);
 typed_lookup!(list, List, Arc<CommandList>);

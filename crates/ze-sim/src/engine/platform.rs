@@ -84,6 +84,8 @@ pub(crate) struct Inner {
     pub changed: Condvar,
     pub driver: usize,
     pub devices: Vec<usize>,
+    /// Each device's fabric vertex handle.
+    pub vertices: Vec<usize>,
     pub epoch: Instant,
     /// The in-process slot whose entry points drive it (none for the loader's platform).
     pub slot: Option<usize>,

@@ -957,6 +957,34 @@ impl Membership {
         u32::try_from(index).ok()
     }
 
+    /// The live export of memory file `file`, as a handle that carries only a descriptor is
+    /// resolved (a dma-buf's importer learns its buffer object from the kernel, not from the
+    /// handle): its index, owning device (as the machine numbers it) and allocation's size.
+    pub(crate) fn find_export(&self, file: (u64, u64)) -> Option<(u32, u32, u64)> {
+        if !self.active() {
+            return None;
+        }
+        let region = self.machine.region();
+        let used = (region.next_export.load(Ordering::Acquire) as usize).min(MAX_EXPORTS);
+        region.exports[..used]
+            .iter()
+            .enumerate()
+            .find(|(_, record)| {
+                matches!(
+                    record.state.load(Ordering::Acquire),
+                    EXPORT_LIVE | EXPORT_ORPHANED
+                ) && record.file[0].load(Ordering::Relaxed) == file.0
+                    && record.file[1].load(Ordering::Relaxed) == file.1
+            })
+            .and_then(|(index, record)| {
+                Some((
+                    u32::try_from(index).ok()?,
+                    record.owner.load(Ordering::Relaxed),
+                    record.allocated.load(Ordering::Relaxed),
+                ))
+            })
+    }
+
     /// Export `index`'s allocation has `bytes` committed on its owner now.
     pub(crate) fn set_export_vram(&self, index: u32, bytes: u64) {
         if !self.active() {

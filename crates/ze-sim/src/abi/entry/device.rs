@@ -330,7 +330,7 @@ pub(crate) unsafe extern "C" fn get_compute_properties(
 }
 
 /// A stable UUID: vendor and device id, then the PCI address bytes.
-fn device_uuid(vendor: u32, device: u32, pci_address: &str) -> [u8; 16] {
+pub(crate) fn device_uuid(vendor: u32, device: u32, pci_address: &str) -> [u8; 16] {
     let mut uuid = [0u8; 16];
     uuid[0..2].copy_from_slice(&(vendor as u16).to_le_bytes());
     uuid[2..4].copy_from_slice(&(device as u16).to_le_bytes());

@@ -159,6 +159,67 @@ pub(crate) unsafe extern "C" fn put_handle(
     guard(|| registry::context(context as usize).map(|_| ()))
 }
 
+/// A handle that carries only its descriptor, completed as the exporter wrote it. oneCCL
+/// passes a memory file between ranks (`pidfd_getfd`) and opens a fresh handle holding only
+/// the new descriptor, as compute-runtime's handles allow: its `IpcMemoryData` is the
+/// descriptor, then fields that are zero for device memory of no pool
+/// (`level_zero/core/source/context/context.cpp`), and the kernel tells the importer which
+/// buffer object the dma-buf is. Here the memory file names the allocation: this process's own,
+/// or another's export in the machine's table.
+fn descriptor_only(platform: &Inner, fd: i32) -> Result<ze_ipc_mem_handle_t, ze_result_t> {
+    let buffer = file_identity(fd).ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+    let state = platform.lock();
+    let own = state.memory.allocations.values().find(|allocation| {
+        allocation
+            .backing()
+            .and_then(Backing::shared_file)
+            .is_some_and(|file| file_identity(file) == Some(buffer))
+    });
+    let mut handle = ze_ipc_mem_handle_t::default();
+    write(&mut handle, FD, &fd.to_ne_bytes());
+    if let Some(allocation) = own {
+        let MemKind::Device { owner } = allocation.kind else {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        };
+        let len = allocation
+            .backing()
+            .and_then(Backing::pages_len)
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+        // The allocation's own descriptor: the caller's may be a duplicate of it.
+        let own_fd = allocation
+            .backing()
+            .and_then(Backing::shared_file)
+            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+        write(&mut handle, FD, &own_fd.to_ne_bytes());
+        write(&mut handle, ID, &allocation.id.to_ne_bytes());
+        write(&mut handle, LEN, &(len as u64).to_ne_bytes());
+        let machine_owner = platform.machine_devices[owner as usize];
+        write(&mut handle, OWNER, &machine_owner.to_ne_bytes());
+        write(&mut handle, PROCESS, &std::process::id().to_ne_bytes());
+        write(&mut handle, SIZE, &(allocation.size as u64).to_ne_bytes());
+        let export = allocation.export.map_or(0, |index| index + 1);
+        write(&mut handle, EXPORT, &export.to_ne_bytes());
+        return Ok(handle);
+    }
+    drop(state);
+    let (index, owner, size) = platform
+        .machine
+        .and_then(|machine| machine.find_export(buffer))
+        .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+    // SAFETY: `fstat` writes the zeroed `stat` this function owns; a bad descriptor fails.
+    let len = unsafe {
+        let mut stat: libc::stat = std::mem::zeroed();
+        (libc::fstat(fd, &mut stat) == 0).then_some(stat.st_size)
+    }
+    .and_then(|len| u64::try_from(len).ok())
+    .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+    write(&mut handle, LEN, &len.to_ne_bytes());
+    write(&mut handle, OWNER, &owner.to_ne_bytes());
+    write(&mut handle, SIZE, &size.to_ne_bytes());
+    write(&mut handle, EXPORT, &(index + 1).to_ne_bytes());
+    Ok(handle)
+}
+
 /// The device and inode of the file descriptor `fd` of this process names: the same for every
 /// descriptor of one memory file, in any process.
 fn file_identity(fd: i32) -> Option<(u64, u64)> {
@@ -182,6 +243,11 @@ pub(crate) unsafe extern "C" fn open_handle(
         // SAFETY: the caller's output pointer.
         let pointer = unsafe { out(pointer) }?;
         let fd = i32::from_ne_bytes(read(&handle, FD));
+        let handle = if handle.data[FD.end..].iter().all(|&byte| byte == 0) {
+            descriptor_only(&platform, fd)?
+        } else {
+            handle
+        };
         let id = u64::from_ne_bytes(read(&handle, ID));
         let len = usize::try_from(u64::from_ne_bytes(read(&handle, LEN)))
             .map_err(|_| ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;

@@ -6,6 +6,7 @@ pub(crate) mod context;
 pub(crate) mod device;
 pub(crate) mod driver;
 pub(crate) mod event;
+pub(crate) mod fabric;
 pub(crate) mod ipc;
 pub(crate) mod memory;
 pub(crate) mod module;
