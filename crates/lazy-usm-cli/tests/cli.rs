@@ -370,6 +370,61 @@ fn sim_env_prints_what_points_a_program_at_the_stand_in() {
     assert!(variables["LD_LIBRARY_PATH"].starts_with(variables["ZEL_LIBRARY_PATH"]));
     let target = std::fs::canonicalize(library).expect("the loader name resolves");
     assert_eq!(target.file_name().unwrap(), "libze_sim_loader.so");
+    // The development name oneCCL opens is the same file (one simulator in a process).
+    let development = library.with_file_name("libze_loader.so");
+    assert_eq!(std::fs::canonicalize(development).unwrap(), target);
+}
+
+/// An installed package ships the stand-in's folder with a copy under the soname and may not
+/// be written to: the command points programs at a private folder of links to that copy, both
+/// names one file, and leaves the package as it was.
+#[test]
+fn an_installed_packages_stand_in_is_linked_under_both_names_from_a_private_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    if !stand_in_built() {
+        return;
+    }
+    let built =
+        std::path::Path::new(env!("CARGO_BIN_EXE_lazy-usm")).with_file_name("libze_sim_loader.so");
+    let package = tempfile::tempdir().unwrap();
+    let bin = package.path().join("_bin");
+    let folder = bin.join("ze-sim-loader");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(&built, bin.join("libze_sim_loader.so")).unwrap();
+    let shipped = folder.join("libze_loader.so.1");
+    std::fs::copy(&built, &shipped).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let temporary = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
+        .args(["sim-env", "--preset", "b70x2"])
+        .env("LAZY_USM_SIM_LOADER", bin.join("libze_sim_loader.so"))
+        .env("TMPDIR", temporary.path())
+        .output()
+        .unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    let private = text
+        .lines()
+        .find_map(|line| line.strip_prefix("export ZEL_LIBRARY_PATH="))
+        .map(|value| std::path::PathBuf::from(value.trim_matches('\'')))
+        .unwrap();
+    assert!(
+        private.starts_with(temporary.path()),
+        "{}",
+        private.display()
+    );
+    for name in ["libze_loader.so.1", "libze_loader.so"] {
+        assert_eq!(std::fs::read_link(private.join(name)).unwrap(), shipped);
+    }
+    let parent = std::fs::metadata(private.parent().unwrap()).unwrap();
+    assert_eq!(parent.permissions().mode() & 0o777, 0o700);
+    let entries: Vec<_> = std::fs::read_dir(&folder).unwrap().collect();
+    assert_eq!(entries.len(), 1, "nothing written into the package");
 }
 
 #[test]

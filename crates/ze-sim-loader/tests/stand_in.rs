@@ -203,3 +203,54 @@ fn exports_drive_the_simulator_and_refuse_what_it_lacks() {
     let expected = ze_sim::SimConfig::from_name_or_path(&configured).unwrap();
     assert_eq!(devices as usize, expected.devices.len());
 }
+
+/// The tracer's functions, its callback registrations among them (oneCCL looks up
+/// `zelTracerMemFreeRegisterCallback` and stops without it), are exported and answer as the
+/// loader without its tracing layer does: `ZE_RESULT_ERROR_UNINITIALIZED`.
+#[test]
+fn the_tracer_functions_answer_as_a_loader_without_its_tracing_layer() {
+    let library = load();
+    let header =
+        include_str!("../../level-zero-sys/include/level_zero/layers/zel_tracing_register_cb.h");
+    let registrations: Vec<&str> = header
+        .lines()
+        .filter_map(|line| line.strip_suffix('('))
+        .filter(|name| name.starts_with("zelTracer") && name.ends_with("RegisterCallback"))
+        .collect();
+    assert!(registrations.len() > 200, "only {}", registrations.len());
+    let missing: Vec<&&str> = registrations
+        .iter()
+        // SAFETY: only looked up, never called.
+        .filter(|name| unsafe { library.get::<*const c_void>(name.as_bytes()) }.is_err())
+        .collect();
+    assert!(missing.is_empty(), "not exported: {missing:?}");
+    type Register =
+        unsafe extern "C" fn(zel_tracer_handle_t, zel_tracer_reg_t, *const c_void) -> ze_result_t;
+    let register: Register = symbol(&library, "zelTracerMemFreeRegisterCallback");
+    let create: unsafe extern "C" fn(
+        *const zel_tracer_desc_t,
+        *mut zel_tracer_handle_t,
+    ) -> ze_result_t = symbol(&library, "zelTracerCreate");
+    let user_data = 0u8;
+    let desc = zel_tracer_desc_t {
+        stype: zel_structure_type_t::ZEL_STRUCTURE_TYPE_TRACER_DESC,
+        pNext: std::ptr::null(),
+        pUserData: (&raw const user_data).cast_mut().cast(),
+    };
+    let mut tracer = std::ptr::null_mut();
+    // SAFETY: the signatures are the headers'; valid pointers; a null tracer is refused.
+    unsafe {
+        assert_eq!(
+            create(&desc, &mut tracer),
+            ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED
+        );
+        assert_eq!(
+            register(
+                tracer,
+                zel_tracer_reg_t::ZEL_REGISTER_PROLOGUE,
+                std::ptr::null()
+            ),
+            ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED
+        );
+    }
+}

@@ -447,3 +447,74 @@ fn a_handle_is_the_drivers_whichever_context_asks_and_names_the_whole_allocation
     }
     sim.assert_clean();
 }
+
+/// A handle holding nothing but a descriptor of the memory file (oneCCL duplicates the
+/// exporter's with `pidfd_getfd` and opens a fresh handle with just its number, as
+/// compute-runtime's handles allow) opens the allocation the file is; a descriptor of a memory
+/// file no allocation or export is, or of none, is refused.
+#[test]
+fn a_handle_holding_only_a_descriptor_opens_the_allocation_its_memory_file_is() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the names with their headers' types; valid handles and outputs;
+    // plain libc calls on descriptors this test owns.
+    unsafe {
+        let Functions {
+            get,
+            open,
+            close,
+            synchronize,
+        } = functions(&sim);
+        let (exporter, importer) = (sim.context(&[0, 1]), sim.context(&[0, 1]));
+        let (memory, data) = filled(&sim, exporter, 0, 8192, 5);
+        let mut handle = ze_ipc_mem_handle_t::default();
+        ok(get(exporter, memory, &mut handle));
+        let descriptor = i32::from_ne_bytes(std::array::from_fn(|at| handle.data[at] as u8));
+        let duplicate = libc::dup(descriptor);
+        assert!(duplicate >= 0);
+        let only = |fd: i32| {
+            let mut only = ze_ipc_mem_handle_t::default();
+            for (slot, byte) in only.data.iter_mut().zip(fd.to_ne_bytes()) {
+                *slot = byte as std::ffi::c_char;
+            }
+            only
+        };
+        let mut opened = null_mut();
+        ok(open(
+            importer,
+            sim.devices[1],
+            only(duplicate),
+            0,
+            &mut opened,
+        ));
+        let list = sim.immediate_list(importer, 1, 1);
+        let mut back = vec![0u8; 8192];
+        ok(sim.copy(
+            list,
+            back.as_mut_ptr() as _,
+            opened,
+            8192,
+            null_mut(),
+            &mut [],
+        ));
+        ok(synchronize(list, u64::MAX));
+        assert_eq!(back, data);
+        ok(close(importer, opened));
+        // A memory file of the simulator's name that no allocation is, and no descriptor.
+        let stranger = libc::memfd_create(c"ze-sim device memory".as_ptr(), libc::MFD_CLOEXEC);
+        assert!(stranger >= 0);
+        for fd in [stranger, -1] {
+            assert_eq!(
+                open(importer, sim.devices[1], only(fd), 0, &mut opened),
+                ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+            );
+        }
+        libc::close(stranger);
+        libc::close(duplicate);
+        assert_eq!(sim.counter("live_opened_ipc_handles"), 0);
+        sim.destroy_list(list);
+        sim.free(exporter, memory);
+        sim.destroy_context(exporter);
+        sim.destroy_context(importer);
+    }
+    sim.assert_clean();
+}

@@ -363,3 +363,93 @@ fn a_toml_file_configures_the_platform() {
         ("file", MirrorMode::None, 1024)
     );
 }
+
+/// The fabric topology compute-runtime reports for PCIe-only devices: one vertex per device,
+/// with the device's UUID and PCI address, leading back to the device; no sub-vertices; no
+/// edge between any two; no handle is an edge.
+#[test]
+fn each_device_is_a_fabric_vertex_and_no_edge_joins_them() {
+    let sim = Sim::preset("b70x2");
+    // SAFETY (whole test): the names with their headers' types; valid handles and outputs.
+    unsafe {
+        let device_vertex = sim
+            .function::<ze_pfnDeviceGetFabricVertexExp_t>("zeDeviceGetFabricVertexExp")
+            .unwrap();
+        let vertices_of = sim
+            .function::<ze_pfnFabricVertexGetExp_t>("zeFabricVertexGetExp")
+            .unwrap();
+        let sub_vertices = sim
+            .function::<ze_pfnFabricVertexGetSubVerticesExp_t>("zeFabricVertexGetSubVerticesExp")
+            .unwrap();
+        let properties_of = sim
+            .function::<ze_pfnFabricVertexGetPropertiesExp_t>("zeFabricVertexGetPropertiesExp")
+            .unwrap();
+        let device_of = sim
+            .function::<ze_pfnFabricVertexGetDeviceExp_t>("zeFabricVertexGetDeviceExp")
+            .unwrap();
+        let edges_between = sim
+            .function::<ze_pfnFabricEdgeGetExp_t>("zeFabricEdgeGetExp")
+            .unwrap();
+        let edge_properties = sim
+            .function::<ze_pfnFabricEdgeGetPropertiesExp_t>("zeFabricEdgeGetPropertiesExp")
+            .unwrap();
+        let mut count = 0;
+        ok(vertices_of(sim.driver, &mut count, null_mut()));
+        assert_eq!(count, 2);
+        let mut vertices = vec![null_mut(); 2];
+        ok(vertices_of(sim.driver, &mut count, vertices.as_mut_ptr()));
+        for (index, &device) in sim.devices.iter().enumerate() {
+            let mut vertex = null_mut();
+            ok(device_vertex(device, &mut vertex));
+            assert_eq!(
+                vertex, vertices[index],
+                "the driver's list, in the devices' order"
+            );
+            let mut back = null_mut();
+            ok(device_of(vertex, &mut back));
+            assert_eq!(back, device);
+            let mut properties = ze_fabric_vertex_exp_properties_t::default();
+            ok(properties_of(vertex, &mut properties));
+            let mut device_properties = ze_device_properties_t::default();
+            ok((sim.api.device_get_properties)(
+                device,
+                &mut device_properties,
+            ));
+            assert_eq!(properties.uuid.id, device_properties.uuid.id);
+            assert_eq!(
+                properties.type_,
+                ze_fabric_vertex_exp_type_t::ZE_FABRIC_VERTEX_EXP_TYPE_DEVICE
+            );
+            assert_eq!(properties.remote, 0);
+            let mut pci = ze_pci_ext_properties_t::default();
+            ok((sim.api.device_pci_get_properties_ext.unwrap())(
+                device, &mut pci,
+            ));
+            assert_eq!(
+                (properties.address.bus, properties.address.device),
+                (pci.address.bus, pci.address.device)
+            );
+            let mut none = 5;
+            ok(sub_vertices(vertex, &mut none, null_mut()));
+            assert_eq!(none, 0);
+        }
+        let mut edges = 7;
+        ok(edges_between(
+            vertices[0],
+            vertices[1],
+            &mut edges,
+            null_mut(),
+        ));
+        assert_eq!(edges, 0, "PCIe only: no Xe Link");
+        assert_eq!(
+            device_vertex(vertices[0].cast(), &mut null_mut()),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT,
+            "a vertex is no device"
+        );
+        let mut edge_props = ze_fabric_edge_exp_properties_t::default();
+        assert_eq!(
+            edge_properties(vertices[0].cast(), &mut edge_props),
+            ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT
+        );
+    }
+}

@@ -1610,6 +1610,23 @@ mod tests {
         assert!(!exporter.free_export(index, 0));
     }
 
+    /// A handle that carries only a memory file is resolved by the file: the live export's
+    /// index, its owner as the machine numbers it and its size; nothing for another file or
+    /// for an export its exporter freed with no user left.
+    #[test]
+    fn an_export_is_found_by_its_memory_file() {
+        let (_folder, path, config) = machine("m");
+        // This process sees the machine's devices 2 and 3 as its 0 and 1.
+        let exporter = Membership::join(&path, &config, vec![2, 3]).unwrap();
+        let other = Membership::join(&path, &config, vec![0, 1, 2, 3]).unwrap();
+        exporter.charge(Figure::Allocated(1), GIB, None).unwrap();
+        let index = exporter.export((9, 1), 1, GIB, 0).unwrap();
+        assert_eq!(other.find_export((9, 1)), Some((index, 3, GIB)));
+        assert_eq!(other.find_export((9, 2)), None, "another file");
+        assert!(!exporter.free_export(index, 0), "nobody else had it open");
+        assert_eq!(other.find_export((9, 1)), None, "freed");
+    }
+
     /// Export records under concurrent opens and closes by three other processes while the
     /// exporter frees, round after round: whatever the interleaving, the bytes leave the
     /// machine exactly once (none left, no underflow), and nothing deadlocks.

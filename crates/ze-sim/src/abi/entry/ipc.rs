@@ -242,12 +242,12 @@ pub(crate) unsafe extern "C" fn open_handle(
         let (platform, opening_device) = super::context::context_device(context, device)?;
         // SAFETY: the caller's output pointer.
         let pointer = unsafe { out(pointer) }?;
-        let fd = i32::from_ne_bytes(read(&handle, FD));
         let handle = if handle.data[FD.end..].iter().all(|&byte| byte == 0) {
-            descriptor_only(&platform, fd)?
+            descriptor_only(&platform, i32::from_ne_bytes(read(&handle, FD)))?
         } else {
             handle
         };
+        let fd = i32::from_ne_bytes(read(&handle, FD));
         let id = u64::from_ne_bytes(read(&handle, ID));
         let len = usize::try_from(u64::from_ne_bytes(read(&handle, LEN)))
             .map_err(|_| ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
