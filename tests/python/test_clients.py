@@ -101,8 +101,8 @@ def test_dpnp_and_onemkl_compute_right_on_two_devices_eagerly_and_through_the_sh
     program = ROOT / "examples" / "clients" / "dpnp_two_devices.py"
     eager = run(clients, tmp_path, [clients / "bin" / "python", program], adapter=adapter)
     assert eager.returncode == 0, eager.stderr[-3000:]
-    assert result_of(eager) == {"sum_right": True, "copies_right": True, "gemm_right": True,
-                                "int_matmul_right": True}
+    assert result_of(eager) == {"peer_read_right": True, "sum_right": True, "copies_right": True,
+                                "gemm_right": True, "int_matmul_right": True}
     # oneMKL's generated machine code is refused (no CPU runs it) and it takes its SPIR-V
     # kernels; every launch ran.
     assert "did not execute" not in eager.stderr
