@@ -954,6 +954,40 @@ fn a_native_binary_builds_the_module_again_with_its_constants() {
     );
     destroy_kernel(sim, write);
     destroy_module(sim, again);
+    // Intel's form of the same: a zebin carrying the SPIR-V and its constants (64-bit values,
+    // each given to the build at its constant's size); one naming a constant the module lacks
+    // is refused.
+    let zebin = ze_sim::zebin::write(&["write_constant"], Some(SPECIALIZED), None, &[(7, 1234)]);
+    let from_zebin = built(build(
+        sim,
+        context,
+        0,
+        ze_module_format_t::ZE_MODULE_FORMAT_NATIVE,
+        &zebin,
+    ));
+    let write = kernel(sim, from_zebin, "write_constant").unwrap();
+    ok(set_argument(sim, write, 0, &buffer));
+    ok(run(sim, list, write, [1, 1, 1], [1, 1, 1], done));
+    assert_eq!(
+        read_u32(sim, list, done, buffer, 1),
+        [1234],
+        "the zebin's constant"
+    );
+    destroy_kernel(sim, write);
+    destroy_module(sim, from_zebin);
+    let unknown = ze_sim::zebin::write(&["write_constant"], Some(SPECIALIZED), None, &[(9, 1)]);
+    let (refused, log) = build(
+        sim,
+        context,
+        0,
+        ze_module_format_t::ZE_MODULE_FORMAT_NATIVE,
+        &unknown,
+    );
+    assert_eq!(
+        refused,
+        Err(ze_result_t::ZE_RESULT_ERROR_MODULE_BUILD_FAILURE)
+    );
+    assert!(log.contains("specialization constant 9"), "{log}");
     sim.free(context, buffer);
     bench.finish();
 }
@@ -986,7 +1020,7 @@ fn an_intel_native_binary_runs_from_its_spirv_and_one_of_machine_code_only_is_re
     let (sim, context, done, list) = (&bench.sim, bench.context, bench.done, bench.list);
     let native = ze_module_format_t::ZE_MODULE_FORMAT_NATIVE;
 
-    let machine_code_only = ze_sim::zebin::write(&["sgemm_generated"], None, None);
+    let machine_code_only = ze_sim::zebin::write(&["sgemm_generated"], None, None, &[]);
     let (refused, log) = build(sim, context, 0, native, &machine_code_only);
     assert_eq!(
         refused,
@@ -998,7 +1032,7 @@ fn an_intel_native_binary_runs_from_its_spirv_and_one_of_machine_code_only_is_re
     );
     assert_eq!(sim.counter("native_binaries_refused"), 1);
 
-    let carrying_spirv = ze_sim::zebin::write(&["reverse_in_groups"], Some(KERNELS), Some(""));
+    let carrying_spirv = ze_sim::zebin::write(&["reverse_in_groups"], Some(KERNELS), Some(""), &[]);
     let module = built(build(sim, context, 0, native, &carrying_spirv));
     let reverse = kernel(sim, module, "reverse_in_groups").unwrap();
     let buffer = sim.alloc_device(context, 0, MIB);
@@ -1039,6 +1073,38 @@ fn an_intel_native_binary_runs_from_its_spirv_and_one_of_machine_code_only_is_re
         .flat_map(|group| (0..8u32).rev().map(move |item| group * 8 + item))
         .collect();
     assert_eq!(read_u32(sim, list, done, buffer, 24), expected);
+    // More local memory than a group has fails the launch, as compute-runtime's does; the size
+    // is kept as a 32-bit count, as there, so stray upper bits of a size_t are no request for
+    // terabytes (and no allocation of them).
+    for (bytes, result) in [
+        (
+            1usize << 20,
+            ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY,
+        ),
+        ((0x7ffd_usize << 32) | 32, ze_result_t::ZE_RESULT_SUCCESS),
+    ] {
+        local_bytes = bytes;
+        // SAFETY: as above.
+        let launched = unsafe {
+            launch_with_arguments(
+                list,
+                reverse,
+                counts,
+                group,
+                arguments.as_mut_ptr(),
+                std::ptr::null(),
+                done,
+                0,
+                null_mut(),
+            )
+        };
+        assert_eq!(launched, result, "{bytes:#x} bytes of local memory");
+        if launched == ze_result_t::ZE_RESULT_SUCCESS {
+            sim.wait(done);
+            // SAFETY: an event of this test.
+            ok(unsafe { (sim.api.event_host_reset)(done) });
+        }
+    }
     assert_eq!(sim.counter("native_binaries_refused"), 1);
     assert_eq!(sim.counter("kernel_failures"), 0);
     destroy_kernel(sim, reverse);

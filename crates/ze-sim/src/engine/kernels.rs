@@ -193,6 +193,7 @@ pub(crate) fn prepare_run(
     use crate::objects::spirv::Parameter;
     let mut arguments = Vec::with_capacity(code.parameters.len());
     let mut runnable = true;
+    let mut local_bytes = 0u64;
     for (index, parameter) in code.parameters.iter().enumerate() {
         let bytes = launch
             .arguments
@@ -225,7 +226,14 @@ pub(crate) fn prepare_run(
                 }
                 arguments.push(Argument::Pointer(address));
             }
-            Parameter::Local => arguments.push(Argument::Local(bytes.len())),
+            Parameter::Local => {
+                let size = bytes
+                    .get(..8)
+                    .and_then(|raw| raw.try_into().ok())
+                    .map_or(0, u64::from_le_bytes);
+                local_bytes = local_bytes.saturating_add(size);
+                arguments.push(Argument::Local(usize::try_from(size).unwrap_or(usize::MAX)));
+            }
             Parameter::Value { .. } => {
                 // A 64-bit value may be an address the kernel uses.
                 check_if_address(platform, state, context, engine, &bytes, touched)?;
@@ -253,6 +261,12 @@ pub(crate) fn prepare_run(
             }
             Parameter::Unknown => runnable = false,
         }
+    }
+    // More local memory than a group has: compute-runtime fails the launch ("Size of SLM
+    // larger than available", `KernelImp::setGroupSize`, `level_zero/core/source/kernel/
+    // kernel_imp.cpp`).
+    if local_bytes > u64::from(crate::model::config::MAX_SHARED_LOCAL_MEMORY) {
+        return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
     }
     let mut global = [0usize; 3];
     let mut local = [0usize; 3];

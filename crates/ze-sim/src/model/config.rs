@@ -91,6 +91,9 @@ pub struct DeviceConfig {
 }
 
 /// Xe2 (Battlemage), architecture 20 release 1: the B60's and B70's IP version.
+/// Local memory a work-group may have (`maxSharedLocalMemory`): Xe2's 64 KiB per group.
+pub(crate) const MAX_SHARED_LOCAL_MEMORY: u32 = 64 << 10;
+
 const fn xe2_ip_version() -> u32 {
     (20 << 22) | (1 << 14)
 }

@@ -322,7 +322,7 @@ pub(crate) unsafe extern "C" fn get_compute_properties(
         properties.maxGroupCountX = u32::MAX;
         properties.maxGroupCountY = u32::MAX;
         properties.maxGroupCountZ = u32::MAX;
-        properties.maxSharedLocalMemory = 64 << 10;
+        properties.maxSharedLocalMemory = crate::model::config::MAX_SHARED_LOCAL_MEMORY;
         properties.numSubGroupSizes = 3;
         properties.subGroupSizes = [8, 16, 32, 0, 0, 0, 0, 0];
         Ok(())

@@ -22,6 +22,10 @@ use level_zero_sys::*;
 use std::ffi::{CStr, CString, c_char, c_void};
 use std::sync::{Arc, Mutex};
 
+/// The most bytes a null-valued argument is made of (OpenCL's largest parameter size on Intel's
+/// GPUs is 2 KiB; a driver refuses more).
+const MAX_ARGUMENT_BYTES: usize = 2048;
+
 /// Most arguments an opaque (native) kernel may be given.
 const NATIVE_ARGUMENTS: u32 = 64;
 
@@ -84,7 +88,10 @@ pub(crate) unsafe extern "C" fn module_create(
                 None if native_binary::is_ours(bytes) => {
                     Some(Err("a damaged native binary of the simulator".to_string()))
                 }
-                None => zebin::read(bytes).map(|zebin| zebin_source(&platform, zebin)),
+                None => match zebin::read(bytes) {
+                    Ok(zebin) => zebin.map(|zebin| zebin_source(&platform, zebin)),
+                    Err(why) => Some(Err(why)),
+                },
             },
             _ => return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION),
         };
@@ -170,11 +177,28 @@ pub(crate) unsafe extern "C" fn module_create(
 /// the client take another way (oneMKL's generated kernels fall back to its SPIR-V ones).
 fn zebin_source(platform: &Inner, zebin: zebin::Zebin) -> Result<native_binary::Source, String> {
     match zebin.spirv {
-        Some(spirv) => Ok(native_binary::Source {
-            spirv,
-            flags: zebin.build_options,
-            constants: Vec::new(),
-        }),
+        Some(spirv) => {
+            // Its constants, each at its size in the module (compute-runtime hands the
+            // compiler 64-bit values).
+            let contents = lazy_usm_spirv::contents(&spirv).map_err(|error| error.to_string())?;
+            let mut constants = Vec::with_capacity(zebin.constants.len());
+            for (id, value) in zebin.constants {
+                let Some(&(_, size)) = contents
+                    .specialization_constants
+                    .iter()
+                    .find(|&&(spec_id, _)| spec_id == id)
+                else {
+                    return Err(format!("the module has no specialization constant {id}"));
+                };
+                let bytes = value.to_le_bytes();
+                constants.push((id, bytes[..size.min(bytes.len())].to_vec()));
+            }
+            Ok(native_binary::Source {
+                spirv,
+                flags: zebin.build_options,
+                constants,
+            })
+        }
         None => {
             platform.lock().counters.native_binaries_refused += 1;
             Err(format!(
@@ -670,8 +694,21 @@ pub(crate) unsafe extern "C" fn kernel_set_argument_value(
                 return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
             }
         }
-        let mut bytes = if value.is_null() {
-            // A null value: a null pointer (or local memory of `size` bytes).
+        let is_local = object.has_code
+            && matches!(
+                object.parameters.get(index as usize),
+                Some(spirv::Parameter::Local)
+            );
+        let mut bytes = if is_local {
+            // Local memory: its size, kept as compute-runtime keeps it (a `uint32_t`,
+            // `KernelImp::setArgumentValue`); too much of it fails the launch.
+            u64::from(size as u32).to_le_bytes().to_vec()
+        } else if value.is_null() {
+            // A null value: a null pointer, or a value of zeros. More than any parameter
+            // takes is refused rather than made.
+            if size > MAX_ARGUMENT_BYTES {
+                return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
+            }
             vec![0; size]
         } else {
             // SAFETY: the caller's value of `size` bytes.
