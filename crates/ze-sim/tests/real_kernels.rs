@@ -1083,9 +1083,9 @@ fn an_intel_native_binary_runs_from_its_spirv_and_one_of_machine_code_only_is_re
         ),
         ((0x7ffd_usize << 32) | 32, ze_result_t::ZE_RESULT_SUCCESS),
     ] {
-        local_bytes = bytes;
-        // SAFETY: as above.
+        // SAFETY: the array's second pointer is `local_bytes`'s, live here; as above.
         let launched = unsafe {
+            arguments[1].cast::<usize>().write(bytes);
             launch_with_arguments(
                 list,
                 reverse,
