@@ -25,8 +25,9 @@ expected_total = float(numpy.sum(2.0 + numpy.arange(n * n, dtype=numpy.float32) 
 
 on_second = b.to_device(second.sycl_device)
 doubled = on_second * 2
-# As below: the first queue's copy to the host would not wait for the second queue's kernel.
-second.wait()
+# As below: the copy to the host on the first device's queue would not wait for this kernel,
+# which ran on the queue `to_device` made for the second device (not `second`).
+doubled.sycl_queue.wait()
 back = doubled.to_device(first.sycl_device)
 copies_right = bool(numpy.array_equal(dpnp.asnumpy(back), dpnp.asnumpy(b) * 2))
 

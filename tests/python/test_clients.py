@@ -62,11 +62,13 @@ def client_env(venv, adapter):
 
 
 class Run:
-    def __init__(self, completed, machine):
+    def __init__(self, completed, machine, report):
         self.returncode = completed.returncode
         self.stdout = completed.stdout
         self.stderr = completed.stderr
         self.machine = machine
+        # The simulator's whole report of the last process to exit (its counters).
+        self.report = report
 
     def ranks(self):
         """The client's processes (the launcher's helpers left out), by pid."""
@@ -80,15 +82,17 @@ class Run:
 
 
 def run(venv, tmp_path, command, preset="b70x2", adapter="v1", shim=False, extra_env=None, timeout=600):
-    report = tmp_path / f"machine-{len(list(tmp_path.glob('machine-*')))}.json"
+    number = len(list(tmp_path.glob("machine-*")))
+    report, last = tmp_path / f"machine-{number}.json", tmp_path / f"last-{number}.json"
     arguments = [str(LAZY_USM), "--preset", preset, "run"] + (["--shim"] if shim else [])
-    arguments += ["--machine-report", str(report), "--"] + [str(part) for part in command]
+    arguments += ["--machine-report", str(report), "--report", str(last), "--"]
+    arguments += [str(part) for part in command]
     env = client_env(venv, adapter)
     env.update(extra_env or {})
     completed = subprocess.run(arguments, env=env, capture_output=True, text=True, timeout=timeout)
     machine = json.loads(report.read_text()) if report.exists() else None
     assert machine is not None, f"no machine report:\n{completed.stdout}\n{completed.stderr[-3000:]}"
-    return Run(completed, machine)
+    return Run(completed, machine, json.loads(last.read_text()) if last.exists() else None)
 
 
 def result_of(run_):
@@ -105,6 +109,7 @@ def test_dpnp_and_onemkl_compute_right_on_two_devices_eagerly_and_through_the_sh
                                 "gemm_right": True, "int_matmul_right": True}
     # oneMKL's generated machine code is refused (no CPU runs it) and it takes its SPIR-V
     # kernels; every launch ran.
+    assert eager.report["counters"]["native_binaries_refused"] > 0
     assert "did not execute" not in eager.stderr
     lazy = run(clients, tmp_path, [clients / "bin" / "python", program], adapter=adapter, shim=True)
     assert lazy.returncode == 0, lazy.stderr[-3000:]
@@ -135,6 +140,9 @@ def test_intel_mpi_moves_device_buffers_through_ipc_handles(clients, tmp_path):
     for rank in ranks:
         # Its GPU path: each rank exports its send buffer and opens its neighbour's.
         assert rank["ipc_handles_exported"] >= 1 and rank["ipc_handles_opened"] >= 1, rank
+        # And `run` shows it per process.
+        out_in = f"{rank['ipc_handles_exported']}/{rank['ipc_handles_opened']}"
+        assert re.search(rf"^\s*{rank['pid']}\s+exit 0\s.*\s{out_in}\s", eager.stderr, re.M), eager.stderr
     lazy = run(clients, tmp_path, command, shim=True, extra_env=offload)
     assert lazy.returncode == 0, lazy.stderr[-3000:]
     assert lazy.ok_ranks() == [0, 1]

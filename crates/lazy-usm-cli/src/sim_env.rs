@@ -77,7 +77,15 @@ fn loader_folder(library: &Path, name: &str) -> Result<PathBuf, String> {
         }
     };
     let (folder, target) = if shipped {
-        (private_folder(name)?, shipped_copy)
+        // One folder per installed copy: two installs run side by side must not re-point each
+        // other's links between `sim-env` and the program's `dlopen`.
+        let copy = {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = std::hash::DefaultHasher::new();
+            shipped_copy.hash(&mut hasher);
+            hasher.finish()
+        };
+        (private_folder(&format!("{name}-{copy:016x}"))?, shipped_copy)
     } else {
         (folder, library.to_path_buf())
     };
@@ -103,13 +111,15 @@ fn link(link: &Path, target: &Path) -> Result<(), String> {
 }
 
 /// `TMPDIR/lazy-usm-UID/name`: made here, its parent this user's alone (mode 0700, checked, so
-/// that no other user can have put links there first).
+/// that no other user can have put links there first; the check goes by path, which holds in
+/// a sticky temporary folder such as /tmp, where no other user can replace the parent).
 fn private_folder(name: &str) -> Result<PathBuf, String> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-    let user = std::fs::metadata("/proc/self")
-        .map_err(|error| format!("/proc/self: {error}"))?
-        .uid();
-    let parent = std::env::temp_dir().join(format!("lazy-usm-{user}"));
+    let user = rustix::process::geteuid().as_raw();
+    // Absolute, so that the variables pointing programs here hold wherever they run from.
+    let temporary = std::path::absolute(std::env::temp_dir())
+        .map_err(|error| format!("the temporary folder: {error}"))?;
+    let parent = temporary.join(format!("lazy-usm-{user}"));
     match std::fs::DirBuilder::new().mode(0o700).create(&parent) {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}

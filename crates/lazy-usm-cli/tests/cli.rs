@@ -425,6 +425,21 @@ fn an_installed_packages_stand_in_is_linked_under_both_names_from_a_private_fold
     assert_eq!(parent.permissions().mode() & 0o777, 0o700);
     let entries: Vec<_> = std::fs::read_dir(&folder).unwrap().collect();
     assert_eq!(entries.len(), 1, "nothing written into the package");
+    // A parent others may write into is refused, not used.
+    let parent = private.parent().unwrap();
+    std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let refused = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
+        .args(["sim-env", "--preset", "b70x2"])
+        .env("LAZY_USM_SIM_LOADER", bin.join("libze_sim_loader.so"))
+        .env("TMPDIR", temporary.path())
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("of this user's alone"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
 }
 
 #[test]

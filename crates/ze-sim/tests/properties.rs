@@ -269,8 +269,8 @@ fn extensions_are_listed_with_the_two_call_pattern() {
     let mut count = 0;
     // SAFETY: valid handles and output pointers.
     ok(unsafe { (sim.api.driver_get_extension_properties)(sim.driver, &mut count, null_mut()) });
-    assert_eq!(count, 7);
-    let mut all = vec![ze_driver_extension_properties_t::default(); 7];
+    assert_eq!(count, 8);
+    let mut all = vec![ze_driver_extension_properties_t::default(); count as usize];
     // SAFETY: an array of `count` elements.
     ok(unsafe {
         (sim.api.driver_get_extension_properties)(sim.driver, &mut count, all.as_mut_ptr())
@@ -284,6 +284,7 @@ fn extensions_are_listed_with_the_two_call_pattern() {
         "ZE_extension_float_atomics",
         "ZE_experimental_event_pool_counter_based",
         "ZE_extension_event_query_kernel_timestamps",
+        "ZE_experimental_fabric",
     ] {
         assert!(names.iter().any(|name| name == expected), "{names:?}");
     }

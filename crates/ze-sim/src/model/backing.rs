@@ -280,16 +280,6 @@ impl Backing {
         Some(fd)
     }
 
-    /// The memory file of device pages that were shared, if they were.
-    pub(crate) fn shared_file(&self) -> Option<RawFd> {
-        match self {
-            Self::Pages {
-                file: Some(file), ..
-            } => Some(file.as_raw_fd()),
-            _ => None,
-        }
-    }
-
     /// Maps the memory file `fd` (of `len` bytes) of another backing at a new address.
     pub(crate) fn open(fd: RawFd, len: usize) -> Option<Self> {
         // SAFETY: maps a memory file this simulator made, of at least `len` bytes.

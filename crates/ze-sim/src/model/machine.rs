@@ -966,22 +966,26 @@ impl Membership {
         }
         let region = self.machine.region();
         let used = (region.next_export.load(Ordering::Acquire) as usize).min(MAX_EXPORTS);
+        let holds = |record: &ExportRecord| {
+            matches!(
+                record.state.load(Ordering::Acquire),
+                EXPORT_LIVE | EXPORT_ORPHANED
+            ) && record.file[0].load(Ordering::Acquire) == file.0
+                && record.file[1].load(Ordering::Acquire) == file.1
+        };
         region.exports[..used]
             .iter()
             .enumerate()
-            .find(|(_, record)| {
-                matches!(
-                    record.state.load(Ordering::Acquire),
-                    EXPORT_LIVE | EXPORT_ORPHANED
-                ) && record.file[0].load(Ordering::Relaxed) == file.0
-                    && record.file[1].load(Ordering::Relaxed) == file.1
-            })
+            .find(|(_, record)| holds(record))
             .and_then(|(index, record)| {
-                Some((
+                let found = (
                     u32::try_from(index).ok()?,
-                    record.owner.load(Ordering::Relaxed),
-                    record.allocated.load(Ordering::Relaxed),
-                ))
+                    record.owner.load(Ordering::Acquire),
+                    record.allocated.load(Ordering::Acquire),
+                );
+                // Read again after the fields: a record finished and made anew meanwhile (a
+                // full table reuses records) would pair this file with another's owner.
+                holds(record).then_some(found)
             })
     }
 

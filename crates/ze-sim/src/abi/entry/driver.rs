@@ -113,7 +113,7 @@ pub(crate) unsafe extern "C" fn get_ipc_properties(
 }
 
 /// The extensions the simulator implements, with their versions (names from the headers).
-fn extensions() -> [(&'static [u8], u32); 7] {
+fn extensions() -> [(&'static [u8], u32); 8] {
     [
         (
             ZE_PCI_PROPERTIES_EXT_NAME,
@@ -143,6 +143,11 @@ fn extensions() -> [(&'static [u8], u32); 7] {
         (
             ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME,
             ze_event_query_kernel_timestamps_ext_version_t::ZE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_VERSION_CURRENT.0,
+        ),
+        // compute-runtime lists it (`driver_handle_helper.cpp`); see `fabric`.
+        (
+            ZE_FABRIC_EXP_NAME,
+            ze_fabric_exp_version_t::ZE_FABRIC_EXP_VERSION_CURRENT.0,
         ),
     ]
 }

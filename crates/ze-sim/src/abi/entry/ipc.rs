@@ -169,12 +169,13 @@ pub(crate) unsafe extern "C" fn put_handle(
 fn descriptor_only(platform: &Inner, fd: i32) -> Result<ze_ipc_mem_handle_t, ze_result_t> {
     let buffer = file_identity(fd).ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
     let state = platform.lock();
-    let own = state.memory.allocations.values().find(|allocation| {
-        allocation
-            .backing()
-            .and_then(Backing::shared_file)
-            .is_some_and(|file| file_identity(file) == Some(buffer))
-    });
+    // Its memory file's identity, recorded when the handle was made: the caller's descriptor
+    // may be a duplicate, and this process's own may be closed and its number reused.
+    let own = state
+        .memory
+        .allocations
+        .values()
+        .find(|allocation| allocation.buffer == Some(buffer));
     let mut handle = ze_ipc_mem_handle_t::default();
     write(&mut handle, FD, &fd.to_ne_bytes());
     if let Some(allocation) = own {
@@ -185,12 +186,6 @@ fn descriptor_only(platform: &Inner, fd: i32) -> Result<ze_ipc_mem_handle_t, ze_
             .backing()
             .and_then(Backing::pages_len)
             .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-        // The allocation's own descriptor: the caller's may be a duplicate of it.
-        let own_fd = allocation
-            .backing()
-            .and_then(Backing::shared_file)
-            .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-        write(&mut handle, FD, &own_fd.to_ne_bytes());
         write(&mut handle, ID, &allocation.id.to_ne_bytes());
         write(&mut handle, LEN, &(len as u64).to_ne_bytes());
         let machine_owner = platform.machine_devices[owner as usize];
@@ -305,12 +300,11 @@ pub(crate) unsafe extern "C" fn open_handle(
         // carry this process's id: ranks in other PID namespaces); it must then name the
         // exporter, live in this platform, with the descriptor, length and owner it has.
         let own = exporter == std::process::id()
-            && state.memory.allocations.values().any(|allocation| {
-                allocation
-                    .backing()
-                    .and_then(Backing::shared_file)
-                    .is_some_and(|file| file_identity(file) == Some(buffer))
-            });
+            && state
+                .memory
+                .allocations
+                .values()
+                .any(|allocation| allocation.buffer == Some(buffer));
         let (size, backing, owner) = if own {
             let owner = visible_owner.ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
             let size = state
@@ -321,7 +315,7 @@ pub(crate) unsafe extern "C" fn open_handle(
                 .and_then(|allocation| {
                     let backing = allocation.backing()?;
                     (allocation.kind == MemKind::Device { owner }
-                        && backing.shared_file() == Some(fd)
+                        && allocation.buffer == Some(buffer)
                         && backing.pages_len() == Some(len))
                     .then_some(allocation.size)
                 })
