@@ -85,7 +85,10 @@ fn loader_folder(library: &Path, name: &str) -> Result<PathBuf, String> {
             shipped_copy.hash(&mut hasher);
             hasher.finish()
         };
-        (private_folder(&format!("{name}-{copy:016x}"))?, shipped_copy)
+        (
+            private_folder(&format!("{name}-{copy:016x}"))?,
+            shipped_copy,
+        )
     } else {
         (folder, library.to_path_buf())
     };
