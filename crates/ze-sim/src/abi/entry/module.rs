@@ -183,13 +183,7 @@ fn zebin_source(platform: &Inner, zebin: zebin::Zebin) -> Result<native_binary::
             let contents = lazy_usm_spirv::contents(&spirv).map_err(|error| error.to_string())?;
             let mut constants = Vec::with_capacity(zebin.constants.len());
             for (id, value) in zebin.constants {
-                let Some(&(_, size)) = contents
-                    .specialization_constants
-                    .iter()
-                    .find(|&&(spec_id, _)| spec_id == id)
-                else {
-                    return Err(format!("the module has no specialization constant {id}"));
-                };
+                let size = constant_size(&contents, id)?;
                 let bytes = value.to_le_bytes();
                 constants.push((id, bytes[..size.min(bytes.len())].to_vec()));
             }
@@ -208,6 +202,16 @@ fn zebin_source(platform: &Inner, zebin: zebin::Zebin) -> Result<native_binary::
             ))
         }
     }
+}
+
+/// The size of the module's specialization constant `id`; why not, when it has none.
+fn constant_size(contents: &lazy_usm_spirv::Contents, id: u32) -> Result<usize, String> {
+    contents
+        .specialization_constants
+        .iter()
+        .find(|&&(spec_id, _)| spec_id == id)
+        .map(|&(_, size)| size)
+        .ok_or_else(|| format!("the module has no specialization constant {id}"))
 }
 
 /// Builds a SPIR-V module with code through OpenCL: `None` when it has none (a module of
@@ -271,13 +275,7 @@ unsafe fn source_of(
                     *given.pConstantValues.add(index),
                 )
             };
-            let Some(&(_, size)) = contents
-                .specialization_constants
-                .iter()
-                .find(|&&(spec_id, _)| spec_id == id)
-            else {
-                return Err(format!("the module has no specialization constant {id}"));
-            };
+            let size = constant_size(&contents, id)?;
             if value.is_null() {
                 return Err(format!("specialization constant {id} has no value"));
             }
