@@ -11,9 +11,7 @@ others through a file.
         [--weights W --weight-mib M] [--results DIR]
 
 Prints `rank R ok` per rank or what was wrong; exits 1 on any wrong value. With `--results`,
-each rank writes DIR/rank-R.json: the steps it checked.
-
-Prints `rank R ok` per rank or what was wrong; exits 1 on any wrong value."""
+each rank writes DIR/rank-R.json: the steps it checked."""
 import argparse
 import ctypes
 import os

@@ -1,8 +1,8 @@
 """Clients nobody here wrote, installed from PyPI as their users install them
 (tests/clients/requirements*.txt, into target/clients-venv by .ci/run), run on the simulated
 machine under `lazy-usm run`, eagerly and through the shim: dpnp with oneMKL, Intel MPI's GPU
-path (a C program and IMB-MPI1-GPU), oneCCL's all-reduce between ranks, and seed 003 as its
-users ran it, on oneCCL. Each client runs with no variable beyond what its own documentation
+path (a C program and IMB-MPI1-GPU), oneCCL's all-reduce between ranks, seed 003 as its users
+ran it, on oneCCL, and pyzes's Sysman example beside a process holding device memory. Each client runs with no variable beyond what its own documentation
 tells its users to set (I_MPI_ROOT, its library folder on LD_LIBRARY_PATH, I_MPI_OFFLOAD=1 for
 MPI's GPU buffers), and the adapter of Intel's runtime it is run on.
 
@@ -217,3 +217,53 @@ def test_seed003_on_oneccl_dies_eagerly_at_the_first_kernel_and_completes_throug
     assert results == {rank: {"checked": 3, "wrong": 0, "weights": 12} for rank in range(4)}
     assert lazy.pinned_peak() < 12 * GIB, lazy.pinned_peak()
     assert not any(rank["failure"] for rank in lazy.ranks())
+
+
+SYSTEM_LOADER = pathlib.Path("/usr/lib/x86_64-linux-gnu/libze_loader.so.1")
+HOLD_MIB = 1024
+
+
+@pytest.mark.parametrize("adapter", ["v1", "v2"])
+def test_pyzes_shows_another_processes_device_memory_eagerly_and_through_the_shim(clients, tmp_path, adapter):
+    # pyzes's own example, its handle on the stand-in (tests/clients/pyzes_beside_a_holder.py
+    # says why), while a dpctl program holds 1 GiB on the first GPU.
+    command = [clients / "bin" / "python", PROGRAMS / "pyzes_beside_a_holder.py", "--hold-mib", HOLD_MIB]
+    eager = run(clients, tmp_path, command, adapter=adapter)
+    assert eager.returncode == 0, eager.stdout[-3000:] + eager.stderr[-3000:]
+    seen = result_of(eager)
+    assert seen["example_exit"] == 0 and seen["holder_exit"] == 0, seen
+    assert len(seen["devices"]) == 2 and all("B70" in name for name in seen["devices"]), seen
+    # Sysman sees the holder's device memory on the first GPU only; the host memory pinned for
+    # its peer residency shows in no Sysman figure.
+    used = seen["used_bytes"]
+    assert HOLD_MIB << 20 <= used[0] < (HOLD_MIB + 64) << 20 and used[1] == 0, used
+    assert eager.pinned_peak() >= HOLD_MIB << 20, "eagerly the peer's residency is pinned"
+    lazy = run(clients, tmp_path, command, adapter=adapter, shim=True)
+    assert lazy.returncode == 0, lazy.stdout[-3000:] + lazy.stderr[-3000:]
+    assert result_of(lazy) == seen
+    assert lazy.pinned_peak() <= eager.pinned_peak()
+    assert "lazy-usm shim" in lazy.stderr
+
+
+def test_pyzes_stops_at_zes_init_on_a_loader_older_than_it(clients):
+    # pyzes opens the system loader by this path. Debian 12's (1.8.12) predates zesInit (the
+    # loader exports it from 1.9.4 on): pyzes stops there whatever the driver, on the real
+    # stack as here. A newer system loader takes the simulator as its driver instead.
+    if not SYSTEM_LOADER.is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"no {SYSTEM_LOADER} under CI (.ci/run installs libze1)")
+        pytest.skip(f"no {SYSTEM_LOADER}")
+    import ctypes
+    has_zes_init = hasattr(ctypes.CDLL(str(SYSTEM_LOADER)), "zesInit")
+    env = client_env(clients, "v1")
+    env["ZE_ENABLE_ALT_DRIVERS"] = str(TARGET / "debug" / "libze_sim.so")
+    example = ("import pathlib, runpy, pyzes; runpy.run_path(str(pathlib.Path(pyzes.__file__).parent"
+               " / 'examples' / 'pyzes_example.py'), run_name='__main__')")
+    completed = subprocess.run([str(clients / "bin" / "python"), "-c", example], env=env,
+                               capture_output=True, text=True, timeout=120)
+    if has_zes_init:
+        assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+        assert "Found 1 memory module(s)" in completed.stdout
+    else:
+        assert completed.returncode == 1
+        assert "undefined symbol: zesInit" in completed.stdout, completed.stdout[-3000:]

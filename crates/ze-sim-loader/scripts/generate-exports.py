@@ -30,7 +30,7 @@ from ze_functions import api_name, read, tracer_registrations  # noqa: E402
 SIM_DDI = HERE.parent / "ze-sim" / "src" / "abi" / "ddi.rs"
 # The table whose functions are the tracing layer's.
 TRACER_TABLE = "zel_tracer_dditable_t"
-FILLED = re.compile(r"fn (zeGet\w+ProcAddrTable)\(\s*version: ze_api_version_t,\s*table: \*mut (\w+),")
+FILLED = re.compile(r"fn (ze[st]?Get\w+ProcAddrTable)\(\s*version: ze_api_version_t,\s*table: \*mut (\w+),")
 EMPTY = re.compile(r"empty_tables! \{(.*?)\}", re.S)
 
 

@@ -17,7 +17,7 @@ HERE = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE.parent / "level-zero-sys" / "scripts"))
 from ze_functions import api_name, read  # noqa: E402
 
-FILLED = re.compile(r"fn (zeGet\w+ProcAddrTable)\(\s*version: ze_api_version_t,\s*table: \*mut (\w+),")
+FILLED = re.compile(r"fn (ze[st]?Get\w+ProcAddrTable)\(\s*version: ze_api_version_t,\s*table: \*mut (\w+),")
 
 
 def main():

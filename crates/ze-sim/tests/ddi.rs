@@ -154,3 +154,38 @@ fn in_process_resolution_hands_out_exactly_what_the_loader_tables_hold() {
         None
     );
 }
+
+/// One loader release inserted `pfnGetCardPowerDomain` into the middle of the Sysman device
+/// table (before `pfnEnumPsus`): a loader of an older version gets only the fields that sit
+/// where its headers put them, never a function in another's slot.
+#[test]
+fn an_old_sysman_device_table_gets_only_the_fields_that_never_moved() {
+    let fields = size_of::<zes_device_dditable_t>() / size_of::<usize>();
+    let mut table = vec![SENTINEL; fields];
+    // SAFETY: a buffer as large as the newest table.
+    let result = unsafe {
+        ddi::zesGetDeviceProcAddrTable(
+            ze_api_version_t::ZE_API_VERSION_1_0,
+            table.as_mut_ptr() as *mut zes_device_dditable_t,
+        )
+    };
+    assert_eq!(result, ze_result_t::ZE_RESULT_SUCCESS);
+    // pfnEnumMemoryModules (16) and pfnEnumPowerDomains (18) are where every release has them.
+    assert!(table[16] != SENTINEL && table[18] != SENTINEL);
+    assert!(
+        table[19..].iter().all(|&field| field == SENTINEL),
+        "the 1.0 table's 20th field is pfnEnumPsus, not pfnGetCardPowerDomain: {:x?}",
+        &table[19..]
+    );
+    let mut table = vec![SENTINEL; fields];
+    // SAFETY: as above.
+    unsafe {
+        ddi::zesGetDeviceProcAddrTable(
+            ze_api_version_t::ZE_API_VERSION_1_15,
+            table.as_mut_ptr() as *mut zes_device_dditable_t,
+        );
+    }
+    // pfnEnumTemperatureSensors (24) and pfnGet (29) exist at 1.15.
+    assert!(table[24] != SENTINEL && table[24] != 0);
+    assert!(table[29] != SENTINEL && table[29] != 0);
+}

@@ -15,5 +15,6 @@ mod kernels;
 mod properties;
 mod real_kernels;
 mod replay;
+mod sysman;
 mod timing;
 mod virtual_memory;

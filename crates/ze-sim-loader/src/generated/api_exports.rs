@@ -29,6 +29,11 @@ pub(crate) struct Tables {
     pub(crate) ze_physical_mem: ze_physical_mem_dditable_t,
     pub(crate) ze_sampler: ze_sampler_dditable_t,
     pub(crate) ze_virtual_mem: ze_virtual_mem_dditable_t,
+    pub(crate) zes_device: zes_device_dditable_t,
+    pub(crate) zes_driver: zes_driver_dditable_t,
+    pub(crate) zes_driver_exp: zes_driver_exp_dditable_t,
+    pub(crate) zes_global: zes_global_dditable_t,
+    pub(crate) zes_memory: zes_memory_dditable_t,
 }
 
 /// Fills the tables the simulator implements, at `version`.
@@ -77,6 +82,16 @@ pub(crate) fn fill(tables: &mut Tables, version: ze_api_version_t) {
     unsafe { ze_sim::ddi::zeGetSamplerProcAddrTable(version, &mut tables.ze_sampler) };
     // SAFETY: a whole `ze_virtual_mem_dditable_t`, which `version` (this crate's) sizes.
     unsafe { ze_sim::ddi::zeGetVirtualMemProcAddrTable(version, &mut tables.ze_virtual_mem) };
+    // SAFETY: a whole `zes_device_dditable_t`, which `version` (this crate's) sizes.
+    unsafe { ze_sim::ddi::zesGetDeviceProcAddrTable(version, &mut tables.zes_device) };
+    // SAFETY: a whole `zes_driver_dditable_t`, which `version` (this crate's) sizes.
+    unsafe { ze_sim::ddi::zesGetDriverProcAddrTable(version, &mut tables.zes_driver) };
+    // SAFETY: a whole `zes_driver_exp_dditable_t`, which `version` (this crate's) sizes.
+    unsafe { ze_sim::ddi::zesGetDriverExpProcAddrTable(version, &mut tables.zes_driver_exp) };
+    // SAFETY: a whole `zes_global_dditable_t`, which `version` (this crate's) sizes.
+    unsafe { ze_sim::ddi::zesGetGlobalProcAddrTable(version, &mut tables.zes_global) };
+    // SAFETY: a whole `zes_memory_dditable_t`, which `version` (this crate's) sizes.
+    unsafe { ze_sim::ddi::zesGetMemoryProcAddrTable(version, &mut tables.zes_memory) };
 }
 
 /// `zeCommandListCreate`, from `ze_command_list_dditable_t`.
@@ -3245,8 +3260,12 @@ pub unsafe extern "C" fn zerGetDefaultContext() -> ze_context_handle_t {
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceGetProperties(_arg1: zes_device_handle_t, _arg2: *mut zes_device_properties_t) -> ze_result_t {
-    unsupported("zesDeviceGetProperties")
+pub unsafe extern "C" fn zesDeviceGetProperties(arg1: zes_device_handle_t, arg2: *mut zes_device_properties_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnGetProperties {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDeviceGetProperties"),
+    }
 }
 
 /// `zesDeviceGetState`, from `zes_device_dditable_t`.
@@ -3254,8 +3273,12 @@ pub unsafe extern "C" fn zesDeviceGetProperties(_arg1: zes_device_handle_t, _arg
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceGetState(_arg1: zes_device_handle_t, _arg2: *mut zes_device_state_t) -> ze_result_t {
-    unsupported("zesDeviceGetState")
+pub unsafe extern "C" fn zesDeviceGetState(arg1: zes_device_handle_t, arg2: *mut zes_device_state_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnGetState {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDeviceGetState"),
+    }
 }
 
 /// `zesDeviceReset`, from `zes_device_dditable_t`.
@@ -3263,8 +3286,12 @@ pub unsafe extern "C" fn zesDeviceGetState(_arg1: zes_device_handle_t, _arg2: *m
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceReset(_arg1: zes_device_handle_t, _arg2: ze_bool_t) -> ze_result_t {
-    unsupported("zesDeviceReset")
+pub unsafe extern "C" fn zesDeviceReset(arg1: zes_device_handle_t, arg2: ze_bool_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnReset {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDeviceReset"),
+    }
 }
 
 /// `zesDeviceProcessesGetState`, from `zes_device_dditable_t`.
@@ -3272,8 +3299,12 @@ pub unsafe extern "C" fn zesDeviceReset(_arg1: zes_device_handle_t, _arg2: ze_bo
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceProcessesGetState(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_process_state_t) -> ze_result_t {
-    unsupported("zesDeviceProcessesGetState")
+pub unsafe extern "C" fn zesDeviceProcessesGetState(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_process_state_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnProcessesGetState {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceProcessesGetState"),
+    }
 }
 
 /// `zesDevicePciGetProperties`, from `zes_device_dditable_t`.
@@ -3281,8 +3312,12 @@ pub unsafe extern "C" fn zesDeviceProcessesGetState(_arg1: zes_device_handle_t, 
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDevicePciGetProperties(_arg1: zes_device_handle_t, _arg2: *mut zes_pci_properties_t) -> ze_result_t {
-    unsupported("zesDevicePciGetProperties")
+pub unsafe extern "C" fn zesDevicePciGetProperties(arg1: zes_device_handle_t, arg2: *mut zes_pci_properties_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnPciGetProperties {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDevicePciGetProperties"),
+    }
 }
 
 /// `zesDevicePciGetState`, from `zes_device_dditable_t`.
@@ -3290,8 +3325,12 @@ pub unsafe extern "C" fn zesDevicePciGetProperties(_arg1: zes_device_handle_t, _
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDevicePciGetState(_arg1: zes_device_handle_t, _arg2: *mut zes_pci_state_t) -> ze_result_t {
-    unsupported("zesDevicePciGetState")
+pub unsafe extern "C" fn zesDevicePciGetState(arg1: zes_device_handle_t, arg2: *mut zes_pci_state_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnPciGetState {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDevicePciGetState"),
+    }
 }
 
 /// `zesDevicePciGetBars`, from `zes_device_dditable_t`.
@@ -3299,8 +3338,12 @@ pub unsafe extern "C" fn zesDevicePciGetState(_arg1: zes_device_handle_t, _arg2:
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDevicePciGetBars(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_pci_bar_properties_t) -> ze_result_t {
-    unsupported("zesDevicePciGetBars")
+pub unsafe extern "C" fn zesDevicePciGetBars(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_pci_bar_properties_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnPciGetBars {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDevicePciGetBars"),
+    }
 }
 
 /// `zesDevicePciGetStats`, from `zes_device_dditable_t`.
@@ -3308,8 +3351,12 @@ pub unsafe extern "C" fn zesDevicePciGetBars(_arg1: zes_device_handle_t, _arg2: 
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDevicePciGetStats(_arg1: zes_device_handle_t, _arg2: *mut zes_pci_stats_t) -> ze_result_t {
-    unsupported("zesDevicePciGetStats")
+pub unsafe extern "C" fn zesDevicePciGetStats(arg1: zes_device_handle_t, arg2: *mut zes_pci_stats_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnPciGetStats {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDevicePciGetStats"),
+    }
 }
 
 /// `zesDeviceEnumDiagnosticTestSuites`, from `zes_device_dditable_t`.
@@ -3317,8 +3364,12 @@ pub unsafe extern "C" fn zesDevicePciGetStats(_arg1: zes_device_handle_t, _arg2:
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumDiagnosticTestSuites(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_diag_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumDiagnosticTestSuites")
+pub unsafe extern "C" fn zesDeviceEnumDiagnosticTestSuites(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_diag_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumDiagnosticTestSuites {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumDiagnosticTestSuites"),
+    }
 }
 
 /// `zesDeviceEnumEngineGroups`, from `zes_device_dditable_t`.
@@ -3326,8 +3377,12 @@ pub unsafe extern "C" fn zesDeviceEnumDiagnosticTestSuites(_arg1: zes_device_han
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumEngineGroups(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_engine_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumEngineGroups")
+pub unsafe extern "C" fn zesDeviceEnumEngineGroups(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_engine_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumEngineGroups {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumEngineGroups"),
+    }
 }
 
 /// `zesDeviceEventRegister`, from `zes_device_dditable_t`.
@@ -3335,8 +3390,12 @@ pub unsafe extern "C" fn zesDeviceEnumEngineGroups(_arg1: zes_device_handle_t, _
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEventRegister(_arg1: zes_device_handle_t, _arg2: zes_event_type_flags_t) -> ze_result_t {
-    unsupported("zesDeviceEventRegister")
+pub unsafe extern "C" fn zesDeviceEventRegister(arg1: zes_device_handle_t, arg2: zes_event_type_flags_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEventRegister {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDeviceEventRegister"),
+    }
 }
 
 /// `zesDeviceEnumFabricPorts`, from `zes_device_dditable_t`.
@@ -3344,8 +3403,12 @@ pub unsafe extern "C" fn zesDeviceEventRegister(_arg1: zes_device_handle_t, _arg
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumFabricPorts(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_fabric_port_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumFabricPorts")
+pub unsafe extern "C" fn zesDeviceEnumFabricPorts(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_fabric_port_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumFabricPorts {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumFabricPorts"),
+    }
 }
 
 /// `zesDeviceEnumFans`, from `zes_device_dditable_t`.
@@ -3353,8 +3416,12 @@ pub unsafe extern "C" fn zesDeviceEnumFabricPorts(_arg1: zes_device_handle_t, _a
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumFans(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_fan_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumFans")
+pub unsafe extern "C" fn zesDeviceEnumFans(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_fan_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumFans {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumFans"),
+    }
 }
 
 /// `zesDeviceEnumFirmwares`, from `zes_device_dditable_t`.
@@ -3362,8 +3429,12 @@ pub unsafe extern "C" fn zesDeviceEnumFans(_arg1: zes_device_handle_t, _arg2: *m
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumFirmwares(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_firmware_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumFirmwares")
+pub unsafe extern "C" fn zesDeviceEnumFirmwares(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_firmware_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumFirmwares {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumFirmwares"),
+    }
 }
 
 /// `zesDeviceEnumFrequencyDomains`, from `zes_device_dditable_t`.
@@ -3371,8 +3442,12 @@ pub unsafe extern "C" fn zesDeviceEnumFirmwares(_arg1: zes_device_handle_t, _arg
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumFrequencyDomains(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_freq_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumFrequencyDomains")
+pub unsafe extern "C" fn zesDeviceEnumFrequencyDomains(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_freq_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumFrequencyDomains {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumFrequencyDomains"),
+    }
 }
 
 /// `zesDeviceEnumLeds`, from `zes_device_dditable_t`.
@@ -3380,8 +3455,12 @@ pub unsafe extern "C" fn zesDeviceEnumFrequencyDomains(_arg1: zes_device_handle_
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumLeds(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_led_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumLeds")
+pub unsafe extern "C" fn zesDeviceEnumLeds(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_led_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumLeds {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumLeds"),
+    }
 }
 
 /// `zesDeviceEnumMemoryModules`, from `zes_device_dditable_t`.
@@ -3389,8 +3468,12 @@ pub unsafe extern "C" fn zesDeviceEnumLeds(_arg1: zes_device_handle_t, _arg2: *m
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumMemoryModules(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_mem_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumMemoryModules")
+pub unsafe extern "C" fn zesDeviceEnumMemoryModules(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_mem_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumMemoryModules {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumMemoryModules"),
+    }
 }
 
 /// `zesDeviceEnumPerformanceFactorDomains`, from `zes_device_dditable_t`.
@@ -3398,8 +3481,12 @@ pub unsafe extern "C" fn zesDeviceEnumMemoryModules(_arg1: zes_device_handle_t, 
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumPerformanceFactorDomains(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_perf_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumPerformanceFactorDomains")
+pub unsafe extern "C" fn zesDeviceEnumPerformanceFactorDomains(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_perf_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumPerformanceFactorDomains {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumPerformanceFactorDomains"),
+    }
 }
 
 /// `zesDeviceEnumPowerDomains`, from `zes_device_dditable_t`.
@@ -3407,8 +3494,12 @@ pub unsafe extern "C" fn zesDeviceEnumPerformanceFactorDomains(_arg1: zes_device
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumPowerDomains(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_pwr_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumPowerDomains")
+pub unsafe extern "C" fn zesDeviceEnumPowerDomains(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_pwr_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumPowerDomains {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumPowerDomains"),
+    }
 }
 
 /// `zesDeviceGetCardPowerDomain`, from `zes_device_dditable_t`.
@@ -3416,8 +3507,12 @@ pub unsafe extern "C" fn zesDeviceEnumPowerDomains(_arg1: zes_device_handle_t, _
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceGetCardPowerDomain(_arg1: zes_device_handle_t, _arg2: *mut zes_pwr_handle_t) -> ze_result_t {
-    unsupported("zesDeviceGetCardPowerDomain")
+pub unsafe extern "C" fn zesDeviceGetCardPowerDomain(arg1: zes_device_handle_t, arg2: *mut zes_pwr_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnGetCardPowerDomain {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDeviceGetCardPowerDomain"),
+    }
 }
 
 /// `zesDeviceEnumPsus`, from `zes_device_dditable_t`.
@@ -3425,8 +3520,12 @@ pub unsafe extern "C" fn zesDeviceGetCardPowerDomain(_arg1: zes_device_handle_t,
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumPsus(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_psu_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumPsus")
+pub unsafe extern "C" fn zesDeviceEnumPsus(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_psu_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumPsus {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumPsus"),
+    }
 }
 
 /// `zesDeviceEnumRasErrorSets`, from `zes_device_dditable_t`.
@@ -3434,8 +3533,12 @@ pub unsafe extern "C" fn zesDeviceEnumPsus(_arg1: zes_device_handle_t, _arg2: *m
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumRasErrorSets(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_ras_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumRasErrorSets")
+pub unsafe extern "C" fn zesDeviceEnumRasErrorSets(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_ras_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumRasErrorSets {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumRasErrorSets"),
+    }
 }
 
 /// `zesDeviceEnumSchedulers`, from `zes_device_dditable_t`.
@@ -3443,8 +3546,12 @@ pub unsafe extern "C" fn zesDeviceEnumRasErrorSets(_arg1: zes_device_handle_t, _
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumSchedulers(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_sched_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumSchedulers")
+pub unsafe extern "C" fn zesDeviceEnumSchedulers(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_sched_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumSchedulers {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumSchedulers"),
+    }
 }
 
 /// `zesDeviceEnumStandbyDomains`, from `zes_device_dditable_t`.
@@ -3452,8 +3559,12 @@ pub unsafe extern "C" fn zesDeviceEnumSchedulers(_arg1: zes_device_handle_t, _ar
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumStandbyDomains(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_standby_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumStandbyDomains")
+pub unsafe extern "C" fn zesDeviceEnumStandbyDomains(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_standby_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumStandbyDomains {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumStandbyDomains"),
+    }
 }
 
 /// `zesDeviceEnumTemperatureSensors`, from `zes_device_dditable_t`.
@@ -3461,8 +3572,12 @@ pub unsafe extern "C" fn zesDeviceEnumStandbyDomains(_arg1: zes_device_handle_t,
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumTemperatureSensors(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_temp_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumTemperatureSensors")
+pub unsafe extern "C" fn zesDeviceEnumTemperatureSensors(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_temp_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumTemperatureSensors {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumTemperatureSensors"),
+    }
 }
 
 /// `zesDeviceEccAvailable`, from `zes_device_dditable_t`.
@@ -3470,8 +3585,12 @@ pub unsafe extern "C" fn zesDeviceEnumTemperatureSensors(_arg1: zes_device_handl
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEccAvailable(_arg1: zes_device_handle_t, _arg2: *mut ze_bool_t) -> ze_result_t {
-    unsupported("zesDeviceEccAvailable")
+pub unsafe extern "C" fn zesDeviceEccAvailable(arg1: zes_device_handle_t, arg2: *mut ze_bool_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEccAvailable {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDeviceEccAvailable"),
+    }
 }
 
 /// `zesDeviceEccConfigurable`, from `zes_device_dditable_t`.
@@ -3479,8 +3598,12 @@ pub unsafe extern "C" fn zesDeviceEccAvailable(_arg1: zes_device_handle_t, _arg2
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEccConfigurable(_arg1: zes_device_handle_t, _arg2: *mut ze_bool_t) -> ze_result_t {
-    unsupported("zesDeviceEccConfigurable")
+pub unsafe extern "C" fn zesDeviceEccConfigurable(arg1: zes_device_handle_t, arg2: *mut ze_bool_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEccConfigurable {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDeviceEccConfigurable"),
+    }
 }
 
 /// `zesDeviceGetEccState`, from `zes_device_dditable_t`.
@@ -3488,8 +3611,12 @@ pub unsafe extern "C" fn zesDeviceEccConfigurable(_arg1: zes_device_handle_t, _a
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceGetEccState(_arg1: zes_device_handle_t, _arg2: *mut zes_device_ecc_properties_t) -> ze_result_t {
-    unsupported("zesDeviceGetEccState")
+pub unsafe extern "C" fn zesDeviceGetEccState(arg1: zes_device_handle_t, arg2: *mut zes_device_ecc_properties_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnGetEccState {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDeviceGetEccState"),
+    }
 }
 
 /// `zesDeviceSetEccState`, from `zes_device_dditable_t`.
@@ -3497,8 +3624,12 @@ pub unsafe extern "C" fn zesDeviceGetEccState(_arg1: zes_device_handle_t, _arg2:
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceSetEccState(_arg1: zes_device_handle_t, _arg2: *const zes_device_ecc_desc_t, _arg3: *mut zes_device_ecc_properties_t) -> ze_result_t {
-    unsupported("zesDeviceSetEccState")
+pub unsafe extern "C" fn zesDeviceSetEccState(arg1: zes_device_handle_t, arg2: *const zes_device_ecc_desc_t, arg3: *mut zes_device_ecc_properties_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnSetEccState {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceSetEccState"),
+    }
 }
 
 /// `zesDeviceGet`, from `zes_device_dditable_t`.
@@ -3506,8 +3637,12 @@ pub unsafe extern "C" fn zesDeviceSetEccState(_arg1: zes_device_handle_t, _arg2:
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceGet(_arg1: zes_driver_handle_t, _arg2: *mut u32, _arg3: *mut zes_device_handle_t) -> ze_result_t {
-    unsupported("zesDeviceGet")
+pub unsafe extern "C" fn zesDeviceGet(arg1: zes_driver_handle_t, arg2: *mut u32, arg3: *mut zes_device_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnGet {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceGet"),
+    }
 }
 
 /// `zesDeviceSetOverclockWaiver`, from `zes_device_dditable_t`.
@@ -3515,8 +3650,12 @@ pub unsafe extern "C" fn zesDeviceGet(_arg1: zes_driver_handle_t, _arg2: *mut u3
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceSetOverclockWaiver(_arg1: zes_device_handle_t) -> ze_result_t {
-    unsupported("zesDeviceSetOverclockWaiver")
+pub unsafe extern "C" fn zesDeviceSetOverclockWaiver(arg1: zes_device_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnSetOverclockWaiver {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1) },
+        None => unsupported("zesDeviceSetOverclockWaiver"),
+    }
 }
 
 /// `zesDeviceGetOverclockDomains`, from `zes_device_dditable_t`.
@@ -3524,8 +3663,12 @@ pub unsafe extern "C" fn zesDeviceSetOverclockWaiver(_arg1: zes_device_handle_t)
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceGetOverclockDomains(_arg1: zes_device_handle_t, _arg2: *mut u32) -> ze_result_t {
-    unsupported("zesDeviceGetOverclockDomains")
+pub unsafe extern "C" fn zesDeviceGetOverclockDomains(arg1: zes_device_handle_t, arg2: *mut u32) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnGetOverclockDomains {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDeviceGetOverclockDomains"),
+    }
 }
 
 /// `zesDeviceGetOverclockControls`, from `zes_device_dditable_t`.
@@ -3533,8 +3676,12 @@ pub unsafe extern "C" fn zesDeviceGetOverclockDomains(_arg1: zes_device_handle_t
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceGetOverclockControls(_arg1: zes_device_handle_t, _arg2: zes_overclock_domain_t, _arg3: *mut u32) -> ze_result_t {
-    unsupported("zesDeviceGetOverclockControls")
+pub unsafe extern "C" fn zesDeviceGetOverclockControls(arg1: zes_device_handle_t, arg2: zes_overclock_domain_t, arg3: *mut u32) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnGetOverclockControls {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceGetOverclockControls"),
+    }
 }
 
 /// `zesDeviceResetOverclockSettings`, from `zes_device_dditable_t`.
@@ -3542,8 +3689,12 @@ pub unsafe extern "C" fn zesDeviceGetOverclockControls(_arg1: zes_device_handle_
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceResetOverclockSettings(_arg1: zes_device_handle_t, _arg2: ze_bool_t) -> ze_result_t {
-    unsupported("zesDeviceResetOverclockSettings")
+pub unsafe extern "C" fn zesDeviceResetOverclockSettings(arg1: zes_device_handle_t, arg2: ze_bool_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnResetOverclockSettings {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDeviceResetOverclockSettings"),
+    }
 }
 
 /// `zesDeviceReadOverclockState`, from `zes_device_dditable_t`.
@@ -3551,8 +3702,12 @@ pub unsafe extern "C" fn zesDeviceResetOverclockSettings(_arg1: zes_device_handl
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceReadOverclockState(_arg1: zes_device_handle_t, _arg2: *mut zes_overclock_mode_t, _arg3: *mut ze_bool_t, _arg4: *mut ze_bool_t, _arg5: *mut zes_pending_action_t, _arg6: *mut ze_bool_t) -> ze_result_t {
-    unsupported("zesDeviceReadOverclockState")
+pub unsafe extern "C" fn zesDeviceReadOverclockState(arg1: zes_device_handle_t, arg2: *mut zes_overclock_mode_t, arg3: *mut ze_bool_t, arg4: *mut ze_bool_t, arg5: *mut zes_pending_action_t, arg6: *mut ze_bool_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnReadOverclockState {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6) },
+        None => unsupported("zesDeviceReadOverclockState"),
+    }
 }
 
 /// `zesDeviceEnumOverclockDomains`, from `zes_device_dditable_t`.
@@ -3560,8 +3715,12 @@ pub unsafe extern "C" fn zesDeviceReadOverclockState(_arg1: zes_device_handle_t,
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceEnumOverclockDomains(_arg1: zes_device_handle_t, _arg2: *mut u32, _arg3: *mut zes_overclock_handle_t) -> ze_result_t {
-    unsupported("zesDeviceEnumOverclockDomains")
+pub unsafe extern "C" fn zesDeviceEnumOverclockDomains(arg1: zes_device_handle_t, arg2: *mut u32, arg3: *mut zes_overclock_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnEnumOverclockDomains {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDeviceEnumOverclockDomains"),
+    }
 }
 
 /// `zesDeviceResetExt`, from `zes_device_dditable_t`.
@@ -3569,8 +3728,12 @@ pub unsafe extern "C" fn zesDeviceEnumOverclockDomains(_arg1: zes_device_handle_
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDeviceResetExt(_arg1: zes_device_handle_t, _arg2: *mut zes_reset_properties_t) -> ze_result_t {
-    unsupported("zesDeviceResetExt")
+pub unsafe extern "C" fn zesDeviceResetExt(arg1: zes_device_handle_t, arg2: *mut zes_reset_properties_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnResetExt {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDeviceResetExt"),
+    }
 }
 
 /// `zesDevicePciLinkSpeedUpdateExt`, from `zes_device_dditable_t`.
@@ -3578,8 +3741,12 @@ pub unsafe extern "C" fn zesDeviceResetExt(_arg1: zes_device_handle_t, _arg2: *m
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDevicePciLinkSpeedUpdateExt(_arg1: zes_device_handle_t, _arg2: ze_bool_t, _arg3: *mut zes_device_action_t) -> ze_result_t {
-    unsupported("zesDevicePciLinkSpeedUpdateExt")
+pub unsafe extern "C" fn zesDevicePciLinkSpeedUpdateExt(arg1: zes_device_handle_t, arg2: ze_bool_t, arg3: *mut zes_device_action_t) -> ze_result_t {
+    match crate::forward::tables().zes_device.pfnPciLinkSpeedUpdateExt {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDevicePciLinkSpeedUpdateExt"),
+    }
 }
 
 /// `zesDeviceGetSubDevicePropertiesExp`, from `zes_device_exp_dditable_t`.
@@ -3641,8 +3808,12 @@ pub unsafe extern "C" fn zesDiagnosticsRunTests(_arg1: zes_diag_handle_t, _arg2:
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDriverEventListen(_arg1: ze_driver_handle_t, _arg2: u32, _arg3: u32, _arg4: *mut zes_device_handle_t, _arg5: *mut u32, _arg6: *mut zes_event_type_flags_t) -> ze_result_t {
-    unsupported("zesDriverEventListen")
+pub unsafe extern "C" fn zesDriverEventListen(arg1: ze_driver_handle_t, arg2: u32, arg3: u32, arg4: *mut zes_device_handle_t, arg5: *mut u32, arg6: *mut zes_event_type_flags_t) -> ze_result_t {
+    match crate::forward::tables().zes_driver.pfnEventListen {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6) },
+        None => unsupported("zesDriverEventListen"),
+    }
 }
 
 /// `zesDriverEventListenEx`, from `zes_driver_dditable_t`.
@@ -3650,8 +3821,12 @@ pub unsafe extern "C" fn zesDriverEventListen(_arg1: ze_driver_handle_t, _arg2: 
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDriverEventListenEx(_arg1: ze_driver_handle_t, _arg2: u64, _arg3: u32, _arg4: *mut zes_device_handle_t, _arg5: *mut u32, _arg6: *mut zes_event_type_flags_t) -> ze_result_t {
-    unsupported("zesDriverEventListenEx")
+pub unsafe extern "C" fn zesDriverEventListenEx(arg1: ze_driver_handle_t, arg2: u64, arg3: u32, arg4: *mut zes_device_handle_t, arg5: *mut u32, arg6: *mut zes_event_type_flags_t) -> ze_result_t {
+    match crate::forward::tables().zes_driver.pfnEventListenEx {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5, arg6) },
+        None => unsupported("zesDriverEventListenEx"),
+    }
 }
 
 /// `zesDriverGet`, from `zes_driver_dditable_t`.
@@ -3659,8 +3834,12 @@ pub unsafe extern "C" fn zesDriverEventListenEx(_arg1: ze_driver_handle_t, _arg2
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDriverGet(_arg1: *mut u32, _arg2: *mut zes_driver_handle_t) -> ze_result_t {
-    unsupported("zesDriverGet")
+pub unsafe extern "C" fn zesDriverGet(arg1: *mut u32, arg2: *mut zes_driver_handle_t) -> ze_result_t {
+    match crate::forward::tables().zes_driver.pfnGet {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesDriverGet"),
+    }
 }
 
 /// `zesDriverGetExtensionProperties`, from `zes_driver_dditable_t`.
@@ -3668,8 +3847,12 @@ pub unsafe extern "C" fn zesDriverGet(_arg1: *mut u32, _arg2: *mut zes_driver_ha
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDriverGetExtensionProperties(_arg1: zes_driver_handle_t, _arg2: *mut u32, _arg3: *mut zes_driver_extension_properties_t) -> ze_result_t {
-    unsupported("zesDriverGetExtensionProperties")
+pub unsafe extern "C" fn zesDriverGetExtensionProperties(arg1: zes_driver_handle_t, arg2: *mut u32, arg3: *mut zes_driver_extension_properties_t) -> ze_result_t {
+    match crate::forward::tables().zes_driver.pfnGetExtensionProperties {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDriverGetExtensionProperties"),
+    }
 }
 
 /// `zesDriverGetExtensionFunctionAddress`, from `zes_driver_dditable_t`.
@@ -3677,8 +3860,12 @@ pub unsafe extern "C" fn zesDriverGetExtensionProperties(_arg1: zes_driver_handl
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDriverGetExtensionFunctionAddress(_arg1: zes_driver_handle_t, _arg2: *const ::std::os::raw::c_char, _arg3: *mut *mut ::std::os::raw::c_void) -> ze_result_t {
-    unsupported("zesDriverGetExtensionFunctionAddress")
+pub unsafe extern "C" fn zesDriverGetExtensionFunctionAddress(arg1: zes_driver_handle_t, arg2: *const ::std::os::raw::c_char, arg3: *mut *mut ::std::os::raw::c_void) -> ze_result_t {
+    match crate::forward::tables().zes_driver.pfnGetExtensionFunctionAddress {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3) },
+        None => unsupported("zesDriverGetExtensionFunctionAddress"),
+    }
 }
 
 /// `zesDriverGetDeviceByUuidExp`, from `zes_driver_exp_dditable_t`.
@@ -3686,8 +3873,12 @@ pub unsafe extern "C" fn zesDriverGetExtensionFunctionAddress(_arg1: zes_driver_
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesDriverGetDeviceByUuidExp(_arg1: zes_driver_handle_t, _arg2: zes_uuid_t, _arg3: *mut zes_device_handle_t, _arg4: *mut ze_bool_t, _arg5: *mut u32) -> ze_result_t {
-    unsupported("zesDriverGetDeviceByUuidExp")
+pub unsafe extern "C" fn zesDriverGetDeviceByUuidExp(arg1: zes_driver_handle_t, arg2: zes_uuid_t, arg3: *mut zes_device_handle_t, arg4: *mut ze_bool_t, arg5: *mut u32) -> ze_result_t {
+    match crate::forward::tables().zes_driver_exp.pfnGetDeviceByUuidExp {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2, arg3, arg4, arg5) },
+        None => unsupported("zesDriverGetDeviceByUuidExp"),
+    }
 }
 
 /// `zesEngineGetProperties`, from `zes_engine_dditable_t`.
@@ -4055,8 +4246,12 @@ pub unsafe extern "C" fn zesFrequencyOcSetTjMax(_arg1: zes_freq_handle_t, _arg2:
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesInit(_arg1: zes_init_flags_t) -> ze_result_t {
-    unsupported("zesInit")
+pub unsafe extern "C" fn zesInit(arg1: zes_init_flags_t) -> ze_result_t {
+    match crate::forward::tables().zes_global.pfnInit {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1) },
+        None => unsupported("zesInit"),
+    }
 }
 
 /// `zesLedGetProperties`, from `zes_led_dditable_t`.
@@ -4100,8 +4295,12 @@ pub unsafe extern "C" fn zesLedSetColor(_arg1: zes_led_handle_t, _arg2: *const z
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesMemoryGetProperties(_arg1: zes_mem_handle_t, _arg2: *mut zes_mem_properties_t) -> ze_result_t {
-    unsupported("zesMemoryGetProperties")
+pub unsafe extern "C" fn zesMemoryGetProperties(arg1: zes_mem_handle_t, arg2: *mut zes_mem_properties_t) -> ze_result_t {
+    match crate::forward::tables().zes_memory.pfnGetProperties {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesMemoryGetProperties"),
+    }
 }
 
 /// `zesMemoryGetState`, from `zes_memory_dditable_t`.
@@ -4109,8 +4308,12 @@ pub unsafe extern "C" fn zesMemoryGetProperties(_arg1: zes_mem_handle_t, _arg2: 
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesMemoryGetState(_arg1: zes_mem_handle_t, _arg2: *mut zes_mem_state_t) -> ze_result_t {
-    unsupported("zesMemoryGetState")
+pub unsafe extern "C" fn zesMemoryGetState(arg1: zes_mem_handle_t, arg2: *mut zes_mem_state_t) -> ze_result_t {
+    match crate::forward::tables().zes_memory.pfnGetState {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesMemoryGetState"),
+    }
 }
 
 /// `zesMemoryGetBandwidth`, from `zes_memory_dditable_t`.
@@ -4118,8 +4321,12 @@ pub unsafe extern "C" fn zesMemoryGetState(_arg1: zes_mem_handle_t, _arg2: *mut 
 /// # Safety
 /// The caller passes what the Level Zero specification requires of this function.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesMemoryGetBandwidth(_arg1: zes_mem_handle_t, _arg2: *mut zes_mem_bandwidth_t) -> ze_result_t {
-    unsupported("zesMemoryGetBandwidth")
+pub unsafe extern "C" fn zesMemoryGetBandwidth(arg1: zes_mem_handle_t, arg2: *mut zes_mem_bandwidth_t) -> ze_result_t {
+    match crate::forward::tables().zes_memory.pfnGetBandwidth {
+        // SAFETY: the caller's arguments, passed on to the simulator's function of that name.
+        Some(function) => unsafe { function(arg1, arg2) },
+        None => unsupported("zesMemoryGetBandwidth"),
+    }
 }
 
 /// `zesOverclockGetDomainProperties`, from `zes_overclock_dditable_t`.
@@ -7632,16 +7839,6 @@ pub unsafe extern "C" fn zesGetDeviceExpProcAddrTable(version: ze_api_version_t,
     crate::forward::acknowledge(version, table.is_null())
 }
 
-/// `zesGetDriverExpProcAddrTable`: the simulator implements nothing of `zes_driver_exp_dditable_t`; the table is
-/// acknowledged and left as it is (callers look its functions up by name).
-///
-/// # Safety
-/// `table` must be null or the caller's table.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesGetDriverExpProcAddrTable(version: ze_api_version_t, table: *mut zes_driver_exp_dditable_t) -> ze_result_t {
-    crate::forward::acknowledge(version, table.is_null())
-}
-
 /// `zesGetFirmwareExpProcAddrTable`: the simulator implements nothing of `zes_firmware_exp_dditable_t`; the table is
 /// acknowledged and left as it is (callers look its functions up by name).
 ///
@@ -7649,16 +7846,6 @@ pub unsafe extern "C" fn zesGetDriverExpProcAddrTable(version: ze_api_version_t,
 /// `table` must be null or the caller's table.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zesGetFirmwareExpProcAddrTable(version: ze_api_version_t, table: *mut zes_firmware_exp_dditable_t) -> ze_result_t {
-    crate::forward::acknowledge(version, table.is_null())
-}
-
-/// `zesGetGlobalProcAddrTable`: the simulator implements nothing of `zes_global_dditable_t`; the table is
-/// acknowledged and left as it is (callers look its functions up by name).
-///
-/// # Safety
-/// `table` must be null or the caller's table.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zesGetGlobalProcAddrTable(version: ze_api_version_t, table: *mut zes_global_dditable_t) -> ze_result_t {
     crate::forward::acknowledge(version, table.is_null())
 }
 

@@ -4,11 +4,12 @@
 //! The loader asks for each table at some API version and owns the memory: only the fields that
 //! exist at that version may be written (an older loader's tables are smaller), which
 //! `DDI_FIELD_COUNTS` (generated) says per table. Tables the simulator has no functions for, and the
-//! `zet`/`zes` tables, are acknowledged without writing anything: the loader requires every
-//! getter to exist and succeed.
+//! `zet` tables, are acknowledged without writing anything: the loader requires every getter to
+//! exist and succeed.
 
 use crate::abi::entry::{
-    command, context, device, driver, event, fabric, ipc, memory, module, sampler, virtual_mem,
+    command, context, device, driver, event, fabric, ipc, memory, module, sampler, sysman,
+    virtual_mem,
 };
 use crate::abi::exports;
 use crate::abi::generated::ddi_field_counts::DDI_FIELD_COUNTS;
@@ -528,6 +529,87 @@ pub unsafe extern "C" fn zeGetPhysicalMemProcAddrTable(
     unsafe { write_table("ze_physical_mem_dditable_t", version, &full, table) }
 }
 
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zesGetGlobalProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut zes_global_dditable_t,
+) -> ze_result_t {
+    let full = zes_global_dditable_t {
+        pfnInit: Some(exports::global_sysman_init),
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("zes_global_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zesGetDriverProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut zes_driver_dditable_t,
+) -> ze_result_t {
+    let full = zes_driver_dditable_t {
+        pfnGet: Some(exports::global_sysman_driver_get),
+        ..Default::default()
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("zes_driver_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zesGetDriverExpProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut zes_driver_exp_dditable_t,
+) -> ze_result_t {
+    let full = zes_driver_exp_dditable_t {
+        pfnGetDeviceByUuidExp: Some(sysman::driver_get_device_by_uuid),
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("zes_driver_exp_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zesGetDeviceProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut zes_device_dditable_t,
+) -> ze_result_t {
+    let full = zes_device_dditable_t {
+        pfnGetProperties: Some(sysman::device_get_properties),
+        pfnProcessesGetState: Some(sysman::device_processes_get_state),
+        pfnPciGetProperties: Some(sysman::device_pci_get_properties),
+        pfnEnumFrequencyDomains: Some(sysman::device_enum_none),
+        pfnEnumMemoryModules: Some(sysman::device_enum_memory_modules),
+        pfnEnumPowerDomains: Some(sysman::device_enum_none),
+        pfnEnumTemperatureSensors: Some(sysman::device_enum_none),
+        pfnGet: Some(sysman::device_get),
+        ..Default::default()
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("zes_device_dditable_t", version, &full, table) }
+}
+
+/// # Safety
+/// Called by the loader with a table of the layout its version gives.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zesGetMemoryProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut zes_memory_dditable_t,
+) -> ze_result_t {
+    let full = zes_memory_dditable_t {
+        pfnGetProperties: Some(sysman::memory_get_properties),
+        pfnGetState: Some(sysman::memory_get_state),
+        pfnGetBandwidth: Some(sysman::memory_get_bandwidth),
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("zes_memory_dditable_t", version, &full, table) }
+}
+
 /// Getters for tables the simulator leaves empty: they check the version and succeed, so the
 /// loader accepts the driver; calls through the empty fields are refused by the loader.
 macro_rules! empty_tables {
@@ -569,16 +651,13 @@ empty_tables! {
     zetGetMetricStreamerProcAddrTable,
     zetGetModuleProcAddrTable,
     zetGetTracerExpProcAddrTable,
-    zesGetDeviceProcAddrTable,
     zesGetDiagnosticsProcAddrTable,
-    zesGetDriverProcAddrTable,
     zesGetEngineProcAddrTable,
     zesGetFabricPortProcAddrTable,
     zesGetFanProcAddrTable,
     zesGetFirmwareProcAddrTable,
     zesGetFrequencyProcAddrTable,
     zesGetLedProcAddrTable,
-    zesGetMemoryProcAddrTable,
     zesGetPerformanceFactorProcAddrTable,
     zesGetPowerProcAddrTable,
     zesGetPsuProcAddrTable,

@@ -3,14 +3,16 @@
 //! When `libze_sim.so` is loaded as a driver there is one platform per process, configured by
 //! `ZE_SIM_CONFIG` (a preset name or a TOML file; `b70x2` when unset).
 
-use crate::abi::entry::driver;
+use crate::abi::entry::{driver, sysman};
 use crate::engine::platform::Platform;
 use crate::model::config::SimConfig;
 use crate::model::counters::Counters;
 use crate::model::error::SimError;
 use crate::model::machine::{MACHINE_ENV, Membership};
 use level_zero_sys::ze_init_driver_type_desc_t;
-use level_zero_sys::{ze_driver_handle_t, ze_init_flags_t, ze_result_t};
+use level_zero_sys::{
+    ze_driver_handle_t, ze_init_flags_t, ze_result_t, zes_driver_handle_t, zes_init_flags_t,
+};
 use std::ffi::{CStr, c_char};
 use std::io::Write;
 use std::sync::OnceLock;
@@ -158,6 +160,18 @@ fn global_inner() -> Option<std::sync::Arc<crate::engine::platform::Inner>> {
 
 pub(crate) unsafe extern "C" fn global_init(flags: ze_init_flags_t) -> ze_result_t {
     driver::init(global_inner(), flags)
+}
+
+pub(crate) unsafe extern "C" fn global_sysman_init(flags: zes_init_flags_t) -> ze_result_t {
+    sysman::init(global_inner(), flags)
+}
+
+pub(crate) unsafe extern "C" fn global_sysman_driver_get(
+    count: *mut u32,
+    drivers: *mut zes_driver_handle_t,
+) -> ze_result_t {
+    // SAFETY: the loader passes `zesDriverGet`'s pointers.
+    unsafe { sysman::driver_get(global_inner(), count, drivers) }
 }
 
 pub(crate) unsafe extern "C" fn global_driver_get(

@@ -20,13 +20,19 @@ struct Registration {
     driver: usize,
     devices: Vec<usize>,
     vertices: Vec<usize>,
+    memory_modules: Vec<usize>,
     slot: Option<usize>,
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
         registry::unregister(self.driver);
-        for &handle in self.devices.iter().chain(&self.vertices) {
+        for &handle in self
+            .devices
+            .iter()
+            .chain(&self.vertices)
+            .chain(&self.memory_modules)
+        {
             registry::unregister(handle);
         }
         if let Some(slot) = self.slot {
@@ -81,6 +87,7 @@ impl Platform {
             driver: registry::reserve(),
             devices: (0..device_count).map(|_| registry::reserve()).collect(),
             vertices: (0..device_count).map(|_| registry::reserve()).collect(),
+            memory_modules: (0..device_count).map(|_| registry::reserve()).collect(),
             slot,
         };
         let inner = Arc::new(Inner {
@@ -90,6 +97,7 @@ impl Platform {
             driver: registration.driver,
             devices: registration.devices.clone(),
             vertices: registration.vertices.clone(),
+            memory_modules: registration.memory_modules.clone(),
             epoch: Instant::now(),
             slot,
             _registration: Box::new(registration),
@@ -105,6 +113,9 @@ impl Platform {
         }
         for (index, &vertex) in inner.vertices.iter().enumerate() {
             registry::insert(vertex, &inner, Object::FabricVertex(index as u32));
+        }
+        for (index, &module) in inner.memory_modules.iter().enumerate() {
+            registry::insert(module, &inner, Object::MemoryModule(index as u32));
         }
         if let Some(slot) = slot {
             slots::bind(slot, &inner);

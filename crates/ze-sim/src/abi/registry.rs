@@ -23,6 +23,8 @@ pub(crate) enum Object {
     Device(u32),
     /// A device's fabric vertex, by the device's index.
     FabricVertex(u32),
+    /// A device's Sysman memory module, by the device's index.
+    MemoryModule(u32),
     Context(Arc<Context>),
     Queue(Arc<CommandQueue>),
     List(Arc<CommandList>),
@@ -99,6 +101,7 @@ macro_rules! typed_lookup {
 
 typed_lookup!(device, Device, u32);
 typed_lookup!(fabric_vertex, FabricVertex, u32);
+typed_lookup!(memory_module, MemoryModule, u32);
 typed_lookup!(context, Context, Arc<Context>);
 typed_lookup!(queue, Queue, Arc<CommandQueue>);
 typed_lookup!(list, List, Arc<CommandList>);

@@ -10,6 +10,7 @@ pub(crate) mod ops;
 pub(crate) mod platform;
 pub(crate) mod prepare;
 pub(crate) mod report;
+pub(crate) mod sysman;
 pub(crate) mod threads;
 pub(crate) mod uses;
 pub(crate) mod work;

@@ -28,6 +28,8 @@ impl State {
 
 pub(crate) struct State {
     pub initialized: bool,
+    /// How the system-management interface (Sysman) was started, if it was.
+    pub sysman: crate::engine::sysman::SysmanStart,
     pub lost: bool,
     pub counters: Counters,
     /// Memory, its residency and cost.
@@ -69,6 +71,7 @@ impl State {
     pub(crate) fn new(device_count: usize) -> Self {
         State {
             initialized: false,
+            sysman: crate::engine::sysman::SysmanStart::NotStarted,
             lost: false,
             counters: Counters::default(),
             memory: MemoryState::new(device_count),
@@ -86,6 +89,8 @@ pub(crate) struct Inner {
     pub devices: Vec<usize>,
     /// Each device's fabric vertex handle.
     pub vertices: Vec<usize>,
+    /// Each device's Sysman memory module handle.
+    pub memory_modules: Vec<usize>,
     pub epoch: Instant,
     /// The in-process slot whose entry points drive it (none for the loader's platform).
     pub slot: Option<usize>,

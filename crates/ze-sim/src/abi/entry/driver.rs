@@ -22,6 +22,7 @@ pub(crate) fn init(platform: Option<Arc<Inner>>, flags: ze_init_flags_t) -> ze_r
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ENUMERATION);
         }
         platform.lock().initialized = true;
+        super::sysman::start_with_core_init(&platform);
         Ok(())
     })
 }
@@ -64,6 +65,7 @@ pub(crate) unsafe fn init_drivers(
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         platform.lock().initialized = true;
+        super::sysman::start_with_core_init(&platform);
         let gpu = desc.flags & ze_init_driver_type_flag_t::ZE_INIT_DRIVER_TYPE_FLAG_GPU.0 != 0;
         let handles = gpu.then_some(platform.driver as ze_driver_handle_t);
         // SAFETY: the caller's pointers.

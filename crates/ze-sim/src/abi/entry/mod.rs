@@ -12,6 +12,7 @@ pub(crate) mod memory;
 pub(crate) mod module;
 mod native_binary;
 pub(crate) mod sampler;
+pub(crate) mod sysman;
 pub(crate) mod virtual_mem;
 pub(crate) mod zex;
 

@@ -1,0 +1,86 @@
+//! What the system-management interface (Sysman) reads of a device: its memory's size and use,
+//! and the processes using it. compute-runtime reads these from the kernel driver
+//! (`level_zero/sysman/source/api/memory/linux/sysman_os_memory_imp_xe.cpp`: the VRAM region's
+//! usable size and what every client allocated in it; `.../global_operations/linux/`: each
+//! process's `drm-total-vram*` fdinfo keys); the simulator reads its own figures, the machine's
+//! where this process shares one.
+
+use crate::engine::platform::Inner;
+use crate::model::machine::ProcessState;
+
+/// How Sysman was started in this process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SysmanStart {
+    NotStarted,
+    /// `zeInit` with `ZES_ENABLE_SYSMAN=1`: Sysman calls take core device handles, and
+    /// `zesDriverGet` is not available.
+    WithCoreInit,
+    /// `zesInit`.
+    Initialized,
+}
+
+/// A device memory region as Sysman reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MemoryRegionState {
+    /// What can be allocated in it.
+    pub size: u64,
+    /// What every process has allocated in it.
+    pub used: u64,
+}
+
+/// A process using a device, as Sysman lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DeviceProcess {
+    pub pid: u32,
+    /// Device memory it holds on the device (`drm-total-vram*`).
+    pub memory: u64,
+}
+
+impl Inner {
+    /// Device `device`'s memory region: whole-device figures, all processes of the machine
+    /// included, as the kernel driver's region query reports them.
+    pub(crate) fn memory_region_state(&self, device: u32) -> MemoryRegionState {
+        let size = self.device_limit(device);
+        let used = match self.machine {
+            Some(machine) => {
+                let on_machine = self.machine_devices[device as usize] as usize;
+                machine.machine().reap_vanished();
+                machine.machine().report().devices[on_machine]
+                    .allocated_bytes
+                    .current
+            }
+            None => self.lock().memory.usage[device as usize].allocated_bytes,
+        };
+        MemoryRegionState {
+            size,
+            used: used.min(size),
+        }
+    }
+
+    /// The running processes that use device `device`, this one included, with the device
+    /// memory each holds there.
+    pub(crate) fn device_processes(&self, device: u32) -> Vec<DeviceProcess> {
+        let Some(machine) = self.machine else {
+            return vec![DeviceProcess {
+                pid: std::process::id(),
+                memory: self.lock().memory.usage[device as usize].vram_bytes,
+            }];
+        };
+        let on_machine = self.machine_devices[device as usize] as usize;
+        machine.machine().reap_vanished();
+        machine
+            .machine()
+            .report()
+            .processes
+            .iter()
+            .filter(|process| process.state == ProcessState::Running)
+            .map(|process| DeviceProcess {
+                pid: process.pid,
+                memory: process
+                    .devices
+                    .get(on_machine)
+                    .map_or(0, |figures| figures.vram_bytes.current),
+            })
+            .collect()
+    }
+}
