@@ -1,7 +1,9 @@
 /* Intel MPI's GPU path on device memory, as a GPU-aware MPI program writes it: each rank takes
  * the GPU of its rank, fills a device buffer through Level Zero, sends it to the next rank
- * (MPI_Sendrecv around a ring), and all-reduces another device buffer (MPI_Allreduce, summed).
- * The received and reduced bytes are copied back to the host and checked. Prints one line per
+ * (MPI_Sendrecv around a ring), and all-reduces two more device buffers (MPI_Allreduce,
+ * summed): one of MPI_UINT32_T, which Intel MPI 2021.18 reduces on the host, and one of
+ * MPI_INT, which it reduces with a kernel of its own (its coll.spv has int, float, double and
+ * long long sums). The received and reduced bytes are copied back to the host and checked. Prints one line per
  * rank: "rank R ok" or what was wrong; exits 1 on any wrong byte.
  *
  * Built with Intel MPI's mpicc against the Level Zero headers; run under mpiexec with
@@ -51,20 +53,25 @@ int main(int argc, char **argv) {
 
     size_t bytes = count * sizeof(uint32_t);
     ze_device_mem_alloc_desc_t device_desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
-    void *send = NULL, *receive = NULL, *reduce = NULL;
+    void *send = NULL, *receive = NULL, *reduce = NULL, *reduce_int = NULL;
     CHECK(zeMemAllocDevice(context, &device_desc, bytes, 64, device, &send));
     CHECK(zeMemAllocDevice(context, &device_desc, bytes, 64, device, &receive));
     CHECK(zeMemAllocDevice(context, &device_desc, bytes, 64, device, &reduce));
+    CHECK(zeMemAllocDevice(context, &device_desc, bytes, 64, device, &reduce_int));
     uint32_t *host = malloc(bytes);
     for (size_t i = 0; i < count; i++) host[i] = (uint32_t)(rank * 1000003u + i);
     CHECK(zeCommandListAppendMemoryCopy(list, send, host, bytes, NULL, 0, NULL));
     for (size_t i = 0; i < count; i++) host[i] = (uint32_t)(rank + 1) * (uint32_t)(i % 97);
     CHECK(zeCommandListAppendMemoryCopy(list, reduce, host, bytes, NULL, 0, NULL));
+    int32_t *signed_host = (int32_t *)host;
+    for (size_t i = 0; i < count; i++) signed_host[i] = (rank + 1) * ((int32_t)(i % 89) - 44);
+    CHECK(zeCommandListAppendMemoryCopy(list, reduce_int, host, bytes, NULL, 0, NULL));
 
     int next = (rank + 1) % size, previous = (rank + size - 1) % size;
     MPI_Sendrecv(send, (int)count, MPI_UINT32_T, next, 7, receive, (int)count, MPI_UINT32_T,
                  previous, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Allreduce(MPI_IN_PLACE, reduce, (int)count, MPI_UINT32_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, reduce_int, (int)count, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 
     size_t wrong = 0;
     CHECK(zeCommandListAppendMemoryCopy(list, host, receive, bytes, NULL, 0, NULL));
@@ -73,6 +80,9 @@ int main(int argc, char **argv) {
     CHECK(zeCommandListAppendMemoryCopy(list, host, reduce, bytes, NULL, 0, NULL));
     uint32_t ranks_sum = (uint32_t)(size * (size + 1) / 2);
     for (size_t i = 0; i < count; i++) wrong += host[i] != ranks_sum * (uint32_t)(i % 97);
+    CHECK(zeCommandListAppendMemoryCopy(list, host, reduce_int, bytes, NULL, 0, NULL));
+    for (size_t i = 0; i < count; i++)
+        wrong += signed_host[i] != (int32_t)ranks_sum * ((int32_t)(i % 89) - 44);
     if (wrong)
         printf("rank %d: %zu wrong values\n", rank, wrong);
     else
@@ -82,6 +92,7 @@ int main(int argc, char **argv) {
     CHECK(zeMemFree(context, send));
     CHECK(zeMemFree(context, receive));
     CHECK(zeMemFree(context, reduce));
+    CHECK(zeMemFree(context, reduce_int));
     CHECK(zeCommandListDestroy(list));
     CHECK(zeContextDestroy(context));
     free(host);
