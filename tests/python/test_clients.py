@@ -155,10 +155,17 @@ def test_intel_mpi_moves_device_buffers_through_ipc_handles(clients, tmp_path):
 def test_imb_pingpong_runs_on_device_memory(clients, tmp_path):
     command = [clients / "bin" / "mpiexec", "-n", 2, clients / "bin" / "IMB-MPI1-GPU", "PingPong",
                "-mem_alloc_type", "device", "-msglog", "16:20", "-iter", 10, "-time", 2]
-    pingpong = run(clients, tmp_path, command, extra_env={"I_MPI_OFFLOAD": "1"})
-    assert pingpong.returncode == 0, pingpong.stderr[-3000:]
-    assert "PingPong" in pingpong.stdout and "1048576" in pingpong.stdout
-    assert all(rank["ipc_handles_exported"] >= 1 for rank in pingpong.ranks())
+    offload = {"I_MPI_OFFLOAD": "1"}
+    eager = run(clients, tmp_path, command, extra_env=offload)
+    lazy = run(clients, tmp_path, command, extra_env=offload, shim=True)
+    for pingpong in (eager, lazy):
+        assert pingpong.returncode == 0, pingpong.stderr[-3000:]
+        # Every size of the range measured (IMB adds 0 bytes), the largest included.
+        sizes = re.findall(r"^\s+(\d+)\s+10\s", pingpong.stdout, re.M)
+        assert sizes == ["0"] + [str(1 << log) for log in range(16, 21)], pingpong.stdout[-3000:]
+        assert all(rank["ipc_handles_exported"] >= 1 for rank in pingpong.ranks())
+    assert lazy.pinned_peak() <= eager.pinned_peak()
+    assert "lazy-usm shim" in lazy.stderr
 
 
 def ccl_job(clients, tmp_path, ranks, *arguments, **options):
