@@ -1,6 +1,7 @@
 """pyzes's own example (`pyzes/examples/pyzes_example.py`, shipped in its wheel) run on the
 simulated machine while another process, a dpctl program, holds device memory on the first GPU:
-what a user of Sysman sees of a job's memory.
+what a user of Sysman sees of a job's memory. Then, through pyzes's bindings, the processes
+using the first GPU: asked for one entry when there are two, then for all of them.
 
 pyzes opens the system's loader by its absolute path (`/usr/lib/x86_64-linux-gnu/
 libze_loader.so.1`), whatever the environment says. This program points pyzes's library handle
@@ -51,17 +52,44 @@ def first_loader():
 
 
 def run_example():
-    """pyzes's example in this process, its library handle on `first_loader()`; its output."""
+    """pyzes's example in this process, its library handle on `first_loader()`, then the
+    processes of the first GPU (a `PROCESSES {...}` line); the example's exit status."""
     import pyzes
 
     pyzes.gpuLib = ctypes.CDLL(first_loader())
     example = pathlib.Path(pyzes.__file__).parent / "examples" / "pyzes_example.py"
     sys.argv = [str(example)]
+    status = 0
     try:
         runpy.run_path(str(example), run_name="__main__")
     except SystemExit as exit_:
-        return exit_.code or 0
-    return 0
+        status = exit_.code or 0
+    print("PROCESSES " + json.dumps(processes_of_first_gpu(pyzes)), flush=True)
+    return status
+
+
+def processes_of_first_gpu(pyzes):
+    """What zesDeviceProcessesGetState says of the first GPU: asked for one entry, then all."""
+    count = ctypes.c_uint32(1)
+    pyzes.zesDriverGet(ctypes.byref(count), None)
+    drivers = (pyzes.zes_driver_handle_t * count.value)()
+    pyzes.zesDriverGet(ctypes.byref(count), drivers)
+    count = ctypes.c_uint32(0)
+    pyzes.zesDeviceGet(drivers[0], ctypes.byref(count), None)
+    devices = (pyzes.zes_device_handle_t * count.value)()
+    pyzes.zesDeviceGet(drivers[0], ctypes.byref(count), devices)
+    one = (pyzes.zes_process_state_t * 1)()
+    asked = ctypes.c_uint32(1)
+    short_result = pyzes.zesDeviceProcessesGetState(devices[0], ctypes.byref(asked), one)
+    entries = (pyzes.zes_process_state_t * asked.value)()
+    total = ctypes.c_uint32(asked.value)
+    full_result = pyzes.zesDeviceProcessesGetState(devices[0], ctypes.byref(total), entries)
+    return {
+        "one_asked": {"result": short_result, "count": asked.value},
+        "all": {"result": full_result,
+                "processes": [[entry.processId, entry.memSize] for entry in entries[:total.value]]},
+        "self": os.getpid(),
+    }
 
 
 def main():
@@ -96,6 +124,9 @@ def main():
         "devices": [name for _, name in devices],
         "used_bytes": used,
         "holder_exit": holder.returncode,
+        "holder_pid": holder.pid,
+        "processes": next((json.loads(line[len("PROCESSES "):]) for line in example.stdout.splitlines()
+                           if line.startswith("PROCESSES ")), None),
     }
     print("RESULT " + json.dumps(result), flush=True)
     return 0 if example.returncode == 0 else 1

@@ -706,6 +706,14 @@ mod tests {
                 "ze_kernel_exp_dditable_t",
                 size_of::<ze_kernel_exp_dditable_t>(),
             ),
+            ("zes_global_dditable_t", size_of::<zes_global_dditable_t>()),
+            ("zes_driver_dditable_t", size_of::<zes_driver_dditable_t>()),
+            (
+                "zes_driver_exp_dditable_t",
+                size_of::<zes_driver_exp_dditable_t>(),
+            ),
+            ("zes_device_dditable_t", size_of::<zes_device_dditable_t>()),
+            ("zes_memory_dditable_t", size_of::<zes_memory_dditable_t>()),
         ];
         for (table, size) in sizes {
             let count = field_count(table, ze_api_version_t::ZE_API_VERSION_1_17).unwrap();

@@ -26,10 +26,21 @@ impl State {
     }
 }
 
+/// How Sysman was started in this process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SysmanStart {
+    NotStarted,
+    /// `zeInit` with `ZES_ENABLE_SYSMAN=1`: Sysman calls take core device handles, and
+    /// `zesDriverGet` is not available.
+    WithCoreInit,
+    /// `zesInit`.
+    Initialized,
+}
+
 pub(crate) struct State {
     pub initialized: bool,
     /// How the system-management interface (Sysman) was started, if it was.
-    pub sysman: crate::engine::sysman::SysmanStart,
+    pub sysman: SysmanStart,
     pub lost: bool,
     pub counters: Counters,
     /// Memory, its residency and cost.
@@ -71,7 +82,7 @@ impl State {
     pub(crate) fn new(device_count: usize) -> Self {
         State {
             initialized: false,
-            sysman: crate::engine::sysman::SysmanStart::NotStarted,
+            sysman: SysmanStart::NotStarted,
             lost: false,
             counters: Counters::default(),
             memory: MemoryState::new(device_count),

@@ -8,17 +8,6 @@
 use crate::engine::platform::Inner;
 use crate::model::machine::ProcessState;
 
-/// How Sysman was started in this process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SysmanStart {
-    NotStarted,
-    /// `zeInit` with `ZES_ENABLE_SYSMAN=1`: Sysman calls take core device handles, and
-    /// `zesDriverGet` is not available.
-    WithCoreInit,
-    /// `zesInit`.
-    Initialized,
-}
-
 /// A device memory region as Sysman reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct MemoryRegionState {
@@ -32,7 +21,8 @@ pub(crate) struct MemoryRegionState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct DeviceProcess {
     pub pid: u32,
-    /// Device memory it holds on the device (`drm-total-vram*`).
+    /// Device memory it allocated on the device, touched or not (what compute-runtime sums
+    /// from the `drm-total-vram*` keys: every object the client owns there).
     pub memory: u64,
 }
 
@@ -57,18 +47,21 @@ impl Inner {
         }
     }
 
-    /// The running processes that use device `device`, this one included, with the device
-    /// memory each holds there.
+    /// The running processes of the machine, this one included, by pid (compute-runtime's
+    /// order), with the device memory each allocated on device `device`. Every process that
+    /// uses the simulator opens every device it sees, as every Level Zero process opens each
+    /// device's render node; one whose `ZE_AFFINITY_MASK` hides the device is listed too, with
+    /// nothing there.
     pub(crate) fn device_processes(&self, device: u32) -> Vec<DeviceProcess> {
         let Some(machine) = self.machine else {
             return vec![DeviceProcess {
                 pid: std::process::id(),
-                memory: self.lock().memory.usage[device as usize].vram_bytes,
+                memory: self.lock().memory.usage[device as usize].allocated_bytes,
             }];
         };
         let on_machine = self.machine_devices[device as usize] as usize;
         machine.machine().reap_vanished();
-        machine
+        let mut processes: Vec<DeviceProcess> = machine
             .machine()
             .report()
             .processes
@@ -79,8 +72,10 @@ impl Inner {
                 memory: process
                     .devices
                     .get(on_machine)
-                    .map_or(0, |figures| figures.vram_bytes.current),
+                    .map_or(0, |figures| figures.allocated_bytes.current),
             })
-            .collect()
+            .collect();
+        processes.sort_by_key(|process| process.pid);
+        processes
     }
 }

@@ -1,25 +1,29 @@
 //! The system-management interface (Sysman, `zes*`): starting it, its driver and devices, a
 //! device's properties, PCI address, memory module and processes, as compute-runtime's Sysman
 //! (`level_zero/sysman/source/`) answers on a discrete card without sub-devices on the xe
-//! kernel driver, read with the privileges CI runs with (root: the memory region's use and the
-//! PCI link are readable).
+//! kernel driver. A composite, not one real machine's answer: the memory region's use and the
+//! PCI link are read as root reads them (unprivileged, the kernel reports no memory used and
+//! compute-runtime no link), while nothing of the card's telemetry or hwmon is modelled.
 //!
 //! Sysman device handles are the core device handles (compute-runtime hands out its own objects
 //! from `zesDeviceGet` but takes core handles too, matched by UUID). Not modelled: power,
 //! temperature and frequency domains (none are listed; compute-runtime lists none of the first
 //! two when the kernel exposes no hwmon or telemetry, but always lists a GPU frequency domain),
-//! engine groups, bandwidth and PCI counters, and everything that sets something.
+//! engine groups, the engines a process used, shared memory, bandwidth and PCI counters, and
+//! everything that sets something.
 
 use super::device::device_uuid;
 use super::{chain_link, fill_array, guard, out, write_c_string};
 use crate::abi::registry;
-use crate::engine::platform::Inner;
-use crate::engine::sysman::SysmanStart;
+use crate::engine::platform::{Inner, SysmanStart};
 use level_zero_sys::*;
 use std::sync::Arc;
 
 /// compute-runtime's answer for fields no kernel interface of the card gives (`sysman_const.h`).
 const UNKNOWN: &str = "unknown";
+/// The hardware contexts Sysman reports (`sysman_global_operations_imp.cpp`; the core
+/// properties' own figure differs).
+const SYSMAN_HARDWARE_CONTEXTS: u32 = 65536;
 /// Brand and vendor names for an Intel PCI vendor id (`sysman_const.h`).
 const INTEL_NAME: &str = "Intel(R) Corporation";
 /// The flags `zesInit` accepts: `ZES_INIT_FLAG_PLACEHOLDER` (the GPU-only bit) and Intel's
@@ -63,6 +67,11 @@ pub(crate) unsafe fn driver_get(
             return Err(ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED);
         }
         let handle = platform.driver as zes_driver_handle_t;
+        // compute-runtime refuses a count without an array (`sysman_driver.cpp`).
+        // SAFETY: the caller's count, read only when not null.
+        if drivers.is_null() && unsafe { count.as_ref() }.is_some_and(|&count| count > 0) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
         // SAFETY: the caller's pointers.
         unsafe { fill_array(count, drivers, std::iter::once(handle)) }
     })
@@ -94,6 +103,11 @@ pub(crate) unsafe extern "C" fn device_get(
         if started(&platform)? != SysmanStart::Initialized {
             return Err(ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED);
         }
+        // compute-runtime refuses a count without an array (`sysman_driver_handle_imp.cpp`).
+        // SAFETY: the caller's count, read only when not null.
+        if devices.is_null() && unsafe { count.as_ref() }.is_some_and(|&count| count > 0) {
+            return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+        }
         let handles = platform
             .devices
             .iter()
@@ -103,7 +117,9 @@ pub(crate) unsafe extern "C" fn device_get(
     })
 }
 
-/// `zesDeviceGetProperties`: the core properties as `zeDeviceGetProperties` gives them, no
+/// `zesDeviceGetProperties`: of the core properties, those compute-runtime's Sysman fills
+/// (`sysman_global_operations_imp.cpp`: not `subdeviceId`, `maxMemAllocSize` nor
+/// `physicalEUSimdWidth`, and never reading `core.pNext`; flags are added to, not cleared), no
 /// sub-devices, names, and a chained `zes_device_ext_properties_t` (type, UUID); other chained
 /// structs are skipped.
 pub(crate) unsafe extern "C" fn device_get_properties(
@@ -114,11 +130,32 @@ pub(crate) unsafe extern "C" fn device_get_properties(
         let (platform, index) = device(device_handle)?;
         // SAFETY: the caller's output pointer.
         let properties = unsafe { out(properties) }?;
-        // SAFETY: the struct's own core properties, whose pNext the caller set.
-        let core = unsafe { super::device::get_properties(device_handle, &mut properties.core) };
-        if core != ze_result_t::ZE_RESULT_SUCCESS {
-            return Err(core);
+        let mut core = ze_device_properties_t {
+            stype: properties.core.stype,
+            ..Default::default()
+        };
+        // SAFETY: a whole struct of ours, with no chain.
+        let result = unsafe { super::device::get_properties(device_handle, &mut core) };
+        if result != ze_result_t::ZE_RESULT_SUCCESS {
+            return Err(result);
         }
+        let target = &mut properties.core;
+        target.type_ = core.type_;
+        target.vendorId = core.vendorId;
+        target.deviceId = core.deviceId;
+        target.flags |= core.flags;
+        target.coreClockRate = core.coreClockRate;
+        target.maxHardwareContexts = SYSMAN_HARDWARE_CONTEXTS;
+        target.maxCommandQueuePriority = core.maxCommandQueuePriority;
+        target.numThreadsPerEU = core.numThreadsPerEU;
+        target.numEUsPerSubslice = core.numEUsPerSubslice;
+        target.numSubslicesPerSlice = core.numSubslicesPerSlice;
+        target.numSlices = core.numSlices;
+        target.timerResolution = core.timerResolution;
+        target.timestampValidBits = core.timestampValidBits;
+        target.kernelTimestampValidBits = core.kernelTimestampValidBits;
+        target.uuid = core.uuid;
+        target.name = core.name;
         let config = &platform.config.devices[index as usize];
         let intel = config.vendor_id == 0x8086;
         properties.numSubdevices = 0;
@@ -137,7 +174,6 @@ pub(crate) unsafe extern "C" fn device_get_properties(
             &mut properties.driverVersion,
             &platform.config.driver_version.to_string(),
         );
-        let uuid = device_uuid(config.vendor_id, config.device_id, &config.pci_address);
         let mut next = properties.pNext;
         while !next.is_null() {
             // SAFETY: every extension struct starts with stype and pNext (spec).
@@ -145,7 +181,7 @@ pub(crate) unsafe extern "C" fn device_get_properties(
             if stype.0 == zes_structure_type_t::ZES_STRUCTURE_TYPE_DEVICE_EXT_PROPERTIES.0 {
                 // SAFETY: the stype says which struct this is.
                 let extension = unsafe { &mut *(next as *mut zes_device_ext_properties_t) };
-                extension.uuid.id = uuid;
+                extension.uuid.id = core.uuid.id;
                 extension.type_ = zes_device_type_t::ZES_DEVICE_TYPE_GPU;
             }
             next = following;
@@ -195,9 +231,27 @@ pub(crate) unsafe extern "C" fn device_pci_get_properties(
         device(device_handle)?;
         // SAFETY: the caller's output pointer.
         let properties = unsafe { out(properties) }?;
-        if !properties.pNext.is_null() {
-            // The only chained structs compute-runtime takes are link-downgrade ones, which the
-            // simulated links never do.
+        // A chain must hold a link-speed downgrade struct, the only one compute-runtime takes;
+        // the simulated links cannot be downgraded.
+        let mut next = properties.pNext;
+        let mut downgrade_found = next.is_null();
+        while !next.is_null() {
+            // SAFETY: every extension struct starts with stype and pNext (spec).
+            let (stype, following) = unsafe { chain_link(next) };
+            if stype.0
+                == zes_structure_type_t::ZES_STRUCTURE_TYPE_PCI_LINK_SPEED_DOWNGRADE_EXT_PROPERTIES
+                    .0
+            {
+                // SAFETY: the stype says which struct this is.
+                let downgrade =
+                    unsafe { &mut *(next as *mut zes_pci_link_speed_downgrade_ext_properties_t) };
+                downgrade.pciLinkSpeedUpdateCapable = 0;
+                downgrade.maxPciGenSupported = -1;
+                downgrade_found = true;
+            }
+            next = following;
+        }
+        if !downgrade_found {
             return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         let mut core = ze_pci_ext_properties_t::default();
@@ -295,9 +349,11 @@ pub(crate) unsafe extern "C" fn memory_get_bandwidth(
     })
 }
 
-/// `zesDeviceProcessesGetState`: every running process using the device and the device memory
-/// it holds there. Asked for fewer than there are, it fills what it was asked for, says how
-/// many there are and answers `ZE_RESULT_ERROR_INVALID_SIZE` (compute-runtime's protocol).
+/// `zesDeviceProcessesGetState`: every running process of the machine and the device memory it
+/// allocated on the device, by pid. Asked for fewer than there are, it fills what it was asked
+/// for, says how many there are and answers `ZE_RESULT_ERROR_INVALID_SIZE` (compute-runtime's
+/// protocol). Not modelled: the engines a process used and its shared (imported) memory, both
+/// reported as none.
 pub(crate) unsafe extern "C" fn device_processes_get_state(
     device_handle: zes_device_handle_t,
     count: *mut u32,
@@ -316,12 +372,15 @@ pub(crate) unsafe extern "C" fn device_processes_get_state(
         }
         if !processes.is_null() {
             for (slot, process) in found.iter().take(asked.min(total) as usize).enumerate() {
-                // SAFETY: `slot < asked`, within the caller's array.
-                let entry = unsafe { &mut *processes.add(slot) };
-                entry.processId = process.pid;
-                entry.memSize = process.memory;
-                entry.sharedSize = 0;
-                entry.engines = 0;
+                // SAFETY: `slot < asked`, within the caller's array; the caller's stype and
+                // pNext are kept.
+                unsafe {
+                    let entry = processes.add(slot);
+                    (*entry).processId = process.pid;
+                    (*entry).memSize = process.memory;
+                    (*entry).sharedSize = 0;
+                    (*entry).engines = 0;
+                }
             }
         }
         if asked < total {
