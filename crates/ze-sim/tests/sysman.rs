@@ -452,3 +452,45 @@ fn loader_sysman_child() {
         assert_eq!(count, 2);
     }
 }
+
+/// Sysman's queries from several threads while others allocate and free: every answer is a
+/// state some moment had (free bytes a multiple of the threads' allocations, never more than
+/// the size), and all is back where it started.
+#[test]
+fn sysman_answers_from_several_threads_while_memory_comes_and_goes() {
+    const THREADS: u64 = 4;
+    const ROUNDS: usize = 50;
+    let sim = Sim::preset("b70x2");
+    let sysman = Sysman::of(&sim);
+    // SAFETY: no flags.
+    ok(unsafe { sysman.init.unwrap()(0) });
+    let module = sysman.memory_module(sim.devices[0]);
+    let start = sysman.memory_state(module);
+    let context = sim.context(&[0, 1]);
+    // Handles cross threads as addresses (the spec makes these calls thread-safe).
+    let (context_address, module_address) = (context as usize, module as usize);
+    std::thread::scope(|scope| {
+        for _ in 0..THREADS {
+            scope.spawn(|| {
+                let context = context_address as ze_context_handle_t;
+                let module = module_address as zes_mem_handle_t;
+                for _ in 0..ROUNDS {
+                    let buffer = sim.alloc_device(context, 0, 16 * MIB as usize);
+                    let state = sysman.memory_state(module);
+                    let taken = start.free - state.free;
+                    assert!(
+                        taken % (16 * MIB) == 0 && (16 * MIB..=THREADS * 16 * MIB).contains(&taken),
+                        "{taken}"
+                    );
+                    let held = sysman.processes(sim.devices[0])[0].memSize;
+                    assert!(held <= THREADS * 16 * MIB, "{held}");
+                    sim.free(context, buffer);
+                }
+            });
+        }
+    });
+    assert_eq!(sysman.memory_state(module).free, start.free);
+    assert_eq!(sysman.processes(sim.devices[0])[0].memSize, 0);
+    sim.destroy_context(context);
+    sim.assert_clean();
+}
