@@ -479,7 +479,8 @@ fn sysman_answers_from_several_threads_while_memory_comes_and_goes() {
                     let state = sysman.memory_state(module);
                     let taken = start.free - state.free;
                     assert!(
-                        taken % (16 * MIB) == 0 && (16 * MIB..=THREADS * 16 * MIB).contains(&taken),
+                        taken.is_multiple_of(16 * MIB)
+                            && (16 * MIB..=THREADS * 16 * MIB).contains(&taken),
                         "{taken}"
                     );
                     let held = sysman.processes(sim.devices[0])[0].memSize;
