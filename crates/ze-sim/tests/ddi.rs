@@ -189,3 +189,27 @@ fn an_old_sysman_device_table_gets_only_the_fields_that_never_moved() {
     assert!(table[24] != SENTINEL && table[24] != 0);
     assert!(table[29] != SENTINEL && table[29] != 0);
 }
+
+/// The command-list exp table began with other functions in one 1.11 loader (v1.18.0): at 1.11
+/// nothing is written; at 1.9 the clone and append functions are, in the first two fields.
+#[test]
+fn the_command_list_exp_table_is_left_alone_at_1_11() {
+    let fields = size_of::<ze_command_list_exp_dditable_t>() / size_of::<usize>();
+    for (minor, written) in [(11, false), (9, true), (17, true)] {
+        let mut table = vec![SENTINEL; fields];
+        // SAFETY: a buffer as large as the newest table.
+        let result = unsafe {
+            ddi::zeGetCommandListExpProcAddrTable(
+                ze_api_version_t(ze_make_version(1, minor)),
+                table.as_mut_ptr() as *mut ze_command_list_exp_dditable_t,
+            )
+        };
+        assert_eq!(result, ze_result_t::ZE_RESULT_SUCCESS);
+        let first_two =
+            table[0] != SENTINEL && table[0] != 0 && table[1] != SENTINEL && table[1] != 0;
+        assert_eq!(first_two, written, "1.{minor}: {table:x?}");
+        if !written {
+            assert!(table.iter().all(|&field| field == SENTINEL), "1.{minor}");
+        }
+    }
+}

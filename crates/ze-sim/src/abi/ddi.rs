@@ -429,11 +429,8 @@ pub unsafe extern "C" fn zeGetKernelProcAddrTable(
     unsafe { write_table("ze_kernel_dditable_t", version, &full, table) }
 }
 
-/// The command-list exp table, which `ddi_field_counts` leaves out because one loader release
-/// reordered it: its first two fields (`pfnCreateCloneExp`, `pfnImmediateAppendCommandListsExp`)
-/// are those two in every loader release from API 1.9 on (read in each release tag's
-/// `ze_api.h`/`ze_ddi.h`) except v1.18.0, whose 1.11 table began with other functions. So only
-/// those two are written, from 1.9 on, and never for a 1.11 loader.
+/// The command-list exp table: one loader release (v1.18.0, API 1.11) began it with other
+/// functions, so the generated counts write nothing at 1.11 (`ddi_field_counts.py`).
 ///
 /// # Safety
 /// Called by the loader with a table of the layout its version gives.
@@ -442,24 +439,13 @@ pub unsafe extern "C" fn zeGetCommandListExpProcAddrTable(
     version: ze_api_version_t,
     table: *mut ze_command_list_exp_dditable_t,
 ) -> ze_result_t {
-    if table.is_null() {
-        return ze_result_t::ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    }
-    if ze_major_version(version.0) != 1 {
-        return ze_result_t::ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
-    }
-    let minor = ze_minor_version(version.0);
-    if minor >= 9 && minor != 11 {
-        // SAFETY: a 1.9+ table (not 1.11's) holds these two fields first; nothing else is
-        // written.
-        unsafe {
-            std::ptr::addr_of_mut!((*table).pfnCreateCloneExp)
-                .write(Some(command::list_create_clone));
-            std::ptr::addr_of_mut!((*table).pfnImmediateAppendCommandListsExp)
-                .write(Some(command::immediate_append_command_lists));
-        }
-    }
-    ze_result_t::ZE_RESULT_SUCCESS
+    let full = ze_command_list_exp_dditable_t {
+        pfnCreateCloneExp: Some(command::list_create_clone),
+        pfnImmediateAppendCommandListsExp: Some(command::immediate_append_command_lists),
+        ..Default::default()
+    };
+    // SAFETY: the loader's table.
+    unsafe { write_table("ze_command_list_exp_dditable_t", version, &full, table) }
 }
 
 /// # Safety
