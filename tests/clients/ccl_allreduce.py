@@ -124,7 +124,13 @@ def main():
     parser.add_argument("--results")
     args = parser.parse_args()
     rank, ranks = int(os.environ["PMI_RANK"]), int(os.environ["PMI_SIZE"])
-    return rank_main(rank, ranks, args)
+    try:
+        return rank_main(rank, ranks, args)
+    except BaseException:
+        # Whatever stopped this rank (an exception from Intel's runtime, a failed check), the
+        # others may be waiting for it inside oneCCL: they stop too.
+        failed_marker(args.id_file).touch()
+        raise
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import os
 import pathlib
 import re
 import runpy
+import select
 import subprocess
 import sys
 
@@ -106,13 +107,18 @@ def main():
     holder = subprocess.Popen([sys.executable, __file__, "--holder", str(args.hold_mib)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
-        if holder.stdout.readline().strip() != "held":
-            sys.exit("the holder did not hold its memory")
+        ready, _, _ = select.select([holder.stdout], [], [], 300)
+        if not ready or holder.stdout.readline().strip() != "held":
+            sys.exit("the holder did not hold its memory within 300 s")
         example = subprocess.run([sys.executable, __file__, "--example-only"],
-                                 capture_output=True, text=True)
+                                 capture_output=True, text=True, timeout=300)
     finally:
         holder.stdin.close()
-        holder.wait(timeout=120)
+        try:
+            holder.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            holder.kill()
+            holder.wait()
     sys.stdout.write(example.stdout)
     sys.stderr.write(example.stderr)
     # Per device, in the order the example prints them: its name and the used bytes of its

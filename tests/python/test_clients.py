@@ -12,6 +12,7 @@ import json
 import os
 import pathlib
 import re
+import signal
 import subprocess
 import sys
 
@@ -37,7 +38,8 @@ def clients():
     elif not python.is_file():
         why = f"no clients environment at {CLIENTS} (.ci/run installs tests/clients/requirements*.txt)"
     else:
-        probe = subprocess.run([str(python), "-c", "import dpnp, dpctl"], capture_output=True, text=True)
+        probe = subprocess.run([str(python), "-c", "import dpnp, dpctl"], capture_output=True, text=True,
+                               timeout=300)
         if probe.returncode != 0:
             why = f"dpnp does not import in {CLIENTS}: {probe.stderr.strip()[-300:]}"
     if why:
@@ -89,7 +91,17 @@ def run(venv, tmp_path, command, preset="b70x2", adapter="v1", shim=False, extra
     arguments += [str(part) for part in command]
     env = client_env(venv, adapter)
     env.update(extra_env or {})
-    completed = subprocess.run(arguments, env=env, capture_output=True, text=True, timeout=timeout)
+    # In a session of its own: on a timeout the whole job goes (mpiexec, its ranks, a holder),
+    # not only `lazy-usm`, so that nothing is left taking the machine from the next test.
+    process = subprocess.Popen(arguments, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise
+    completed = subprocess.CompletedProcess(arguments, process.returncode, stdout, stderr)
     machine = json.loads(report.read_text()) if report.exists() else None
     assert machine is not None, f"no machine report:\n{completed.stdout}\n{completed.stderr[-3000:]}"
     return Run(completed, machine, json.loads(last.read_text()) if last.exists() else None)
@@ -114,7 +126,7 @@ def test_dpnp_and_onemkl_compute_right_on_two_devices_eagerly_and_through_the_sh
     lazy = run(clients, tmp_path, [clients / "bin" / "python", program], adapter=adapter, shim=True)
     assert lazy.returncode == 0, lazy.stderr[-3000:]
     assert result_of(lazy) == result_of(eager)
-    assert lazy.pinned_peak() <= eager.pinned_peak()
+    assert 256 << 20 <= lazy.pinned_peak() <= eager.pinned_peak(), "the peer read the array"
     assert "lazy-usm shim" in lazy.stderr, "what the shim did is printed"
 
 
@@ -123,7 +135,7 @@ def build_mpi_program(venv, tmp_path):
     build = subprocess.run(
         [str(venv / "bin" / "mpicc"), "-cc=gcc", "-O1", f"-I{ROOT / 'crates/level-zero-sys/include'}",
          str(PROGRAMS / "mpi_device_buffers.c"), "-o", str(binary), "-l:libze_loader.so.1"],
-        env=client_env(venv, "v1"), capture_output=True, text=True)
+        env=client_env(venv, "v1"), capture_output=True, text=True, timeout=300)
     assert build.returncode == 0, build.stderr
     return binary
 
@@ -148,8 +160,8 @@ def test_intel_mpi_moves_device_buffers_through_ipc_handles(clients, tmp_path):
     lazy = run(clients, tmp_path, command, shim=True, extra_env=offload)
     assert lazy.returncode == 0, lazy.stderr[-3000:]
     assert lazy.ok_ranks() == [0, 1]
-    assert lazy.pinned_peak() <= eager.pinned_peak()
-    assert all(rank["ipc_handles_opened"] >= 1 and rank["launches"] >= 1 for rank in lazy.ranks())
+    assert lazy.pinned_peak() == eager.pinned_peak(), "IPC imports only: the shim changes nothing"
+    assert len(lazy.ranks()) == 2 and all(rank["ipc_handles_opened"] >= 1 and rank["launches"] >= 1 for rank in lazy.ranks())
 
 
 def test_imb_pingpong_runs_on_device_memory(clients, tmp_path):
@@ -163,7 +175,7 @@ def test_imb_pingpong_runs_on_device_memory(clients, tmp_path):
         # Every size of the range measured (IMB adds 0 bytes), the largest included.
         sizes = re.findall(r"^\s+(\d+)\s+10\s", pingpong.stdout, re.M)
         assert sizes == ["0"] + [str(1 << log) for log in range(16, 21)], pingpong.stdout[-3000:]
-        assert all(rank["ipc_handles_exported"] >= 1 for rank in pingpong.ranks())
+        assert len(pingpong.ranks()) == 2 and all(rank["ipc_handles_exported"] >= 1 for rank in pingpong.ranks())
     assert lazy.pinned_peak() <= eager.pinned_peak()
     assert "lazy-usm shim" in lazy.stderr
 
@@ -181,13 +193,14 @@ def test_oneccl_all_reduces_device_memory_between_ranks(clients, tmp_path, prese
     eager = ccl_job(clients, tmp_path, ranks, *arguments, preset=preset)
     assert eager.returncode == 0, eager.stderr[-3000:]
     assert eager.ok_ranks() == list(range(ranks))
+    assert len(eager.ranks()) == ranks
     for rank in eager.ranks():
         # Device memory moved between ranks through IPC handles.
         assert rank["ipc_handles_exported"] > 0 and rank["ipc_handles_opened"] > 0, rank
     lazy = ccl_job(clients, tmp_path, ranks, *arguments, preset=preset, shim=True)
     assert lazy.returncode == 0, lazy.stderr[-3000:]
     assert lazy.ok_ranks() == list(range(ranks))
-    assert lazy.pinned_peak() <= eager.pinned_peak()
+    assert lazy.pinned_peak() < eager.pinned_peak(), "oneCCL's scratch buffers stay on their owner"
 
 
 def test_oneccl_on_the_v2_adapter_stops_where_intels_runtime_refuses_its_native_queue(clients, tmp_path):
@@ -208,6 +221,7 @@ def test_seed003_on_oneccl_dies_eagerly_at_the_first_kernel_and_completes_throug
     eager = ccl_job(clients, tmp_path, 4, *arguments, preset="b60x4")
     assert eager.returncode != 0, "the job dies"
     assert eager.ok_ranks() == []
+    assert len(eager.ranks()) == 4
     failures = [rank["failure"] for rank in eager.ranks() if rank["failure"]]
     assert failures, eager.machine
     for failure in failures:
@@ -224,7 +238,7 @@ def test_seed003_on_oneccl_dies_eagerly_at_the_first_kernel_and_completes_throug
     results = {int(path.stem.split("-")[1]): json.loads(path.read_text())
                for path in tmp_path.glob("rank-*.json")}
     assert results == {rank: {"checked": 3, "wrong": 0, "weights": 12} for rank in range(4)}
-    assert lazy.pinned_peak() < 12 * GIB, lazy.pinned_peak()
+    assert lazy.pinned_peak() < 6 * GIB, lazy.pinned_peak()
     assert not any(rank["failure"] for rank in lazy.ranks())
 
 
@@ -275,7 +289,7 @@ def test_pyzes_shows_another_processes_device_memory_eagerly_and_through_the_shi
         for key in ("holder_pid", "processes"):
             result.pop(key)
     assert shimmed == seen
-    assert lazy.pinned_peak() <= eager.pinned_peak()
+    assert lazy.pinned_peak() < HOLD_MIB << 20, "the holder's peer residency is not pinned"
     assert "lazy-usm shim" in lazy.stderr
 
 

@@ -191,7 +191,8 @@ fn an_old_sysman_device_table_gets_only_the_fields_that_never_moved() {
 }
 
 /// The command-list exp table began with other functions in one 1.11 loader (v1.18.0): at 1.11
-/// nothing is written; at 1.9 the clone and append functions are, in the first two fields.
+/// nothing is written; at 1.9 the clone and append functions are, in the first two fields, and
+/// nothing past that version's six.
 #[test]
 fn the_command_list_exp_table_is_left_alone_at_1_11() {
     let fields = size_of::<ze_command_list_exp_dditable_t>() / size_of::<usize>();
@@ -210,6 +211,13 @@ fn the_command_list_exp_table_is_left_alone_at_1_11() {
         assert_eq!(first_two, written, "1.{minor}: {table:x?}");
         if !written {
             assert!(table.iter().all(|&field| field == SENTINEL), "1.{minor}");
+        }
+        if minor == 9 {
+            // A 1.9 loader's table has six fields: nothing past them.
+            assert!(
+                table[6..].iter().all(|&field| field == SENTINEL),
+                "{table:x?}"
+            );
         }
     }
 }

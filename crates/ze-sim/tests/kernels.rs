@@ -183,7 +183,8 @@ fn builtins_run_with_residency_checked(sim: &Sim) {
 on_both_paths!(builtins_run_with_residency_checked, "b70x2", checking);
 
 /// A native binary is opaque: any kernel name exists, its arguments are not checked for
-/// count beyond a limit, and a launch of an unknown kernel is a no-op.
+/// count beyond a limit (a large null one is local memory), and a launch of an unknown kernel
+/// is a no-op.
 #[test]
 fn native_binaries_are_opaque() {
     let sim = Sim::preset("b70x2");
@@ -198,6 +199,9 @@ fn native_binaries_are_opaque() {
     let module = module.unwrap();
     let anything = kernel(&sim, module, "whatever_it_is").unwrap();
     ok(set_argument(&sim, anything, 7, &1u32));
+    // A null value of 64 KiB is local memory, as compute-runtime takes it, not bytes refused.
+    // SAFETY: a live kernel; a null value with its size.
+    ok(unsafe { (sim.api.kernel_set_argument_value)(anything, 2, 64 << 10, std::ptr::null()) });
     // SAFETY: objects of this test, destroyed once.
     unsafe {
         ok((sim.api.kernel_destroy)(anything));

@@ -101,6 +101,8 @@ fn nothing_answers_before_sysman_is_started_and_zes_init_refuses_unknown_flags()
     let sysman = Sysman::of(&sim);
     let mut count = 0;
     let mut properties = zes_device_properties_t::default();
+    // A shell that exports ZES_ENABLE_SYSMAN=1 started Sysman with zeInit already.
+    let started_by_core = std::env::var("ZES_ENABLE_SYSMAN").is_ok_and(|value| value == "1");
     // SAFETY (whole block): valid pointers; the handles are the simulator's.
     unsafe {
         assert_eq!(
@@ -109,7 +111,11 @@ fn nothing_answers_before_sysman_is_started_and_zes_init_refuses_unknown_flags()
         );
         assert_eq!(
             sysman.properties.unwrap()(sim.devices[0], &mut properties),
-            ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED,
+            if started_by_core {
+                ze_result_t::ZE_RESULT_SUCCESS
+            } else {
+                ze_result_t::ZE_RESULT_ERROR_UNINITIALIZED
+            },
             "zeInit without ZES_ENABLE_SYSMAN=1 does not start Sysman"
         );
         assert_eq!(
@@ -316,6 +322,7 @@ fn a_devices_free_memory_and_its_processes_follow_the_allocations() {
     assert_eq!(before[0].size, properties.physicalSize);
     assert!(before[0].free <= before[0].size);
     let held_before = sysman.processes(sim.devices[0]);
+    let held_before_on_1 = sysman.processes(sim.devices[1]);
     assert_eq!(held_before.len(), 1, "{held_before:?}");
     assert_eq!(held_before[0].processId, std::process::id());
 
@@ -336,10 +343,11 @@ fn a_devices_free_memory_and_its_processes_follow_the_allocations() {
     assert_eq!(held[0].memSize, held_before[0].memSize + 256 * MIB);
     assert_eq!(
         sysman.processes(sim.devices[1])[0].memSize,
-        held_before[0].memSize
+        held_before_on_1[0].memSize
     );
 
-    // Asked for fewer than there are: compute-runtime's INVALID_SIZE, with the real count.
+    // A count of zero asks only for the count (INVALID_SIZE for a short array needs a second
+    // process: the pyzes client test and this crate's machine test ask so).
     let mut one_short = 0;
     let mut entry = zes_process_state_t::default();
     // SAFETY: valid pointers; a zero count asks only for the count.

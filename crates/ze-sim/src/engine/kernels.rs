@@ -262,9 +262,9 @@ pub(crate) fn prepare_run(
             Parameter::Unknown => runnable = false,
         }
     }
-    // More local memory than a group has: compute-runtime fails the launch ("Size of SLM
-    // larger than available", `KernelImp::setGroupSize`, `level_zero/core/source/kernel/
-    // kernel_imp.cpp`).
+    // More local memory than a group has: compute-runtime fails the append ("Size of SLM
+    // larger than available", `level_zero/core/source/cmdlist/cmdlist_hw_xehp_and_later.inl`).
+    // It also counts the kernel's own local memory and aligns each argument's; not modelled.
     if local_bytes > u64::from(crate::model::config::MAX_SHARED_LOCAL_MEMORY) {
         return Err(ze_result_t::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
     }

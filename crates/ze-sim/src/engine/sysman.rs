@@ -6,7 +6,6 @@
 //! where this process shares one.
 
 use crate::engine::platform::Inner;
-use crate::model::machine::ProcessState;
 
 /// A device memory region as Sysman reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,11 +32,9 @@ impl Inner {
         let size = self.device_limit(device);
         let used = match self.machine {
             Some(machine) => {
-                let on_machine = self.machine_devices[device as usize] as usize;
+                let on_machine = self.machine_devices[device as usize];
                 machine.machine().reap_vanished();
-                machine.machine().report().devices[on_machine]
-                    .allocated_bytes
-                    .current
+                machine.machine().allocated_bytes(on_machine)
             }
             None => self.lock().memory.usage[device as usize].allocated_bytes,
         };
@@ -59,21 +56,13 @@ impl Inner {
                 memory: self.lock().memory.usage[device as usize].allocated_bytes,
             }];
         };
-        let on_machine = self.machine_devices[device as usize] as usize;
+        let on_machine = self.machine_devices[device as usize];
         machine.machine().reap_vanished();
         let mut processes: Vec<DeviceProcess> = machine
             .machine()
-            .report()
-            .processes
-            .iter()
-            .filter(|process| process.state == ProcessState::Running)
-            .map(|process| DeviceProcess {
-                pid: process.pid,
-                memory: process
-                    .devices
-                    .get(on_machine)
-                    .map_or(0, |figures| figures.allocated_bytes.current),
-            })
+            .running_allocations(on_machine)
+            .into_iter()
+            .map(|(pid, memory)| DeviceProcess { pid, memory })
             .collect();
         processes.sort_by_key(|process| process.pid);
         processes

@@ -90,10 +90,12 @@ pub struct DeviceConfig {
     pub ip_version: u32,
 }
 
-/// Xe2 (Battlemage), architecture 20 release 1: the B60's and B70's IP version.
-/// Local memory a work-group may have (`maxSharedLocalMemory`): Xe2's 64 KiB per group.
-pub(crate) const MAX_SHARED_LOCAL_MEMORY: u32 = 64 << 10;
+/// Local memory a work-group may have (`maxSharedLocalMemory`): Battlemage's 128 KiB
+/// (compute-runtime's `maxProgrammableSlmSize`, `shared/source/xe2_hpg_core/hw_info_bmg.cpp`,
+/// made the device's `localMemSize` in `shared/source/device/device_caps.cpp`).
+pub(crate) const MAX_SHARED_LOCAL_MEMORY: u32 = 128 << 10;
 
+/// Xe2 (Battlemage), architecture 20 release 1: the B60's and B70's IP version.
 const fn xe2_ip_version() -> u32 {
     (20 << 22) | (1 << 14)
 }

@@ -45,7 +45,7 @@ const MAX_DEVICES: usize = 64;
 pub const MAX_PROCESSES: usize = 512;
 const MAGIC: u64 = u64::from_le_bytes(*b"zesimmch");
 const VERSION: u64 = 5;
-/// Exported allocations the machine can follow over its life (records are not reused).
+/// Exported allocations the machine follows at once (a full table reuses finished records).
 const MAX_EXPORTS: usize = 1024;
 /// Words of a record's bitmap of processes (one bit per slot).
 const USER_WORDS: usize = MAX_PROCESSES / 64;
@@ -503,6 +503,32 @@ impl Machine {
     /// The machine's host pinned bytes now (its `nr_gpu_active`).
     pub fn host_pinned_bytes(&self) -> u64 {
         self.region().now.host_pinned.load(Ordering::Acquire)
+    }
+
+    /// Device `device`'s allocations, every process's, now (as the machine numbers devices).
+    pub(crate) fn allocated_bytes(&self, device: u32) -> u64 {
+        self.region()
+            .now
+            .get(Figure::Allocated(device))
+            .load(Ordering::Acquire)
+    }
+
+    /// Each running process's pid and its allocations on device `device` now (as the machine
+    /// numbers devices), in slot order.
+    pub(crate) fn running_allocations(&self, device: u32) -> Vec<(u32, u64)> {
+        let region = self.region();
+        let used = (region.next_slot.load(Ordering::Acquire) as usize).min(MAX_PROCESSES);
+        region.slots[..used]
+            .iter()
+            .filter(|slot| slot.state.load(Ordering::Acquire) == LIVE)
+            .map(|slot| {
+                let allocated = slot.now.get(Figure::Allocated(device));
+                (
+                    slot.pid.load(Ordering::Relaxed),
+                    allocated.load(Ordering::Acquire),
+                )
+            })
+            .collect()
     }
 
     /// Releases the share of every attached process that is no longer running and never ran
@@ -976,15 +1002,16 @@ impl Membership {
         region.exports[..used]
             .iter()
             .enumerate()
-            .find(|(_, record)| holds(record))
-            .and_then(|(index, record)| {
+            .filter(|(_, record)| holds(record))
+            .find_map(|(index, record)| {
                 let found = (
                     u32::try_from(index).ok()?,
                     record.owner.load(Ordering::Acquire),
                     record.allocated.load(Ordering::Acquire),
                 );
                 // Read again after the fields: a record finished and made anew meanwhile (a
-                // full table reuses records) would pair this file with another's owner.
+                // full table reuses records) would pair this file with another's owner; the
+                // search then goes on (the file may be exported again further on).
                 holds(record).then_some(found)
             })
     }
@@ -1237,8 +1264,9 @@ impl Membership {
 /// running code (a thread's exit runs its thread-local destructors) that is gone.
 pub(crate) fn pin_this_library() -> bool {
     // SAFETY: `dladdr` fills `info` for an address of this library's code; `dlopen` of the
-    // path it names with RTLD_NOLOAD only adds a reference to a library already loaded.
-    unsafe {
+    // path it names with RTLD_NOLOAD only adds a reference to a library already loaded; the
+    // name `dladdr` gave is a NUL-terminated string of the loader, copied out at once.
+    let name = unsafe {
         let mut info: libc::Dl_info = std::mem::zeroed();
         if libc::dladdr(pin_this_library as *const c_void, &mut info) == 0
             || info.dli_fname.is_null()
@@ -1252,15 +1280,15 @@ pub(crate) fn pin_this_library() -> bool {
         if !handle.is_null() {
             return true;
         }
-        // A program linked with the simulator statically has nothing to pin: the code lies in
-        // the executable itself (named, or unnamed, by `dladdr`).
-        let name = std::ffi::CStr::from_ptr(info.dli_fname).to_bytes();
-        let in_executable = |executable: std::path::PathBuf| {
-            let name = std::path::Path::new(std::ffi::OsStr::from_bytes(name));
-            std::fs::canonicalize(name).ok() == std::fs::canonicalize(executable).ok()
-        };
-        name.is_empty() || std::env::current_exe().is_ok_and(in_executable)
-    }
+        std::ffi::CStr::from_ptr(info.dli_fname).to_bytes().to_vec()
+    };
+    // A program linked with the simulator statically has nothing to pin: the code lies in the
+    // executable itself (named, or unnamed, by `dladdr`).
+    let in_executable = |executable: std::path::PathBuf| {
+        let name = std::fs::canonicalize(std::ffi::OsStr::from_bytes(&name));
+        matches!((name, std::fs::canonicalize(executable)), (Ok(a), Ok(b)) if a == b)
+    };
+    name.is_empty() || std::env::current_exe().is_ok_and(in_executable)
 }
 
 /// What leaving at exit does beyond [`Membership::leave`] (publishing the platform's counters
@@ -1445,9 +1473,6 @@ mod tests {
         drop(after);
     }
 
-    /// A rank in another PID namespace (a container sharing `/dev/shm`): the pid its slot
-    /// records names, here, another live process with another start time, or none. While the
-    /// rank lives it holds its slot's lock, and nobody reaps it; once it is gone, its share goes.
     /// Linked into the executable (as this test binary links it), there is nothing to pin and
     /// nothing to warn about: it once answered false and every program using the simulator
     /// in-process printed that it could not keep it loaded.
@@ -1456,6 +1481,9 @@ mod tests {
         assert!(pin_this_library());
     }
 
+    /// A rank in another PID namespace (a container sharing `/dev/shm`): the pid its slot
+    /// records names, here, another live process with another start time, or none. While the
+    /// rank lives it holds its slot's lock, and nobody reaps it; once it is gone, its share goes.
     #[test]
     fn a_live_rank_whose_pid_means_another_process_here_is_not_reaped() {
         let (_folder, path, config) = machine("m");
@@ -1612,6 +1640,26 @@ mod tests {
         let exporter = Membership::join(&path, &config, vec![0, 1, 2, 3]).unwrap();
         let index = exporter.export((7, 44), 1, GIB, 0).unwrap();
         assert!(!exporter.free_export(index, 0));
+    }
+
+    /// What Sysman lists of a device: each running process with what it allocated there (as
+    /// the machine numbers devices); one that left is gone from the list.
+    #[test]
+    fn the_running_processes_and_their_allocations_on_a_device() {
+        let (_folder, path, config) = machine("m");
+        let first = Membership::join(&path, &config, vec![0, 1, 2, 3]).unwrap();
+        // This one sees the machine's devices 2 and 3 as its 0 and 1.
+        let second = Membership::join(&path, &config, vec![2, 3]).unwrap();
+        first.charge(Figure::Allocated(2), GIB, None).unwrap();
+        second.charge(Figure::Allocated(0), 3 * GIB, None).unwrap();
+        let pid = std::process::id();
+        let on_two = first.machine().running_allocations(2);
+        assert_eq!(on_two, [(pid, GIB), (pid, 3 * GIB)]);
+        assert_eq!(first.machine().allocated_bytes(2), 4 * GIB);
+        assert_eq!(first.machine().running_allocations(0), [(pid, 0), (pid, 0)]);
+        second.leave(0);
+        assert_eq!(first.machine().running_allocations(2), [(pid, GIB)]);
+        assert_eq!(first.machine().allocated_bytes(2), GIB);
     }
 
     /// A handle that carries only a memory file is resolved by the file: the live export's

@@ -275,6 +275,18 @@ mod tests {
         assert_eq!(read.kernels, ["probe", "secondone"], "no NUL kept");
     }
 
+    /// A program's module bytes may lie at any address: a zebin one byte past an aligned one
+    /// reads the same.
+    #[test]
+    fn a_zebin_at_any_alignment_reads_the_same() {
+        let bytes = zebin(Some(&[5, 6, 7]), Some("-g"), MACHINE_INTEL_GT);
+        let mut shifted = vec![0u8; bytes.len() + 1];
+        shifted[1..].copy_from_slice(&bytes);
+        let read = read(&shifted[1..]).unwrap().expect("a zebin");
+        assert_eq!(read.spirv.as_deref(), Some(&[5u8, 6, 7][..]));
+        assert_eq!(read.build_options, "-g");
+    }
+
     #[test]
     fn a_zebin_of_machine_code_only_has_no_spirv() {
         let read = read(&zebin(None, None, MACHINE_INTEL_GT))

@@ -20,7 +20,7 @@
 use super::{guard, out};
 use crate::abi::registry;
 use crate::engine::memory::Allocation;
-use crate::engine::platform::Inner;
+use crate::engine::platform::{Inner, State};
 use crate::model::backing::Backing;
 use crate::model::memory_kind::MemKind;
 use level_zero_sys::*;
@@ -54,11 +54,7 @@ fn device_memory_file(fd: i32, len: usize) -> Option<std::os::fd::OwnedFd> {
     let raw = duplicate.as_raw_fd();
     let named = std::fs::read_link(format!("/proc/self/fd/{raw}"))
         .is_ok_and(|target| target.to_string_lossy().starts_with(DEVICE_MEMORY_FILE));
-    // SAFETY: `stat` is written by the call on a descriptor this function owns.
-    let size = unsafe {
-        let mut stat: libc::stat = std::mem::zeroed();
-        (libc::fstat(raw, &mut stat) == 0).then_some(stat.st_size)
-    };
+    let size = file_stat(raw).map(|stat| stat.st_size);
     // SAFETY: reads the seals of a descriptor this function owns.
     let seals = unsafe { libc::fcntl(raw, libc::F_GET_SEALS) };
     let sealed = seals >= 0 && seals & libc::F_SEAL_SHRINK != 0;
@@ -171,11 +167,7 @@ fn descriptor_only(platform: &Inner, fd: i32) -> Result<ze_ipc_mem_handle_t, ze_
     let state = platform.lock();
     // Its memory file's identity, recorded when the handle was made: the caller's descriptor
     // may be a duplicate, and this process's own may be closed and its number reused.
-    let own = state
-        .memory
-        .allocations
-        .values()
-        .find(|allocation| allocation.buffer == Some(buffer));
+    let own = own_export(&state, buffer);
     let mut handle = ze_ipc_mem_handle_t::default();
     write(&mut handle, FD, &fd.to_ne_bytes());
     if let Some(allocation) = own {
@@ -201,13 +193,9 @@ fn descriptor_only(platform: &Inner, fd: i32) -> Result<ze_ipc_mem_handle_t, ze_
         .machine
         .and_then(|machine| machine.find_export(buffer))
         .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-    // SAFETY: `fstat` writes the zeroed `stat` this function owns; a bad descriptor fails.
-    let len = unsafe {
-        let mut stat: libc::stat = std::mem::zeroed();
-        (libc::fstat(fd, &mut stat) == 0).then_some(stat.st_size)
-    }
-    .and_then(|len| u64::try_from(len).ok())
-    .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+    let len = file_stat(fd)
+        .and_then(|stat| u64::try_from(stat.st_size).ok())
+        .ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
     write(&mut handle, LEN, &len.to_ne_bytes());
     write(&mut handle, OWNER, &owner.to_ne_bytes());
     write(&mut handle, SIZE, &size.to_ne_bytes());
@@ -215,15 +203,29 @@ fn descriptor_only(platform: &Inner, fd: i32) -> Result<ze_ipc_mem_handle_t, ze_
     Ok(handle)
 }
 
+/// `fstat` of descriptor `fd`; `None` for a bad one.
+fn file_stat(fd: i32) -> Option<libc::stat> {
+    // SAFETY: `fstat` writes the zeroed `stat` this function owns; a bad descriptor fails.
+    unsafe {
+        let mut stat: libc::stat = std::mem::zeroed();
+        (libc::fstat(fd, &mut stat) == 0).then_some(stat)
+    }
+}
+
 /// The device and inode of the file descriptor `fd` of this process names: the same for every
 /// descriptor of one memory file, in any process.
 fn file_identity(fd: i32) -> Option<(u64, u64)> {
-    // SAFETY: `fstat` writes the zeroed `stat` this function owns; a bad descriptor fails.
-    let stat = unsafe {
-        let mut stat: libc::stat = std::mem::zeroed();
-        (libc::fstat(fd, &mut stat) == 0).then_some(stat)
-    }?;
-    Some((stat.st_dev, stat.st_ino))
+    file_stat(fd).map(|stat| (stat.st_dev, stat.st_ino))
+}
+
+/// This process's own allocation whose memory file is `buffer`: the one it exports, never a
+/// mapping it opened of it.
+fn own_export(state: &State, buffer: (u64, u64)) -> Option<&Allocation> {
+    state
+        .memory
+        .allocations
+        .values()
+        .find(|allocation| !allocation.is_opened() && allocation.buffer == Some(buffer))
 }
 
 pub(crate) unsafe extern "C" fn open_handle(
@@ -299,23 +301,14 @@ pub(crate) unsafe extern "C" fn open_handle(
         // A handle of this process's own names one of its memory files (another process's may
         // carry this process's id: ranks in other PID namespaces); it must then name the
         // exporter, live in this platform, with the descriptor, length and owner it has.
-        let own = exporter == std::process::id()
-            && state
-                .memory
-                .allocations
-                .values()
-                .any(|allocation| allocation.buffer == Some(buffer));
+        let own = exporter == std::process::id() && own_export(&state, buffer).is_some();
         let (size, backing, owner) = if own {
             let owner = visible_owner.ok_or(ze_result_t::ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-            let size = state
-                .memory
-                .allocations
-                .values()
-                .find(|allocation| allocation.id == id)
+            let size = own_export(&state, buffer)
+                .filter(|allocation| allocation.id == id)
                 .and_then(|allocation| {
                     let backing = allocation.backing()?;
                     (allocation.kind == MemKind::Device { owner }
-                        && allocation.buffer == Some(buffer)
                         && backing.pages_len() == Some(len))
                     .then_some(allocation.size)
                 })

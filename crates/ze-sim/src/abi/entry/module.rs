@@ -697,13 +697,15 @@ pub(crate) unsafe extern "C" fn kernel_set_argument_value(
                 object.parameters.get(index as usize),
                 Some(spirv::Parameter::Local)
             );
-        let mut bytes = if is_local {
+        // A kernel whose parameters are unknown (no code) takes a large null value as what
+        // compute-runtime makes of it, local memory (`KernelImp::setArgBuffer`), not as bytes.
+        let unknown_local = !object.has_code && value.is_null() && size > MAX_ARGUMENT_BYTES;
+        let mut bytes = if is_local || unknown_local {
             // Local memory: its size, kept as compute-runtime keeps it (a `uint32_t`,
-            // `KernelImp::setArgumentValue`); too much of it fails the launch.
+            // `KernelImp::setArgBuffer`); too much of it fails the launch.
             u64::from(size as u32).to_le_bytes().to_vec()
         } else if value.is_null() {
-            // A null value: a null pointer, or a value of zeros. More than any parameter
-            // takes is refused rather than made.
+            // A null value: a null pointer, or a value of zeros, no larger than a parameter.
             if size > MAX_ARGUMENT_BYTES {
                 return Err(ze_result_t::ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
             }
