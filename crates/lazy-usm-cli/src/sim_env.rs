@@ -13,8 +13,8 @@ use std::process::{Command, ExitStatus, Stdio};
 const STAND_IN_FILE: &str = "libze_sim_loader.so";
 /// Overrides where the stand-in is looked for.
 pub const STAND_IN_ENV: &str = "LAZY_USM_SIM_LOADER";
-/// The name programs load the loader by (the stand-in's soname).
-const LOADER_SONAME: &str = "libze_loader.so.1";
+/// The name programs load the loader by (the stand-in's soname): the first of the loader's names.
+const LOADER_SONAME: &str = LOADER_NAMES[0];
 
 /// The shim's file name as cargo builds it.
 const SHIM_FILE: &str = "liblazy_usm_shim.so";
@@ -54,7 +54,7 @@ fn built_library(variable: &str, file: &str, package: &str) -> Result<PathBuf, S
 
 /// The names programs open the loader by: the runtime's soname, and the development name a
 /// oneAPI installation also has (oneCCL opens that one, `libze_loader.so`, by itself).
-const LOADER_NAMES: [&str; 2] = [LOADER_SONAME, "libze_loader.so"];
+const LOADER_NAMES: &[&str] = lazy_usm::sys::SYSTEM_LOADER_NAMES;
 
 /// A folder holding `library` under each of the loader's names (links to the one file, so a
 /// process that opens both names gets one simulator): beside the library, or, for an installed
@@ -79,12 +79,7 @@ fn loader_folder(library: &Path, name: &str) -> Result<PathBuf, String> {
     let (folder, target) = if shipped {
         // One folder per installed copy: two installs run side by side must not re-point each
         // other's links between `sim-env` and the program's `dlopen`.
-        let copy = {
-            use std::hash::{Hash, Hasher};
-            let mut hasher = std::hash::DefaultHasher::new();
-            shipped_copy.hash(&mut hasher);
-            hasher.finish()
-        };
+        let copy = stable_hash(shipped_copy.as_os_str().as_encoded_bytes());
         (
             private_folder(&format!("{name}-{copy:016x}"))?,
             shipped_copy,
@@ -98,31 +93,77 @@ fn loader_folder(library: &Path, name: &str) -> Result<PathBuf, String> {
     Ok(folder)
 }
 
+/// FNV-1a of `bytes`: the same folder name for the same installed copy across builds of
+/// lazy-usm (the standard library's hasher may change between Rust releases).
+fn stable_hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// `link` made a symbolic link to `target`, unless it is one already. Whatever else is there (a
 /// stale link from another build folder) is replaced in one rename, so that runs starting side
-/// by side never see the name missing.
+/// by side never see the name missing. The link is made under a name of its own first (never
+/// another process's, in this or another PID namespace), removed again if the rename fails.
 fn link(link: &Path, target: &Path) -> Result<(), String> {
     if std::fs::read_link(link).ok().as_deref() == Some(target) {
         return Ok(());
     }
+    let folder = link.parent().ok_or("a link needs a folder")?;
     let name = link.file_name().unwrap_or_default().to_string_lossy();
-    let fresh = link.with_file_name(format!(".{name}.{}", std::process::id()));
-    let _ = std::fs::remove_file(&fresh);
-    std::os::unix::fs::symlink(target, &fresh)
-        .and_then(|()| std::fs::rename(&fresh, link))
-        .map_err(|error| format!("{}: {error}", link.display()))
+    let fresh = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .make_in(folder, |fresh| std::os::unix::fs::symlink(target, fresh))
+        .map_err(|error| format!("{}: {error}", link.display()))?;
+    // `persist` renames over `link`; a failure drops (removes) the fresh link.
+    fresh
+        .persist(link)
+        .map(|_| ())
+        .map_err(|error| format!("{}: {}", link.display(), error.error))
 }
 
-/// `TMPDIR/lazy-usm-UID/name`: made here, its parent this user's alone (mode 0700, checked, so
-/// that no other user can have put links there first; the check goes by path, which holds in
-/// a sticky temporary folder such as /tmp, where no other user can replace the parent).
+/// `XDG_RUNTIME_DIR`, where set to an absolute folder of this user's alone: the session's own
+/// folder the login manager made, where no other user can put anything.
+fn runtime_folder(user: u32) -> Option<PathBuf> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let folder = PathBuf::from(std::env::var_os("XDG_RUNTIME_DIR")?);
+    let metadata = std::fs::symlink_metadata(&folder).ok()?;
+    (folder.is_absolute()
+        && metadata.is_dir()
+        && metadata.uid() == user
+        && metadata.permissions().mode() & 0o077 == 0)
+        .then_some(folder)
+}
+
+/// `XDG_RUNTIME_DIR/lazy-usm/name`, or else `TMPDIR/lazy-usm-UID/name`: made here, its parent
+/// this user's alone (mode 0700, checked, so that no other user can have put links there
+/// first). The check goes by path, as the folder's path is what programs are pointed at: in a
+/// temporary folder it holds only where no other user can rename what is there (sticky, as
+/// /tmp is, or writable by its owner alone), which is checked too.
 fn private_folder(name: &str) -> Result<PathBuf, String> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
     let user = rustix::process::geteuid().as_raw();
-    // Absolute, so that the variables pointing programs here hold wherever they run from.
-    let temporary = std::path::absolute(std::env::temp_dir())
-        .map_err(|error| format!("the temporary folder: {error}"))?;
-    let parent = temporary.join(format!("lazy-usm-{user}"));
+    let parent = match runtime_folder(user) {
+        Some(runtime) => runtime.join("lazy-usm"),
+        None => {
+            // Absolute, so that the variables pointing programs here hold wherever they run.
+            let temporary = std::path::absolute(std::env::temp_dir())
+                .map_err(|error| format!("the temporary folder: {error}"))?;
+            let shared = std::fs::metadata(&temporary)
+                .map_err(|error| format!("{}: {error}", temporary.display()))?;
+            let mode = shared.permissions().mode();
+            let guarded = (shared.uid() == 0 || shared.uid() == user)
+                && (mode & 0o1000 != 0 || mode & 0o022 == 0);
+            if !guarded {
+                return Err(format!(
+                    "{}: other users may rename what is in it (not sticky, not its owner's \
+                     alone): set XDG_RUNTIME_DIR or TMPDIR to a folder of yours",
+                    temporary.display()
+                ));
+            }
+            temporary.join(format!("lazy-usm-{user}"))
+        }
+    };
     match std::fs::DirBuilder::new().mode(0o700).create(&parent) {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
@@ -132,7 +173,8 @@ fn private_folder(name: &str) -> Result<PathBuf, String> {
         .map_err(|error| format!("{}: {error}", parent.display()))?;
     if !owned.is_dir() || owned.uid() != user || owned.permissions().mode() & 0o077 != 0 {
         return Err(format!(
-            "{} is not a folder of this user's alone (mode 0700): remove it",
+            "{} is not a folder of this user's alone (mode 0700): remove it, or set \
+             XDG_RUNTIME_DIR or TMPDIR to a folder of yours",
             parent.display()
         ));
     }

@@ -394,25 +394,33 @@ fn an_installed_packages_stand_in_is_linked_under_both_names_from_a_private_fold
     let shipped = folder.join("libze_loader.so.1");
     std::fs::copy(&built, &shipped).unwrap();
     std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // `sim-env` with these variables (the caller's own XDG_RUNTIME_DIR and TMPDIR left out).
+    let sim_env = |variables: &[(&str, &std::path::Path)]| {
+        Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
+            .args(["sim-env", "--preset", "b70x2"])
+            .env("LAZY_USM_SIM_LOADER", bin.join("libze_sim_loader.so"))
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("TMPDIR")
+            .envs(variables.iter().copied())
+            .output()
+            .unwrap()
+    };
+    let private_of = |output: &std::process::Output| {
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let text = String::from_utf8_lossy(&output.stdout);
+        text.lines()
+            .find_map(|line| line.strip_prefix("export ZEL_LIBRARY_PATH="))
+            .map(|value| std::path::PathBuf::from(value.trim_matches('\'')))
+            .unwrap()
+    };
     let temporary = tempfile::tempdir().unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
-        .args(["sim-env", "--preset", "b70x2"])
-        .env("LAZY_USM_SIM_LOADER", bin.join("libze_sim_loader.so"))
-        .env("TMPDIR", temporary.path())
-        .output()
-        .unwrap();
+    let output = sim_env(&[("TMPDIR", temporary.path())]);
     std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let text = String::from_utf8(output.stdout).unwrap();
-    let private = text
-        .lines()
-        .find_map(|line| line.strip_prefix("export ZEL_LIBRARY_PATH="))
-        .map(|value| std::path::PathBuf::from(value.trim_matches('\'')))
-        .unwrap();
+    let private = private_of(&output);
     assert!(
         private.starts_with(temporary.path()),
         "{}",
@@ -425,18 +433,36 @@ fn an_installed_packages_stand_in_is_linked_under_both_names_from_a_private_fold
     assert_eq!(parent.permissions().mode() & 0o777, 0o700);
     let entries: Vec<_> = std::fs::read_dir(&folder).unwrap().collect();
     assert_eq!(entries.len(), 1, "nothing written into the package");
-    // A parent others may write into is refused, not used.
+    // A parent that is not this user's alone (readable by others here) is refused, not used.
     let parent = private.parent().unwrap();
     std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let refused = Command::new(env!("CARGO_BIN_EXE_lazy-usm"))
-        .args(["sim-env", "--preset", "b70x2"])
-        .env("LAZY_USM_SIM_LOADER", bin.join("libze_sim_loader.so"))
-        .env("TMPDIR", temporary.path())
-        .output()
-        .unwrap();
+    let refused = sim_env(&[("TMPDIR", temporary.path())]);
     assert!(!refused.status.success());
     assert!(
         String::from_utf8_lossy(&refused.stderr).contains("of this user's alone"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    // The session's own runtime folder comes first where there is one.
+    let runtime = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(runtime.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let private = private_of(&sim_env(&[
+        ("XDG_RUNTIME_DIR", runtime.path()),
+        ("TMPDIR", temporary.path()),
+    ]));
+    assert!(
+        private.starts_with(runtime.path().join("lazy-usm")),
+        "{}",
+        private.display()
+    );
+    // A temporary folder where others may rename what is in it (writable by all, not sticky)
+    // is refused: the folder's path is what programs are pointed at.
+    let open = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(open.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let refused = sim_env(&[("TMPDIR", open.path())]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("other users may rename"),
         "{}",
         String::from_utf8_lossy(&refused.stderr)
     );

@@ -65,9 +65,26 @@ REGISTRATION = re.compile(
 
 def tracer_registrations():
     """[(name, (parameters as (name, type) pairs, return type))] of every tracer callback
-    registration, in the header's order; types as `read` gives them."""
+    registration, in the header's order; types as `read` gives them. Stops when a declaration
+    of the header is not read, or names a callback type the bindings lack, so that a newer
+    header's change of form cannot drop one silently."""
     header = REGISTER_CB.read_text(encoding="utf-8")
+    found = REGISTRATION.findall(header)
+    declared = re.findall(r"^zelTracer\w+RegisterCallback\(", header, re.M)
+    if len(found) != len(declared):
+        raise SystemExit(f"{REGISTER_CB.name}: {len(declared)} registrations declared, {len(found)} read")
+    bindings = GENERATED.read_text(encoding="utf-8")
+    missing = [t for _, _, _, t, _ in found if f"pub type {t} =" not in bindings]
+    if missing:
+        raise SystemExit(f"{REGISTER_CB.name}: callback types not in the bindings: {missing[:5]}")
     return [
         (name, ([(tracer, " zel_tracer_handle_t"), (kind, " zel_tracer_reg_t"), (callback, f" {callback_type}")], "ze_result_t"))
-        for name, tracer, kind, callback_type, callback in REGISTRATION.findall(header)
+        for name, tracer, kind, callback_type, callback in found
     ]
+
+
+# The simulator's table getters that fill their table, as ze-sim's src/abi/ddi.rs declares them
+# (read by the scripts that generate its name table and the stand-in's exports).
+FILLED_GETTER = re.compile(
+    r"fn (ze[st]?Get\w+ProcAddrTable)\(\s*version: ze_api_version_t,\s*table: \*mut (\w+),"
+)

@@ -25,12 +25,11 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE.parent / "level-zero-sys" / "scripts"))
-from ze_functions import api_name, read, tracer_registrations  # noqa: E402
+from ze_functions import FILLED_GETTER, api_name, read, tracer_registrations  # noqa: E402
 
 SIM_DDI = HERE.parent / "ze-sim" / "src" / "abi" / "ddi.rs"
 # The table whose functions are the tracing layer's.
 TRACER_TABLE = "zel_tracer_dditable_t"
-FILLED = re.compile(r"fn (ze[st]?Get\w+ProcAddrTable)\(\s*version: ze_api_version_t,\s*table: \*mut (\w+),")
 EMPTY = re.compile(r"empty_tables! \{(.*?)\}", re.S)
 
 
@@ -38,7 +37,7 @@ def main():
     out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "src" / "generated" / "api_exports.rs"
     pfns, tables, getters = read()
     sim = SIM_DDI.read_text(encoding="utf-8")
-    filled = {table: getter for getter, table in FILLED.findall(sim)}
+    filled = {table: getter for getter, table in FILLED_GETTER.findall(sim)}
     sim_getters = set(filled.values()) | set(re.findall(r"\b(ze[ts]?Get\w+ProcAddrTable)\b", EMPTY.search(sim).group(1)))
 
     lines = [

@@ -286,3 +286,35 @@ pub(crate) fn resolve(name: &str) -> Option<*const c_void> {
         _ => None,
     }
 }
+
+/// Each table a getter of src/abi/ddi.rs fills, with its size in the headers.
+#[cfg(test)]
+pub(crate) const FILLED_TABLES: &[(&str, usize)] = &[
+    ("ze_command_list_dditable_t", size_of::<ze_command_list_dditable_t>()),
+    ("ze_command_list_exp_dditable_t", size_of::<ze_command_list_exp_dditable_t>()),
+    ("ze_command_queue_dditable_t", size_of::<ze_command_queue_dditable_t>()),
+    ("ze_context_dditable_t", size_of::<ze_context_dditable_t>()),
+    ("ze_device_dditable_t", size_of::<ze_device_dditable_t>()),
+    ("ze_device_exp_dditable_t", size_of::<ze_device_exp_dditable_t>()),
+    ("ze_driver_dditable_t", size_of::<ze_driver_dditable_t>()),
+    ("ze_event_dditable_t", size_of::<ze_event_dditable_t>()),
+    ("ze_event_pool_dditable_t", size_of::<ze_event_pool_dditable_t>()),
+    ("ze_fabric_edge_exp_dditable_t", size_of::<ze_fabric_edge_exp_dditable_t>()),
+    ("ze_fabric_vertex_exp_dditable_t", size_of::<ze_fabric_vertex_exp_dditable_t>()),
+    ("ze_fence_dditable_t", size_of::<ze_fence_dditable_t>()),
+    ("ze_global_dditable_t", size_of::<ze_global_dditable_t>()),
+    ("ze_kernel_dditable_t", size_of::<ze_kernel_dditable_t>()),
+    ("ze_kernel_exp_dditable_t", size_of::<ze_kernel_exp_dditable_t>()),
+    ("ze_mem_dditable_t", size_of::<ze_mem_dditable_t>()),
+    ("ze_mem_exp_dditable_t", size_of::<ze_mem_exp_dditable_t>()),
+    ("ze_module_build_log_dditable_t", size_of::<ze_module_build_log_dditable_t>()),
+    ("ze_module_dditable_t", size_of::<ze_module_dditable_t>()),
+    ("ze_physical_mem_dditable_t", size_of::<ze_physical_mem_dditable_t>()),
+    ("ze_sampler_dditable_t", size_of::<ze_sampler_dditable_t>()),
+    ("ze_virtual_mem_dditable_t", size_of::<ze_virtual_mem_dditable_t>()),
+    ("zes_device_dditable_t", size_of::<zes_device_dditable_t>()),
+    ("zes_driver_dditable_t", size_of::<zes_driver_dditable_t>()),
+    ("zes_driver_exp_dditable_t", size_of::<zes_driver_exp_dditable_t>()),
+    ("zes_global_dditable_t", size_of::<zes_global_dditable_t>()),
+    ("zes_memory_dditable_t", size_of::<zes_memory_dditable_t>()),
+];
